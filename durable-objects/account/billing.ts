@@ -1,0 +1,57 @@
+// Billing: an instance accrues its frozen hourly price while it is `running` on an online host.
+// `billed_until_ms` is the instant up to which it has been charged (null while not accruing), and
+// `carry` the sub-micro-dollar remainder. Settling is synchronous SQL, so it never interleaves.
+import { iso } from "../../workers/lib/clock.ts";
+import type { Sql } from "../sql.ts";
+import { accrue, msUntilExhausted } from "./accrual.ts";
+import type { InstanceRow } from "./instance-row.ts";
+import { balanceOf, changeBalance } from "./ledger.ts";
+
+/** The most time an alarm lets pass between settlements while anything accrues. */
+export const SETTLE_EVERY_MS = 60_000;
+
+/** Charges `row` up to `untilMs` and leaves it accruing from there (or stopped when `keepAccruing` is false). */
+export function settleInstance(sql: Sql, row: InstanceRow, untilMs: number, keepAccruing: boolean): void {
+  let carry = row.carry;
+  let billedUntil = row.billed_until_ms;
+  if (billedUntil !== null && untilMs > billedUntil) {
+    const accrual = accrue(row.price_hour_micros, untilMs - billedUntil, carry);
+    carry = accrual.carry;
+    billedUntil = untilMs;
+    if (accrual.chargeMicros > 0) {
+      changeBalance(sql, {
+        kind: "charge",
+        amountMicros: -accrual.chargeMicros,
+        instanceId: row.id,
+        note: `${row.gpu_count} x ${row.gpu_model} until ${iso(untilMs)}`,
+        at: iso(untilMs),
+      });
+    }
+  }
+  const next = keepAccruing ? (billedUntil ?? untilMs) : null;
+  sql`UPDATE instances SET billed_until_ms = ${next}, carry = ${carry} WHERE id = ${row.id}`;
+}
+
+/** Starts accrual at `fromMs` if the instance is billable and not accruing yet. */
+export function startAccruing(sql: Sql, instanceId: string, fromMs: number): void {
+  sql`UPDATE instances SET billed_until_ms = ${fromMs}
+      WHERE id = ${instanceId} AND billed_until_ms IS NULL AND status = 'running' AND machine_online = 1`;
+}
+
+export function accruingInstances(sql: Sql): InstanceRow[] {
+  return sql<InstanceRow>`SELECT * FROM instances WHERE billed_until_ms IS NOT NULL`;
+}
+
+/** Charges every accruing instance up to `nowMs`. Returns the balance after. */
+export function settleAll(sql: Sql, nowMs: number): number {
+  for (const row of accruingInstances(sql)) settleInstance(sql, row, nowMs, true);
+  return balanceOf(sql);
+}
+
+/** When the next settlement is due: within a minute, or when the balance would run out. */
+export function nextSettlementMs(sql: Sql, nowMs: number): number | null {
+  const rows = accruingInstances(sql);
+  if (rows.length === 0) return null;
+  const burn = rows.reduce((sum, row) => sum + row.price_hour_micros, 0);
+  return nowMs + Math.min(SETTLE_EVERY_MS, msUntilExhausted(balanceOf(sql), burn));
+}

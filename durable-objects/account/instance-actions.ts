@@ -1,0 +1,160 @@
+// Launch, start, stop, destroy and rename of one account's instances. The caller (AccountDO) runs
+// each inside its serial queue; this module talks to FleetDO for placement and to MachineDO, the
+// authority on GPUs, for reservations.
+import { fail, type Failure } from "../../workers/api/errors.ts";
+import { iso, type Clock } from "../../workers/lib/clock.ts";
+import { randomBase32 } from "../../workers/lib/ids.ts";
+import { newInstanceId } from "../../workers/lib/ids.ts";
+import type { Env } from "../../workers/env.ts";
+import type { ContainerSpec } from "../../protocol/messages.ts";
+import type { Sql } from "../sql.ts";
+import { settleAll, settleInstance } from "./billing.ts";
+import { addEvent, findInstance, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
+import type { Idempotency, LaunchPlan } from "./launch-plan.ts";
+import { enqueueDesired } from "./outbox.ts";
+
+export interface AccountContext {
+  sql: Sql;
+  clock: Clock;
+  env: Env;
+  accountId: string;
+  transaction<T>(fn: () => T): T;
+}
+
+export type InstanceResult = { ok: true; instance: Instance } | Failure;
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+
+export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempotency | null): Promise<InstanceResult> {
+  const { sql, clock } = ctx;
+  if (idem) {
+    const [seen] = sql<{ body_hash: string; instance_id: string }>`
+      SELECT body_hash, instance_id FROM idempotency WHERE key = ${idem.key} AND created_ms > ${clock.now() - IDEMPOTENCY_TTL_MS}`;
+    if (seen) {
+      if (seen.body_hash !== idem.bodyHash) return fail("conflict", "Idempotency-Key was already used with a different request body");
+      const row = findInstance(sql, seen.instance_id);
+      if (row) return { ok: true, instance: toInstance(row) };
+    }
+  }
+  const balance = settleAll(sql, clock.now());
+  if (balance < plan.price_hour_micros) {
+    return fail("insufficient_funds", `balance_micros ${balance} does not cover one hour of this instance (price_hour_micros ${plan.price_hour_micros})`);
+  }
+  const fleet = ctx.env.FLEET.getByName("fleet");
+  const candidates = await fleet.placementCandidates(plan.gpu_model, plan.gpu_count);
+  const id = newInstanceId();
+  const token = `gpi_${ctx.accountId}_${randomBase32(32)}`;
+  const nowMs = clock.now();
+  // The row exists (invisible, machine_id NULL) before any reservation, so a report racing the
+  // launch finds it, and a crash mid-launch leaves nothing a MachineDO could keep forever.
+  sql`INSERT INTO instances (id, label, status, status_message, desired_state, gpu_model, gpu_count, template, model,
+        image, disk_gb, ports, env, token, price_hour_micros, machine_id, machine_online, created_at, created_ms,
+        started_at, destroyed_ms, generation, billed_until_ms, carry)
+      VALUES (${id}, ${plan.label}, 'creating', '', 'running', ${plan.gpu_model}, ${plan.gpu_count}, ${plan.template},
+        ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, ${token},
+        ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0)`;
+  const spec = containerSpec(id, token, plan);
+  for (const machineId of candidates) {
+    const reserved = await ctx.env.MACHINES.getByName(String(machineId)).reserve({
+      account_id: ctx.accountId, instance_id: id, gpu_model: plan.gpu_model, gpu_count: plan.gpu_count, generation: 1, spec,
+    }).catch(() => ({ ok: false as const }));
+    if (!reserved.ok) continue;
+    ctx.transaction(() => {
+      sql`UPDATE instances SET machine_id = ${machineId} WHERE id = ${id}`;
+      addEvent(sql, id, `Created on machine ${machineId}; waiting for the host to start the container`, iso(nowMs));
+      if (idem) {
+        sql`INSERT OR REPLACE INTO idempotency (key, body_hash, instance_id, created_ms)
+            VALUES (${idem.key}, ${idem.bodyHash}, ${id}, ${nowMs})`;
+      }
+    });
+    return { ok: true, instance: toInstance(findInstance(sql, id)!) };
+  }
+  sql`DELETE FROM instances WHERE id = ${id}`;
+  return fail("no_capacity", `no machine has ${plan.gpu_count} free ${plan.gpu_model} GPU(s) right now`);
+}
+
+function containerSpec(id: string, token: string, plan: LaunchPlan): ContainerSpec {
+  return {
+    instance_id: id,
+    image: plan.image,
+    template: plan.template,
+    model: plan.model_hf,
+    env: { ...plan.env, INSTANCE_TOKEN: token, PROXY_BASE_PATH: `/v1/instances/${id}/proxy` },
+    ports: plan.ports.map((p) => p.port),
+    gpu_indices: [],
+    disk_gb: plan.disk_gb,
+  };
+}
+
+export function stop(ctx: AccountContext, id: string, reason: string): InstanceResult {
+  const row = findInstance(ctx.sql, id);
+  if (!row) return notFound(id);
+  if (row.status !== "running" && row.status !== "starting" && row.status !== "creating") {
+    return fail("conflict", `cannot stop an instance whose status is ${row.status}`);
+  }
+  changeDesired(ctx, row, "stopped", reason);
+  return { ok: true, instance: toInstance(findInstance(ctx.sql, id)!) };
+}
+
+export function destroy(ctx: AccountContext, id: string): InstanceResult {
+  const row = findInstance(ctx.sql, id);
+  if (!row) return notFound(id);
+  if (row.status === "destroyed") return fail("conflict", "the instance is already destroyed");
+  changeDesired(ctx, row, "destroyed", "Destroyed; the host removes the container and its data");
+  return { ok: true, instance: toInstance(findInstance(ctx.sql, id)!) };
+}
+
+/** Stop or destroy: billing and GPUs end now; the host follows through the outbox. */
+function changeDesired(ctx: AccountContext, row: InstanceRow, desired: "stopped" | "destroyed", message: string): void {
+  const { sql, clock } = ctx;
+  const nowMs = clock.now();
+  ctx.transaction(() => {
+    settleInstance(sql, row, nowMs, false);
+    const generation = row.generation + 1;
+    sql`UPDATE instances SET status = ${desired}, desired_state = ${desired}, status_message = '',
+          generation = ${generation}, destroyed_ms = ${desired === "destroyed" ? nowMs : null}
+        WHERE id = ${row.id}`;
+    addEvent(sql, row.id, message, iso(nowMs));
+    enqueueDesired(sql, row.machine_id!, { instance_id: row.id, desired, generation }, nowMs);
+  });
+}
+
+export async function start(ctx: AccountContext, id: string): Promise<InstanceResult> {
+  const { sql, clock } = ctx;
+  const row = findInstance(sql, id);
+  if (!row) return notFound(id);
+  if (row.status !== "stopped" && row.status !== "error") return fail("conflict", `cannot start an instance whose status is ${row.status}`);
+  const balance = settleAll(sql, clock.now());
+  if (balance < row.price_hour_micros) {
+    return fail("insufficient_funds", `balance_micros ${balance} does not cover one hour of this instance (price_hour_micros ${row.price_hour_micros})`);
+  }
+  const generation = row.generation + 1;
+  const reserved = await ctx.env.MACHINES.getByName(String(row.machine_id)).reserveForStart(id, row.gpu_count, generation);
+  if (!reserved.ok) return reserved;
+  const nowMs = clock.now();
+  ctx.transaction(() => {
+    sql`UPDATE instances SET status = 'starting', desired_state = 'running', status_message = '', generation = ${generation}
+        WHERE id = ${id}`;
+    addEvent(sql, id, "Start requested; waiting for the host to start the container", iso(nowMs));
+  });
+  return { ok: true, instance: toInstance(findInstance(sql, id)!) };
+}
+
+export function rename(ctx: AccountContext, id: string, label: string): InstanceResult {
+  const row = findInstance(ctx.sql, id);
+  if (!row) return notFound(id);
+  ctx.transaction(() => {
+    ctx.sql`UPDATE instances SET label = ${label} WHERE id = ${id}`;
+    addEvent(ctx.sql, id, `Renamed to "${label}"`, iso(ctx.clock.now()));
+  });
+  return { ok: true, instance: toInstance(findInstance(ctx.sql, id)!) };
+}
+
+/** Stops every instance meant to run, because the balance is used up. */
+export function stopForLackOfFunds(ctx: AccountContext): void {
+  const rows = ctx.sql<InstanceRow>`SELECT * FROM instances WHERE desired_state = 'running'
+                                    AND status IN ('running', 'starting', 'creating') AND machine_id IS NOT NULL`;
+  for (const row of rows) changeDesired(ctx, row, "stopped", "Stopped: the account balance is used up");
+}
+
+const notFound = (id: string) => fail("not_found", `no instance ${id} in this account`);

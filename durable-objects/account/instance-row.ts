@@ -1,0 +1,97 @@
+// Instance rows as stored in AccountDO, and their public shape (spec: Resources / Instance).
+import type { PortSpec } from "../../workers/api/catalog/types.ts";
+import type { Sql } from "../sql.ts";
+
+export type InstanceStatus = "creating" | "starting" | "running" | "stopped" | "error" | "destroyed";
+export type DesiredState = "running" | "stopped" | "destroyed";
+
+export interface InstanceRow {
+  id: string;
+  label: string;
+  status: InstanceStatus;
+  status_message: string;
+  desired_state: DesiredState;
+  gpu_model: string;
+  gpu_count: number;
+  template: string;
+  model: string;
+  image: string;
+  disk_gb: number;
+  ports: string;
+  env: string;
+  token: string;
+  price_hour_micros: number;
+  machine_id: number | null;
+  machine_online: number;
+  created_at: string;
+  created_ms: number;
+  started_at: string | null;
+  destroyed_ms: number | null;
+  generation: number;
+  billed_until_ms: number | null;
+  carry: number;
+}
+
+export interface Instance {
+  id: string;
+  label: string;
+  status: InstanceStatus;
+  status_message: string;
+  desired_state: DesiredState;
+  gpu_model: string;
+  gpu_count: number;
+  template: string;
+  model: string;
+  image: string;
+  disk_gb: number;
+  ports: PortSpec[];
+  env: Record<string, string>;
+  token: string;
+  price_hour_micros: number;
+  machine_id: number;
+  machine_online: boolean;
+  created_at: string;
+  started_at: string | null;
+}
+
+export function toInstance(row: InstanceRow): Instance {
+  return {
+    id: row.id,
+    label: row.label,
+    status: row.status,
+    status_message: row.status_message,
+    desired_state: row.desired_state,
+    gpu_model: row.gpu_model,
+    gpu_count: row.gpu_count,
+    template: row.template,
+    model: row.model,
+    image: row.image,
+    disk_gb: row.disk_gb,
+    ports: JSON.parse(row.ports) as PortSpec[],
+    env: JSON.parse(row.env) as Record<string, string>,
+    token: row.token,
+    price_hour_micros: row.price_hour_micros,
+    machine_id: row.machine_id ?? 0,
+    machine_online: row.machine_online === 1,
+    created_at: row.created_at,
+    started_at: row.started_at,
+  };
+}
+
+/** A placed instance (rows being placed have no machine yet and are invisible). */
+export function findInstance(sql: Sql, id: string): InstanceRow | undefined {
+  return sql<InstanceRow>`SELECT * FROM instances WHERE id = ${id} AND machine_id IS NOT NULL`[0];
+}
+
+export function listInstances(sql: Sql): InstanceRow[] {
+  return sql<InstanceRow>`SELECT * FROM instances WHERE machine_id IS NOT NULL ORDER BY created_ms DESC, id DESC`;
+}
+
+export function addEvent(sql: Sql, instanceId: string, message: string, at: string): void {
+  sql`INSERT INTO events (instance_id, message, created_at) VALUES (${instanceId}, ${message}, ${at})`;
+}
+
+export function listEvents(sql: Sql, instanceId: string): { message: string; created_at: string }[] {
+  return sql<{ message: string; created_at: string }>`
+    SELECT message, created_at FROM events WHERE instance_id = ${instanceId} ORDER BY seq DESC`;
+}

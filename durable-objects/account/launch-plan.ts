@@ -1,0 +1,24 @@
+// A launch request after the Worker has validated it against the catalog and GPU models.
+import type { PortSpec } from "../../workers/api/catalog/types.ts";
+
+export interface LaunchPlan {
+  gpu_model: string;
+  gpu_count: number;
+  template: string;
+  /** Catalog model id, "" when none. */
+  model: string;
+  /** Hugging Face id of the model, "" when none. */
+  model_hf: string;
+  image: string;
+  disk_gb: number;
+  env: Record<string, string>;
+  label: string;
+  ports: PortSpec[];
+  /** GPU model price × gpu_count, frozen at launch. */
+  price_hour_micros: number;
+}
+
+export interface Idempotency {
+  key: string;
+  bodyHash: string;
+}

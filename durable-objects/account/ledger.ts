@@ -1,0 +1,26 @@
+// The only code that changes an account's balance: every change is a ledger row written in the same
+// transaction, so the balance always equals the sum of the ledger.
+import type { Sql } from "../sql.ts";
+
+export type LedgerKind = "credit" | "debit" | "charge";
+
+export function changeBalance(
+  sql: Sql,
+  change: { kind: LedgerKind; amountMicros: number; instanceId?: string; note: string; at: string },
+): number {
+  if (!Number.isSafeInteger(change.amountMicros)) throw new Error("balance change must be a safe integer");
+  sql`INSERT INTO ledger (kind, amount_micros, instance_id, note, created_at)
+      VALUES (${change.kind}, ${change.amountMicros}, ${change.instanceId ?? null}, ${change.note}, ${change.at})`;
+  sql`UPDATE account SET balance_micros = balance_micros + ${change.amountMicros}`;
+  return balanceOf(sql);
+}
+
+export function balanceOf(sql: Sql): number {
+  const [row] = sql<{ balance_micros: number }>`SELECT balance_micros FROM account`;
+  return row?.balance_micros ?? 0;
+}
+
+export function ledgerSum(sql: Sql): number {
+  const [row] = sql<{ total: number }>`SELECT COALESCE(SUM(amount_micros), 0) AS total FROM ledger`;
+  return row?.total ?? 0;
+}

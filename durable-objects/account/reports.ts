@@ -1,0 +1,80 @@
+// Applies MachineDO reports to instances. Each report is applied at most once (per-machine seq) and
+// only where it fits the instance's current intent: a late "running" for an instance the user has
+// stopped changes nothing.
+import { iso } from "../../workers/lib/clock.ts";
+import type { MachineReport } from "../messages.ts";
+import type { Sql } from "../sql.ts";
+import { settleInstance, startAccruing } from "./billing.ts";
+import { addEvent, type InstanceRow } from "./instance-row.ts";
+
+/** Applies reports in order; returns instance ids this account does not have on that machine. */
+export function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): string[] {
+  const unknown = new Set<string>();
+  const [seen] = sql<{ last_seq: number }>`SELECT last_seq FROM machine_seq WHERE machine_id = ${machineId}`;
+  let lastSeq = seen?.last_seq ?? 0;
+  for (const report of reports) {
+    if (report.seq <= lastSeq) continue;
+    lastSeq = report.seq;
+    const ids = report.kind === "host" ? report.instance_ids : [report.instance_id];
+    for (const id of ids) {
+      const row = sql<InstanceRow>`SELECT * FROM instances WHERE id = ${id}`[0];
+      if (!row || (row.machine_id !== null && row.machine_id !== machineId)) {
+        unknown.add(id);
+        continue;
+      }
+      applyOne(sql, row, report);
+    }
+  }
+  sql`INSERT INTO machine_seq (machine_id, last_seq) VALUES (${machineId}, ${lastSeq})
+      ON CONFLICT (machine_id) DO UPDATE SET last_seq = excluded.last_seq`;
+  return [...unknown];
+}
+
+function applyOne(sql: Sql, row: InstanceRow, report: MachineReport): void {
+  const at = iso(report.at);
+  if (report.kind === "event") return addEvent(sql, row.id, report.message, at);
+  if (report.kind === "host") return applyHost(sql, row, report.online, report.at);
+  const wantsRunning = row.desired_state === "running";
+  switch (report.state) {
+    case "pulling":
+      return addEvent(sql, row.id, "Pulling image " + row.image, at);
+    case "creating":
+      return addEvent(sql, row.id, "Creating container", at);
+    case "running":
+      if (!wantsRunning || (row.status !== "creating" && row.status !== "starting")) return;
+      sql`UPDATE instances SET status = 'running', status_message = '', started_at = ${at} WHERE id = ${row.id}`;
+      addEvent(sql, row.id, "Container started; instance is running", at);
+      return startAccruing(sql, row.id, report.at);
+    case "error":
+      if (!wantsRunning || row.status === "stopped" || row.status === "error") return;
+      return toError(sql, row, report.message || "The container failed", report.at);
+    case "stopped":
+      if (wantsRunning && row.status === "running") {
+        return toError(sql, row, "The container stopped unexpectedly" + (report.message ? `: ${report.message}` : ""), report.at);
+      }
+      if (row.status === "stopped") addEvent(sql, row.id, "Container stopped; data kept", at);
+      return;
+    case "destroyed":
+      if (row.status === "destroyed") addEvent(sql, row.id, "Container and data removed from the host", at);
+      return;
+  }
+}
+
+function toError(sql: Sql, row: InstanceRow, message: string, atMs: number): void {
+  settleInstance(sql, row, atMs, false);
+  sql`UPDATE instances SET status = 'error', status_message = ${message} WHERE id = ${row.id}`;
+  addEvent(sql, row.id, `Error: ${message}`, iso(atMs));
+}
+
+function applyHost(sql: Sql, row: InstanceRow, online: boolean, atMs: number): void {
+  if ((row.machine_online === 1) === online || row.status === "destroyed") return;
+  if (online) {
+    sql`UPDATE instances SET machine_online = 1 WHERE id = ${row.id}`;
+    addEvent(sql, row.id, "Host is back online", iso(atMs));
+    startAccruing(sql, row.id, atMs);
+  } else {
+    settleInstance(sql, row, atMs, false);
+    sql`UPDATE instances SET machine_online = 0 WHERE id = ${row.id}`;
+    addEvent(sql, row.id, "Host went offline; billing paused until it returns", iso(atMs));
+  }
+}

@@ -1,0 +1,161 @@
+// FleetDO, a single object named "fleet". Authority for: GPU models and their prices, the machine
+// registry (ids, names) and the model-cache index. Its free-GPU counts are an index kept current by
+// each MachineDO, which stays the single authority on whether a GPU is free: placement here only
+// proposes machines, and a MachineDO refuses a reservation it cannot honour.
+import { DurableObject } from "cloudflare:workers";
+import { fail, type Failure } from "../../workers/api/errors.ts";
+import { Clock, iso } from "../../workers/lib/clock.ts";
+import { randomBase32 } from "../../workers/lib/ids.ts";
+import type { Env } from "../../workers/env.ts";
+import { sqlFor, type Sql } from "../sql.ts";
+
+export interface GpuModel {
+  model: string;
+  display_name: string;
+  vram_gb: number;
+  price_hour_micros: number;
+  tier: string;
+  arch: string;
+}
+
+export interface GpuAvailability extends GpuModel {
+  free_gpus: number;
+  max_per_server: number;
+}
+
+/** What a MachineDO tells the fleet about its machine. */
+export interface MachineState {
+  /** Increases with every change on the MachineDO: an older state arriving late is ignored. */
+  version: number;
+  online: boolean;
+  last_seen_at: string | null;
+  gpus: { model: string; index: number }[];
+  free_indices: number[];
+  cached_models: string[];
+}
+
+export interface MachineSummary {
+  id: number;
+  name: string;
+  online: boolean;
+  gpus: { model: string; index: number }[];
+  free_gpus: number;
+  last_seen_at: string | null;
+}
+
+interface MachineRow {
+  id: number;
+  name: string;
+  online: number;
+  last_seen_at: string | null;
+  gpus: string;
+  free_indices: string;
+  cached_models: string;
+}
+
+export class FleetDO extends DurableObject<Env> {
+  readonly clock = new Clock();
+  private readonly sql: Sql;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = sqlFor(ctx.storage);
+    this.sql`CREATE TABLE IF NOT EXISTS gpu_models (
+      model TEXT PRIMARY KEY, display_name TEXT NOT NULL, vram_gb INTEGER NOT NULL,
+      price_hour_micros INTEGER NOT NULL, tier TEXT NOT NULL, arch TEXT NOT NULL)`;
+    this.sql`CREATE TABLE IF NOT EXISTS machines (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, created_at TEXT NOT NULL, online INTEGER NOT NULL,
+      last_seen_at TEXT, gpus TEXT NOT NULL, free_indices TEXT NOT NULL, cached_models TEXT NOT NULL,
+      state_version INTEGER NOT NULL DEFAULT 0)`;
+  }
+
+  putGpuModel(entry: GpuModel): GpuModel {
+    this.sql`INSERT INTO gpu_models (model, display_name, vram_gb, price_hour_micros, tier, arch)
+             VALUES (${entry.model}, ${entry.display_name}, ${entry.vram_gb}, ${entry.price_hour_micros}, ${entry.tier}, ${entry.arch})
+             ON CONFLICT (model) DO UPDATE SET display_name = excluded.display_name, vram_gb = excluded.vram_gb,
+               price_hour_micros = excluded.price_hour_micros, tier = excluded.tier, arch = excluded.arch`;
+    return entry;
+  }
+
+  getGpuModel(model: string): GpuModel | null {
+    return this.sql<GpuModel>`SELECT * FROM gpu_models WHERE model = ${model}`[0] ?? null;
+  }
+
+  /** Every GPU model with what is free now on online machines. */
+  listGpus(): GpuAvailability[] {
+    const free = new Map<string, { total: number; max: number }>();
+    for (const machine of this.onlineMachines()) {
+      for (const [model, count] of freeByModel(machine)) {
+        const entry = free.get(model) ?? { total: 0, max: 0 };
+        free.set(model, { total: entry.total + count, max: Math.max(entry.max, count) });
+      }
+    }
+    return this.sql<GpuModel>`SELECT * FROM gpu_models ORDER BY price_hour_micros, model`.map((entry) => ({
+      ...entry,
+      free_gpus: free.get(entry.model)?.total ?? 0,
+      max_per_server: free.get(entry.model)?.max ?? 0,
+    }));
+  }
+
+  /** Online machines with enough free GPUs of `model`, best fit first (fewest free that still fit). */
+  placementCandidates(model: string, count: number): number[] {
+    return this.onlineMachines()
+      .map((machine) => ({ id: machine.id, free: freeByModel(machine).get(model) ?? 0 }))
+      .filter((candidate) => candidate.free >= count)
+      .sort((a, b) => a.free - b.free || a.id - b.id)
+      .map((candidate) => candidate.id);
+  }
+
+  /** Hugging Face ids cached on at least one online machine. */
+  cachedModels(): string[] {
+    return [...new Set(this.onlineMachines().flatMap((m) => JSON.parse(m.cached_models) as string[]))];
+  }
+
+  async createMachine(name: string): Promise<{ ok: true; id: number; agent_token: string } | Failure> {
+    const [row] = this.sql<{ id: number }>`INSERT INTO machines (name, created_at, online, last_seen_at, gpus, free_indices, cached_models)
+      VALUES (${name}, ${iso(this.clock.now())}, 0, NULL, '[]', '[]', '[]') RETURNING id`;
+    const id = row!.id;
+    const agentToken = `gma_${id}_${randomBase32(32)}`;
+    try {
+      await this.env.MACHINES.getByName(String(id)).initialize(id, name, agentToken);
+    } catch {
+      this.sql`DELETE FROM machines WHERE id = ${id}`;
+      return fail("internal", "the machine could not be registered; try again");
+    }
+    return { ok: true, id, agent_token: agentToken };
+  }
+
+  listMachines(): MachineSummary[] {
+    return this.sql<MachineRow>`SELECT * FROM machines ORDER BY id`.map((row) => ({
+      id: row.id,
+      name: row.name,
+      online: row.online === 1,
+      gpus: JSON.parse(row.gpus) as { model: string; index: number }[],
+      free_gpus: (JSON.parse(row.free_indices) as number[]).length,
+      last_seen_at: row.last_seen_at,
+    }));
+  }
+
+  machineName(id: number): string | null {
+    return this.sql<{ name: string }>`SELECT name FROM machines WHERE id = ${id}`[0]?.name ?? null;
+  }
+
+  reportMachine(id: number, state: MachineState): void {
+    this.sql`UPDATE machines SET online = ${state.online ? 1 : 0}, last_seen_at = ${state.last_seen_at},
+               gpus = ${JSON.stringify(state.gpus)}, free_indices = ${JSON.stringify(state.free_indices)},
+               cached_models = ${JSON.stringify(state.cached_models)}, state_version = ${state.version}
+             WHERE id = ${id} AND state_version < ${state.version}`;
+  }
+
+  private onlineMachines(): MachineRow[] {
+    return this.sql<MachineRow>`SELECT * FROM machines WHERE online = 1`;
+  }
+}
+
+function freeByModel(machine: MachineRow): Map<string, number> {
+  const gpus = JSON.parse(machine.gpus) as { model: string; index: number }[];
+  const free = new Set(JSON.parse(machine.free_indices) as number[]);
+  const counts = new Map<string, number>();
+  for (const gpu of gpus) if (free.has(gpu.index)) counts.set(gpu.model, (counts.get(gpu.model) ?? 0) + 1);
+  return counts;
+}

@@ -1,0 +1,110 @@
+// Control messages of the agent protocol: JSON text frames, checked with zod at both ends.
+// Bulk data never travels as JSON: see frames.ts for the binary data frames.
+import { z } from "zod";
+
+const streamId = z.number().int().min(1).max(0xffffffff);
+const headerList = z.array(z.tuple([z.string(), z.string()]));
+const instanceId = z.string().regex(/^i-[a-z2-7]{16}$/);
+
+export const containerStates = ["pulling", "creating", "running", "stopped", "error", "destroyed"] as const;
+export type ContainerState = (typeof containerStates)[number];
+
+export const gpuInfo = z.object({
+  index: z.number().int().min(0),
+  model: z.string(),
+  name: z.string(),
+  uuid: z.string(),
+  vram_mb: z.number().int().min(0),
+});
+export type GpuInfo = z.infer<typeof gpuInfo>;
+
+export const containerSpec = z.object({
+  instance_id: instanceId,
+  image: z.string(),
+  template: z.string(),
+  /** Hugging Face id of the model to serve, "" when the template takes none. */
+  model: z.string(),
+  env: z.record(z.string(), z.string()),
+  ports: z.array(z.number().int().min(1).max(65535)),
+  gpu_indices: z.array(z.number().int().min(0)),
+  disk_gb: z.number().int().min(1),
+});
+export type ContainerSpec = z.infer<typeof containerSpec>;
+
+export const containerReport = z.object({
+  instance_id: instanceId,
+  state: z.enum(containerStates),
+  message: z.string(),
+});
+export type ContainerReport = z.infer<typeof containerReport>;
+
+/** Frames the agent sends to its MachineDO. */
+export const agentMessage = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("hello"),
+    protocol: z.number().int(),
+    agent_version: z.string(),
+    runtime: z.string(),
+    hostname: z.string(),
+    gpus: z.array(gpuInfo),
+    containers: z.array(containerReport),
+    cached_models: z.array(z.string()),
+  }),
+  z.object({ type: z.literal("heartbeat") }),
+  z.object({ type: z.literal("container"), ...containerReport.shape }),
+  /** Progress of an image pull, 0..100, sent at milestones only. */
+  z.object({ type: z.literal("pull_progress"), instance_id: instanceId, percent: z.number().int().min(0).max(100) }),
+  z.object({ type: z.literal("ack"), command_id: z.string(), ok: z.boolean(), error: z.string() }),
+  z.object({ type: z.literal("cache"), models: z.array(z.string()) }),
+  z.object({ type: z.literal("http_response"), stream: streamId, status: z.number().int().min(100).max(599), headers: headerList }),
+  z.object({ type: z.literal("ws_accepted"), stream: streamId, protocol: z.string() }),
+  ...streamMessages(),
+]);
+export type AgentMessage = z.infer<typeof agentMessage>;
+
+/** Frames the MachineDO sends to its agent. */
+export const serverMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("welcome"), protocol: z.number().int(), machine_id: z.number().int(), heartbeat_ms: z.number().int().min(100) }),
+  z.object({
+    type: z.literal("command"),
+    command_id: z.string(),
+    op: z.enum(["create", "start", "stop", "destroy"]),
+    instance_id: instanceId,
+    spec: containerSpec.nullable(),
+  }),
+  z.object({
+    type: z.literal("http_request"),
+    stream: streamId,
+    instance_id: instanceId,
+    port: z.number().int().min(1).max(65535),
+    method: z.string(),
+    /** Path and query exactly as the client sent them (percent-encoding untouched). */
+    path: z.string(),
+    headers: headerList,
+    has_body: z.boolean(),
+  }),
+  z.object({
+    type: z.literal("ws_open"),
+    stream: streamId,
+    instance_id: instanceId,
+    port: z.number().int().min(1).max(65535),
+    path: z.string(),
+    headers: headerList,
+    protocols: z.array(z.string()),
+  }),
+  ...streamMessages(),
+]);
+export type ServerMessage = z.infer<typeof serverMessage>;
+
+/** Stream frames both sides send, keyed by the stream id the MachineDO assigned. */
+function streamMessages() {
+  return [
+    /** The sender consumed `bytes` more of the stream: the receiver may send that much more. */
+    z.object({ type: z.literal("window"), stream: streamId, bytes: z.number().int().min(1) }),
+    /** The sender's body (or WebSocket) is complete. */
+    z.object({ type: z.literal("end"), stream: streamId }),
+    /** The stream failed: `reason` is `upstream_unavailable` before a response head, else free text. */
+    z.object({ type: z.literal("abort"), stream: streamId, reason: z.string() }),
+    z.object({ type: z.literal("ws_close"), stream: streamId, code: z.number().int(), reason: z.string() }),
+  ] as const;
+}

@@ -1,0 +1,11 @@
+// The Hono environment of the API: bindings and what middleware hands to routes.
+import type { Env } from "../env.ts";
+
+export interface ApiEnv {
+  Bindings: Env;
+  Variables: {
+    /** The caller's API key, checked by the AccountDO on the same call as the operation. */
+    apiKey: string;
+    accountId: string;
+  };
+}

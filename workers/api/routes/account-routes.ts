@@ -1,0 +1,57 @@
+// GET /v1/me, GET /v1/gpus, GET /v1/catalog.
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { accountOf, fleetOf } from "../../env.ts";
+import { models } from "../catalog/models.ts";
+import { templates } from "../catalog/templates.ts";
+import { ApiError, unwrap } from "../errors.ts";
+import type { ApiEnv } from "../hono-env.ts";
+import { Me } from "../schemas/account.ts";
+import { Catalog } from "../schemas/catalog.ts";
+import { errors } from "../schemas/common.ts";
+import { GpuList } from "../schemas/gpu.ts";
+import { validationHook } from "../validation.ts";
+
+const security = [{ bearerAuth: [] }];
+
+const meRoute = createRoute({
+  method: "get", path: "/me", security, summary: "Account and balance",
+  responses: { 200: { description: "The account", content: { "application/json": { schema: Me } } }, ...errors(401) },
+});
+
+const gpusRoute = createRoute({
+  method: "get", path: "/gpus", security, summary: "GPU models, prices, availability",
+  responses: { 200: { description: "GPU models", content: { "application/json": { schema: GpuList } } }, ...errors(401) },
+});
+
+const catalogRoute = createRoute({
+  method: "get", path: "/catalog", security, summary: "GPUs, templates, models with cache status",
+  responses: { 200: { description: "The catalog", content: { "application/json": { schema: Catalog } } }, ...errors(401) },
+});
+
+export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
+  .openapi(meRoute, async (c) => {
+    const { account } = unwrap(await accountOf(c.env, c.var.accountId).me(c.var.apiKey));
+    const { balance_micros, ...info } = account;
+    return c.json({ account: info, balance_micros }, 200);
+  })
+  .openapi(gpusRoute, async (c) => {
+    const [authorized, gpus] = await Promise.all([authenticate(c.env, c.var), fleetOf(c.env).listGpus()]);
+    if (!authorized) throw unauthorized();
+    return c.json({ gpus }, 200);
+  })
+  .openapi(catalogRoute, async (c) => {
+    const fleet = fleetOf(c.env);
+    const [authorized, gpus, cached] = await Promise.all([authenticate(c.env, c.var), fleet.listGpus(), fleet.cachedModels()]);
+    if (!authorized) throw unauthorized();
+    const cachedSet = new Set(cached.map((hf) => hf.toLowerCase()));
+    return c.json(
+      { gpus, templates: [...templates], models: models.map((m) => ({ ...m, cached: cachedSet.has(m.hf.toLowerCase()) })) },
+      200,
+    );
+  });
+
+function authenticate(env: ApiEnv["Bindings"], vars: ApiEnv["Variables"]): Promise<boolean> {
+  return accountOf(env, vars.accountId).authenticate(vars.apiKey);
+}
+
+const unauthorized = () => new ApiError("unauthorized", "API key missing, wrong or revoked");

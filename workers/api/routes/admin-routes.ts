@@ -1,0 +1,101 @@
+// The operator API under /admin/v1 (ARCHITECTURE: Operator API), behind ADMIN_TOKEN.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { accountOf, fleetOf } from "../../env.ts";
+import { newAccountId } from "../../lib/ids.ts";
+import { unwrap } from "../errors.ts";
+import type { ApiEnv } from "../hono-env.ts";
+import { jsonBody } from "../middleware/json-body.ts";
+import { AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
+import { ErrorBody } from "../schemas/common.ts";
+import { GpuModelBody, gpuModelId, GpuModelEntry } from "../schemas/gpu.ts";
+import { CreatedMachine, CreateMachineBody, MachineList } from "../schemas/machine.ts";
+import { validationHook } from "../validation.ts";
+
+const security = [{ adminAuth: [] }];
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+const body = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
+const adminErrors = {
+  400: json(ErrorBody, "bad_request or invalid"),
+  401: json(ErrorBody, "Operator token missing or wrong"),
+  404: json(ErrorBody, "No such account or key"),
+  409: json(ErrorBody, "conflict"),
+};
+// Bodies are optional on these routes: an empty POST is the same as `{}`.
+const optionalBody = <T extends z.ZodType>(schema: T) => ({ required: false, content: { "application/json": { schema } } });
+
+const AccountParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
+const KeyParam = AccountParam.extend({ key_id: z.string().openapi({ param: { name: "key_id", in: "path" } }) });
+
+const putGpuModel = createRoute({
+  method: "put", path: "/gpu-models/{model}", security, middleware: [jsonBody()] as const, summary: "Create or update a GPU model and its price",
+  request: { params: z.object({ model: gpuModelId.openapi({ param: { name: "model", in: "path" } }) }), body: body(GpuModelBody) },
+  responses: { 200: json(GpuModelEntry, "The entry"), ...adminErrors },
+});
+const createMachine = createRoute({
+  method: "post", path: "/machines", security, summary: "Register a machine; its agent token is shown once",
+  request: { body: optionalBody(CreateMachineBody) }, responses: { 201: json(CreatedMachine, "The machine"), ...adminErrors },
+});
+const listMachines = createRoute({
+  method: "get", path: "/machines", security, summary: "Machines and their GPUs", responses: { 200: json(MachineList, "Machines"), ...adminErrors },
+});
+const createAccount = createRoute({
+  method: "post", path: "/accounts", security, summary: "Create an account",
+  request: { body: optionalBody(CreateAccountBody) }, responses: { 201: json(AdminAccount, "The account"), ...adminErrors },
+});
+const credit = createRoute({
+  method: "post", path: "/accounts/{id}/credits", security, middleware: [jsonBody()] as const, summary: "Credit (or debit) an account",
+  request: { params: AccountParam, body: body(CreditBody) }, responses: { 200: json(Balance, "The new balance"), ...adminErrors },
+});
+const createKey = createRoute({
+  method: "post", path: "/accounts/{id}/keys", security, summary: "Create an API key; the key is shown once",
+  request: { params: AccountParam, body: optionalBody(CreateKeyBody) }, responses: { 201: json(CreatedKey, "The key"), ...adminErrors },
+});
+const listKeys = createRoute({
+  method: "get", path: "/accounts/{id}/keys", security, summary: "Live keys of an account (never the key itself)",
+  request: { params: AccountParam }, responses: { 200: json(KeyList, "Keys"), ...adminErrors },
+});
+const revokeKey = createRoute({
+  method: "delete", path: "/accounts/{id}/keys/{key_id}", security, summary: "Revoke a key, effective on its next use",
+  request: { params: KeyParam }, responses: { 204: { description: "Revoked" }, ...adminErrors },
+});
+
+export const adminRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
+  .openapi(putGpuModel, async (c) => {
+    const entry = await fleetOf(c.env).putGpuModel({ model: c.req.valid("param").model, ...c.req.valid("json") });
+    return c.json(entry, 200);
+  })
+  .openapi(createMachine, async (c) => {
+    const { name } = optional(c.req.valid("json"));
+    const created = unwrap(await fleetOf(c.env).createMachine(name ?? "machine"));
+    return c.json({ id: created.id, agent_token: created.agent_token }, 201);
+  })
+  .openapi(listMachines, async (c) => c.json({ items: await fleetOf(c.env).listMachines() }, 200))
+  .openapi(createAccount, async (c) => {
+    const { balance_micros } = optional(c.req.valid("json"));
+    const id = newAccountId();
+    return c.json(await accountOf(c.env, id).initialize(id, balance_micros ?? 0), 201);
+  })
+  .openapi(credit, async (c) => {
+    const { amount_micros, note } = c.req.valid("json");
+    const result = unwrap(await accountOf(c.env, c.req.valid("param").id).credit(amount_micros, note ?? "operator credit"));
+    return c.json({ balance_micros: result.balance_micros }, 200);
+  })
+  .openapi(createKey, async (c) => {
+    const { name } = optional(c.req.valid("json"));
+    const { key } = unwrap(await accountOf(c.env, c.req.valid("param").id).createApiKey(name ?? ""));
+    return c.json(key, 201);
+  })
+  .openapi(listKeys, async (c) => {
+    const { items } = unwrap(await accountOf(c.env, c.req.valid("param").id).listApiKeys());
+    return c.json({ items }, 200);
+  })
+  .openapi(revokeKey, async (c) => {
+    const { id, key_id } = c.req.valid("param");
+    unwrap(await accountOf(c.env, id).revokeApiKey(key_id));
+    return c.body(null, 204);
+  });
+
+/** Optional bodies are validated only when sent as JSON; no body reads as `{}`. */
+function optional<T extends object>(value: T | undefined): Partial<T> {
+  return value ?? {};
+}

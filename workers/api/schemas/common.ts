@@ -1,0 +1,32 @@
+// Schemas shared by many routes: the error body and the instance id path parameter.
+import { z } from "@hono/zod-openapi";
+
+export const ErrorBody = z
+  .object({
+    error: z.string().openapi({ example: "invalid" }),
+    message: z.string().openapi({ example: "gpu_count: must be an integer from 1 to 8" }),
+  })
+  .openapi("Error");
+
+export const InstanceIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "i-abcdefghijklmnop" }),
+});
+
+export const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T12:00:00.000Z" });
+
+/** The error responses a route can give, documented with the one error shape. */
+export function errors(...statuses: (400 | 401 | 402 | 404 | 409 | 413 | 429 | 502)[]) {
+  const described: Record<number, string> = {
+    400: "Malformed request (bad_request) or invalid parameter (invalid)",
+    401: "API key missing, wrong or revoked (unauthorized)",
+    402: "Balance does not cover one hour (insufficient_funds)",
+    404: "No such instance in the account (not_found)",
+    409: "no_capacity, gpus_busy, conflict or not_running",
+    413: "Request body larger than 512 MB (payload_too_large)",
+    429: "Too many requests (rate_limited)",
+    502: "Nothing answers on the port, or the host is offline (upstream_unavailable)",
+  };
+  return Object.fromEntries(
+    [...statuses, 429].map((status) => [status, { description: described[status]!, content: { "application/json": { schema: ErrorBody } } }]),
+  );
+}

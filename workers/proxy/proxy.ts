@@ -1,0 +1,32 @@
+// /v1/instances/{id}/proxy/{port}/{path}: admits the caller through the instance's AccountDO (an
+// account key or the instance token), then streams the exchange through the host's MachineDO.
+import { accountIdOfKey } from "../../durable-objects/account/keys.ts";
+import { MAX_REQUEST_BODY_BYTES } from "../../durable-objects/machine/http-stream.ts";
+import { ApiError, unwrap } from "../api/errors.ts";
+import { bearerToken } from "../api/middleware/caller-auth.ts";
+import { clientIp } from "../api/middleware/rate-limit.ts";
+import { accountOf, machineOf, type Env } from "../env.ts";
+import { type ProxyPath } from "./proxy-path.ts";
+import { upstreamHeaders } from "./upstream-headers.ts";
+
+export { matchProxyPath } from "./proxy-path.ts";
+
+export async function proxyRequest(request: Request, env: Env, path: ProxyPath): Promise<Response> {
+  const credential = bearerToken(request.headers.get("authorization"));
+  const accountId = credential ? accountOfCredential(credential) : null;
+  if (!credential || !accountId) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY or instance token>");
+  const { machine_id } = unwrap(await accountOf(env, accountId).openProxy(credential, path.instanceId));
+  const length = Number(request.headers.get("content-length") ?? 0);
+  if (length > MAX_REQUEST_BODY_BYTES) {
+    throw new ApiError("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`);
+  }
+  const headers = upstreamHeaders(request, path, clientIp(request));
+  headers.set("x-gpr-instance", path.instanceId);
+  headers.set("x-gpr-port", String(path.port));
+  headers.set("x-gpr-target", path.target);
+  return machineOf(env, machine_id).fetch("https://machine/proxy", { method: request.method, headers, body: request.body });
+}
+
+function accountOfCredential(credential: string): string | null {
+  return accountIdOfKey(credential) ?? /^gpi_(acc-[a-z2-7]{16})_[a-z2-7]{32}$/.exec(credential)?.[1] ?? null;
+}

@@ -1,0 +1,53 @@
+// Test helpers for workerd tests: requests through the real Worker entry, and operator set-up.
+import { exports } from "cloudflare:workers";
+
+export const ADMIN_TOKEN = "test-admin-token";
+const BASE = "http://gpu.test";
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+/** Sends a request through the Worker; `key` (default none) goes in Authorization. */
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { "cf-connecting-ip": "10.0.0.1", ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["content-type"] ??= "application/json";
+  }
+  return exports.default.fetch(new Request(BASE + path, { method, headers, body }));
+}
+
+export async function callJson<T = Record<string, unknown>>(method: string, path: string, options: CallOptions = {}) {
+  const response = await call(method, path, options);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : null) as T };
+}
+
+export const admin = (method: string, path: string, body?: unknown) =>
+  callJson(method, `/admin/v1${path}`, { key: ADMIN_TOKEN, body });
+
+export const GPU_MODELS = {
+  rtx4090: { display_name: "NVIDIA GeForce RTX 4090", vram_gb: 24, price_hour_micros: 690_000, tier: "consumer", arch: "ada" },
+  "h100-80gb": { display_name: "NVIDIA H100 80GB", vram_gb: 80, price_hour_micros: 2_990_000, tier: "datacenter", arch: "hopper" },
+  "a100-80gb": { display_name: "NVIDIA A100 80GB", vram_gb: 80, price_hour_micros: 1_790_000, tier: "datacenter", arch: "ampere" },
+} as const;
+
+export async function seedGpuModels(): Promise<void> {
+  for (const [model, entry] of Object.entries(GPU_MODELS)) {
+    const result = await admin("PUT", `/gpu-models/${model}`, entry);
+    if (result.status !== 200) throw new Error(`seeding ${model}: ${JSON.stringify(result.body)}`);
+  }
+}
+
+/** A new account with `balance` micro-dollars and one API key. */
+export async function newAccount(balance = 100_000_000): Promise<{ id: string; key: string }> {
+  const account = await admin("POST", "/accounts", { balance_micros: balance });
+  const created = await admin("POST", `/accounts/${account.body.id as string}/keys`, { name: "test" });
+  return { id: account.body.id as string, key: created.body.key as string };
+}

@@ -1,0 +1,83 @@
+// A host agent speaking the real protocol over a real WebSocket to the Worker's agent endpoint, for
+// workerd tests of MachineDO behaviour. (The real agent process is exercised by the Node e2e tests.)
+import { exports } from "cloudflare:workers";
+import { decodeServerMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type ServerMessage } from "../../protocol/index.ts";
+import { admin } from "./api-client.ts";
+
+type Command = Extract<ServerMessage, { type: "command" }>;
+
+export class FakeAgent {
+  readonly received: ServerMessage[] = [];
+  private waiters: (() => void)[] = [];
+  private socket: WebSocket | null = null;
+  readonly machineId: number;
+  readonly token: string;
+
+  constructor(machineId: number, token: string) {
+    this.machineId = machineId;
+    this.token = token;
+  }
+
+  static async register(name: string): Promise<FakeAgent> {
+    const machine = await admin("POST", "/machines", { name });
+    return new FakeAgent(machine.body.id as number, machine.body.agent_token as string);
+  }
+
+  /** Connects and says hello with `gpus` (model ids) and the containers it has. */
+  async connect(gpus: string[], containers: ContainerReport[] = [], cached: string[] = []): Promise<void> {
+    const response = await exports.default.fetch(new Request("http://gpu.test/agent/v1/connect", {
+      headers: { upgrade: "websocket", authorization: `Bearer ${this.token}` },
+    }));
+    const socket = response.webSocket;
+    if (!socket) throw new Error(`agent connect refused: ${response.status} ${await response.text()}`);
+    socket.accept();
+    socket.addEventListener("message", (event) => {
+      if (typeof event.data !== "string") return;
+      const decoded = decodeServerMessage(event.data);
+      if (decoded.ok) this.received.push(decoded.message);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.socket = socket;
+    this.send({
+      type: "hello", protocol: PROTOCOL_VERSION, agent_version: "test", runtime: "fake", hostname: "fake-host",
+      gpus: gpus.map((model, index) => ({ index, model, name: model, uuid: `GPU-${index}`, vram_mb: 24_000 })),
+      containers, cached_models: cached,
+    });
+    await this.waitFor((m) => m.type === "welcome");
+  }
+
+  send(message: AgentMessage): void {
+    this.socket!.send(encodeMessage(message));
+  }
+
+  report(instanceId: string, state: ContainerReport["state"], message = ""): void {
+    this.send({ type: "container", instance_id: instanceId, state, message });
+  }
+
+  disconnect(): void {
+    this.socket?.close(1000, "test disconnect");
+    this.socket = null;
+  }
+
+  /** Waits (by message arrival, never by sleeping) until a received message matches. */
+  async waitFor<T extends ServerMessage>(match: (m: ServerMessage) => m is T): Promise<T>;
+  async waitFor(match: (m: ServerMessage) => boolean): Promise<ServerMessage>;
+  async waitFor(match: (m: ServerMessage) => boolean): Promise<ServerMessage> {
+    for (let rounds = 0; rounds < 200; rounds++) {
+      const found = this.received.find(match);
+      if (found) return found;
+      await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), tick(50)]);
+    }
+    throw new Error(`no matching message; received: ${JSON.stringify(this.received.map((m) => m.type))}`);
+  }
+
+  commands(instanceId: string): Command[] {
+    return this.received.filter((m): m is Command => m.type === "command" && m.instance_id === instanceId);
+  }
+
+  waitForCommand(instanceId: string, op: Command["op"]): Promise<Command> {
+    return this.waitFor((m): m is Command => m.type === "command" && m.instance_id === instanceId && m.op === op);
+  }
+}
+
+const tick = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
