@@ -16,7 +16,7 @@ const noContent = { 204: { description: "Done" } };
 
 const IdempotencyHeader = z.object({
   "idempotency-key": z.string().min(1).max(255, "must be at most 255 characters").optional()
-    .openapi({ param: { name: "Idempotency-Key", in: "header" } }),
+    .openapi({ param: { name: "idempotency-key", in: "header" } }),
 });
 
 const launchRoute = createRoute({
