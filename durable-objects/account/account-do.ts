@@ -5,7 +5,7 @@
 // so a request costs one round trip and a revoked key fails on its very next use.
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../workers/api/errors.ts";
-import { Clock, iso } from "../../workers/lib/clock.ts";
+import { clock, iso } from "../../workers/lib/clock.ts";
 import { constantTimeEqual, sha256Hex } from "../../workers/lib/hash.ts";
 import { newReferralCode } from "../../workers/lib/ids.ts";
 import type { Env } from "../../workers/env.ts";
@@ -34,7 +34,7 @@ export interface AccountInfo {
 type Ok<T> = { ok: true } & T;
 
 export class AccountDO extends DurableObject<Env> {
-  readonly clock = new Clock();
+  private readonly clock = clock;
   private readonly sql: Sql;
   private readonly queue = new SerialQueue();
 

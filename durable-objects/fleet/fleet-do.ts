@@ -4,7 +4,7 @@
 // proposes machines, and a MachineDO refuses a reservation it cannot honour.
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../workers/api/errors.ts";
-import { Clock, iso } from "../../workers/lib/clock.ts";
+import { clock, iso } from "../../workers/lib/clock.ts";
 import { randomBase32 } from "../../workers/lib/ids.ts";
 import type { Env } from "../../workers/env.ts";
 import { sqlFor, type Sql } from "../sql.ts";
@@ -54,7 +54,7 @@ interface MachineRow {
 }
 
 export class FleetDO extends DurableObject<Env> {
-  readonly clock = new Clock();
+  private readonly clock = clock;
   private readonly sql: Sql;
 
   constructor(ctx: DurableObjectState, env: Env) {

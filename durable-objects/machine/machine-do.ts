@@ -4,7 +4,7 @@
 // and tells AccountDOs what happens through a retried outbox. It also carries proxied streams.
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../workers/api/errors.ts";
-import { Clock, iso } from "../../workers/lib/clock.ts";
+import { clock, iso } from "../../workers/lib/clock.ts";
 import { constantTimeEqual, sha256Hex } from "../../workers/lib/hash.ts";
 import { randomBase32 } from "../../workers/lib/ids.ts";
 import type { Env } from "../../workers/env.ts";
@@ -42,7 +42,7 @@ interface ContainerRow {
 type Hello = Extract<AgentMessage, { type: "hello" }>;
 
 export class MachineDO extends DurableObject<Env> {
-  readonly clock = new Clock();
+  private readonly clock = clock;
   private readonly sql: Sql;
   private readonly bridge = new ProxyBridge(() => this.agentSocket());
 
@@ -172,13 +172,13 @@ export class MachineDO extends DurableObject<Env> {
       case "hello":
         return this.onHello(ws, message);
       case "heartbeat":
-        this.sql`UPDATE machine SET last_seen_ms = ${nowMs}`;
+        this.sql`UPDATE machine SET last_seen_ms = ${Date.now()}`;
         return void (await this.scheduleAlarm());
       case "container":
         return this.onContainerState(message.instance_id, message.state, message.message);
       case "pull_progress": {
         const row = this.container(message.instance_id);
-        if (row) enqueueReport(this.sql, row.account_id, { kind: "event", instance_id: row.instance_id, message: `Pulling image: ${message.percent}%`, at: nowMs }, nowMs);
+        if (row) enqueueReport(this.sql, row.account_id, { kind: "event", instance_id: row.instance_id, message: `Pulling image: ${message.percent}%`, at: nowMs });
         return this.afterChange();
       }
       case "ack":
@@ -204,7 +204,7 @@ export class MachineDO extends DurableObject<Env> {
     const wasOnline = this.machine()?.online === 1;
     const reported = new Map(hello.containers.map((c) => [c.instance_id, c.state]));
     this.ctx.storage.transactionSync(() => {
-      this.sql`UPDATE machine SET online = 1, last_seen_ms = ${nowMs}, hostname = ${hello.hostname},
+      this.sql`UPDATE machine SET online = 1, last_seen_ms = ${Date.now()}, hostname = ${hello.hostname},
                  agent_version = ${hello.agent_version}, runtime = ${hello.runtime}`;
       this.sql`DELETE FROM gpus`;
       for (const gpu of hello.gpus) {
@@ -244,7 +244,7 @@ export class MachineDO extends DurableObject<Env> {
         this.sql`UPDATE containers SET actual = ${state} WHERE instance_id = ${instanceId}`;
       }
       if (state === "error") this.releaseGpus(instanceId);
-      enqueueReport(this.sql, row.account_id, { kind: "state", instance_id: instanceId, state, message, at: nowMs }, nowMs);
+      enqueueReport(this.sql, row.account_id, { kind: "state", instance_id: instanceId, state, message, at: nowMs });
     });
     const op = state === "error" ? null : commandFor(row.desired, state);
     if (op) this.sendCommand(instanceId, op);
@@ -298,8 +298,7 @@ export class MachineDO extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const machine = this.machine();
     if (!machine) return;
-    const nowMs = this.clock.now();
-    if (machine.online === 1 && machine.last_seen_ms !== null && nowMs - machine.last_seen_ms >= this.heartbeatTimeoutMs()) {
+    if (machine.online === 1 && machine.last_seen_ms !== null && Date.now() - machine.last_seen_ms >= this.heartbeatTimeoutMs()) {
       log("warn", "agent heartbeat timed out", { machine: machine.id });
       this.goOffline();
     }
@@ -319,14 +318,14 @@ export class MachineDO extends DurableObject<Env> {
   private async deliverReports(): Promise<void> {
     const machine = this.machine();
     if (!machine) return;
-    for (const [accountId, batch] of dueReports(this.sql, this.clock.now())) {
+    for (const [accountId, batch] of dueReports(this.sql, Date.now())) {
       try {
         const { unknown } = await this.env.ACCOUNTS.getByName(accountId).applyMachineReports(machine.id, batch.reports);
         acknowledgeReports(this.sql, batch.seqs);
         for (const instanceId of unknown) this.forgetOrphan(instanceId, accountId);
       } catch (error) {
         log("warn", "report delivery failed; will retry", { account: accountId, error: String(error) });
-        postponeReports(this.sql, accountId, this.clock.now());
+        postponeReports(this.sql, accountId, Date.now());
       }
     }
   }
@@ -365,14 +364,14 @@ export class MachineDO extends DurableObject<Env> {
   private async scheduleAlarm(): Promise<void> {
     const machine = this.machine();
     if (!machine) return;
-    const nowMs = this.clock.now();
+    // Everything here is on the platform's clock: retries and liveness are about real time passing.
     const due: number[] = [];
     if (machine.online === 1 && machine.last_seen_ms !== null) due.push(machine.last_seen_ms + this.heartbeatTimeoutMs());
     const report = nextReportMs(this.sql);
     if (report !== null) due.push(report);
-    if (machine.fleet_version < machine.state_version) due.push(nowMs + 1000);
+    if (machine.fleet_version < machine.state_version) due.push(Date.now() + 1000);
     if (due.length === 0) return this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.setAlarm(Date.now() + Math.max(0, Math.min(...due) - nowMs));
+    await this.ctx.storage.setAlarm(Math.max(Date.now(), Math.min(...due)));
   }
 
   private sendCommand(instanceId: string, op: Op): void {
@@ -396,7 +395,7 @@ export class MachineDO extends DurableObject<Env> {
   private reportHost(online: boolean, nowMs: number): void {
     const byAccount = Map.groupBy(this.containers().filter((c) => c.desired !== "destroyed"), (c) => c.account_id);
     for (const [accountId, rows] of byAccount) {
-      enqueueReport(this.sql, accountId, { kind: "host", online, instance_ids: rows.map((r) => r.instance_id), at: nowMs }, nowMs);
+      enqueueReport(this.sql, accountId, { kind: "host", online, instance_ids: rows.map((r) => r.instance_id), at: nowMs });
     }
   }
 

@@ -5,9 +5,10 @@ import type { Sql } from "../sql.ts";
 
 type ReportBody = MachineReport extends infer R ? (R extends MachineReport ? Omit<R, "seq"> : never) : never;
 
-export function enqueueReport(sql: Sql, accountId: string, report: ReportBody, nowMs: number): void {
+/** Queues `report` for delivery now. Delivery times are on the platform's clock. */
+export function enqueueReport(sql: Sql, accountId: string, report: ReportBody): void {
   // The seq is the row id: assigned once, increasing, so retries carry the same number.
-  sql`INSERT INTO reports (account_id, report, attempts, next_ms) VALUES (${accountId}, ${JSON.stringify(report)}, 0, ${nowMs})`;
+  sql`INSERT INTO reports (account_id, report, attempts, next_ms) VALUES (${accountId}, ${JSON.stringify(report)}, 0, ${Date.now()})`;
 }
 
 export function dueReports(sql: Sql, nowMs: number): Map<string, { seqs: number[]; reports: MachineReport[] }> {

@@ -10,6 +10,7 @@ export class FakeAgent {
   readonly received: ServerMessage[] = [];
   private waiters: (() => void)[] = [];
   private socket: WebSocket | null = null;
+  private heartbeat: ReturnType<typeof setInterval> | null = null;
   readonly machineId: number;
   readonly token: string;
 
@@ -31,6 +32,7 @@ export class FakeAgent {
     const socket = response.webSocket;
     if (!socket) throw new Error(`agent connect refused: ${response.status} ${await response.text()}`);
     socket.accept();
+    this.received.length = 0;
     socket.addEventListener("message", (event) => {
       if (typeof event.data !== "string") return;
       const decoded = decodeServerMessage(event.data);
@@ -43,11 +45,22 @@ export class FakeAgent {
       gpus: gpus.map((model, index) => ({ index, model, name: model, uuid: `GPU-${index}`, vram_mb: 24_000 })),
       containers, cached_models: cached,
     });
-    await this.waitFor((m) => m.type === "welcome");
+    const welcome = await this.waitFor((m): m is Extract<ServerMessage, { type: "welcome" }> => m.type === "welcome");
+    this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }), welcome.heartbeat_ms);
+  }
+
+  /** Goes silent without closing the socket, as a host whose network died would. */
+  stopHeartbeats(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
   }
 
   send(message: AgentMessage): void {
-    this.socket!.send(encodeMessage(message));
+    try {
+      this.socket?.send(encodeMessage(message));
+    } catch {
+      this.stopHeartbeats(); // the MachineDO closed us
+    }
   }
 
   report(instanceId: string, state: ContainerReport["state"], message = ""): void {
@@ -55,6 +68,7 @@ export class FakeAgent {
   }
 
   disconnect(): void {
+    this.stopHeartbeats();
     this.socket?.close(1000, "test disconnect");
     this.socket = null;
   }

@@ -3,6 +3,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../main.ts";
 import { newAccount } from "../../test-support/api-client.ts";
+import type { Env } from "../../env.ts";
 import { RateLimiter } from "./rate-limit.ts";
 
 describe("RateLimiter", () => {
@@ -34,7 +35,7 @@ describe("RateLimiter", () => {
 describe("rate limiting through the Worker", () => {
   it("100 requests at once from one IP: most get 429 rate_limited with Retry-After", async () => {
     const { key } = await newAccount();
-    const limitedEnv = { ...env, RATE_LIMIT_RPS: "20" };
+    const limitedEnv: Env = { ...env, RATE_LIMIT_RPS: "20" };
     const responses = await Promise.all(
       Array.from({ length: 100 }, () =>
         worker.fetch(new Request("http://gpu.test/v1/me", { headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": "203.0.113.9" } }), limitedEnv, createExecutionContext()),
