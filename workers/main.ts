@@ -17,15 +17,24 @@ const api = createApiApp();
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const requestId = newRequestId();
+    let response: Response;
     try {
-      const path = new URL(request.url).pathname;
-      if (path === "/agent/v1/connect") return withRequestId(await connectAgent(request, env), requestId);
-      if (path.startsWith("/v1/")) rateLimiterFor(env.RATE_LIMIT_RPS).take(clientIp(request), Date.now());
-      const proxyTarget = matchProxyPath(request.url);
-      if (proxyTarget) return withRequestId(await proxyRequest(request, env, proxyTarget), requestId);
-      return withRequestId(await api.fetch(request, env, ctx), requestId);
+      response = withRequestId(await route(request, env, ctx), requestId);
     } catch (error) {
-      return errorResponse(toApiError(error), requestId);
+      response = errorResponse(toApiError(error), requestId);
     }
+    // A body refused unread (401, 413, 429 ...) is cancelled, so the runtime answers now instead of
+    // waiting for the client to send all of it.
+    if (request.body && !request.bodyUsed) await request.body.cancel().catch(() => undefined);
+    return response;
   },
 } satisfies ExportedHandler<Env>;
+
+async function route(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  if (path === "/agent/v1/connect") return connectAgent(request, env);
+  if (path.startsWith("/v1/")) rateLimiterFor(env.RATE_LIMIT_RPS).take(clientIp(request), Date.now());
+  const proxyTarget = matchProxyPath(request.url);
+  if (proxyTarget) return proxyRequest(request, env, proxyTarget);
+  return api.fetch(request, env, ctx);
+}

@@ -70,7 +70,7 @@ export class ProxyBridge {
         if (stream instanceof WsStream) stream.onAccepted(message.protocol);
         break;
       case "window":
-        if (stream instanceof HttpStream) stream.onWindow(message.bytes);
+        stream.onWindow(message.bytes);
         break;
       case "end":
         if (stream instanceof HttpStream) stream.onEnd();

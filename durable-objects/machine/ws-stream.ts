@@ -1,6 +1,8 @@
 // One proxied WebSocket: the client's socket (a WebSocketPair end accepted here) bridged to the
 // upstream socket the agent opens. Messages keep their type; close codes and reasons cross both ways.
-import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
+// Credit as for HTTP bodies, counted in message bytes: messages to the agent wait for its credit;
+// messages handed to the client return credit to the agent.
+import { DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOLD } from "../../protocol/index.ts";
 import { upstreamUnavailable, type StreamLink } from "./http-stream.ts";
 
 const encoder = new TextEncoder();
@@ -12,6 +14,9 @@ const RESERVED_CLOSE_CODES = new Set([1005, 1006, 1015]);
 export class WsStream {
   private client: WebSocket | null = null;
   private closed = false;
+  private sendCredit = INITIAL_WINDOW_BYTES;
+  private readonly waiting: { frame: Uint8Array; size: number }[] = [];
+  private consumedSinceWindow = 0;
   private resolveAccept!: (response: Response) => void;
   readonly accepted = new Promise<Response>((resolve) => (this.resolveAccept = resolve));
 
@@ -25,12 +30,16 @@ export class WsStream {
 
   onAccepted(protocol: string): void {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    // At this compatibility date binary messages would arrive as Blobs; the bridge forwards bytes.
+    server.binaryType = "arraybuffer";
     server.accept();
     this.client = server;
     server.addEventListener("message", (event) => {
       const kind = typeof event.data === "string" ? DataKind.wsText : DataKind.wsBinary;
-      const payload = typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data);
-      this.link.sendData(encodeDataFrame(kind, this.id, payload));
+      const payload = typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data as ArrayBuffer);
+      if (payload.byteLength > INITIAL_WINDOW_BYTES) return this.onClose(1009, "message too big for the proxy");
+      this.waiting.push({ frame: encodeDataFrame(kind, this.id, payload), size: payload.byteLength });
+      this.flush();
     });
     server.addEventListener("close", (event) => {
       if (this.closed) return;
@@ -45,6 +54,24 @@ export class WsStream {
   onData(kind: number, payload: Uint8Array): void {
     if (!this.client || this.closed) return;
     this.client.send(kind === DataKind.wsText ? decoder.decode(payload) : payload.slice());
+    this.consumedSinceWindow += payload.byteLength;
+    if (this.consumedSinceWindow >= WINDOW_UPDATE_THRESHOLD) {
+      this.link.sendControl({ type: "window", stream: this.id, bytes: this.consumedSinceWindow });
+      this.consumedSinceWindow = 0;
+    }
+  }
+
+  onWindow(bytes: number): void {
+    this.sendCredit += bytes;
+    this.flush();
+  }
+
+  private flush(): void {
+    while (!this.closed && this.waiting[0] && this.waiting[0].size <= this.sendCredit) {
+      const { frame, size } = this.waiting.shift()!;
+      this.sendCredit -= size;
+      this.link.sendData(frame);
+    }
   }
 
   onClose(code: number, reason: string): void {

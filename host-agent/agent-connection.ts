@@ -1,0 +1,187 @@
+// The agent's control channel to its MachineDO (modelled on frp's client control): dial out with the
+// agent token, hello on open, heartbeats at the server's pace, drop the socket after 3 silent
+// heartbeat periods, and reconnect with jittered backoff that resets after a stable period.
+import WebSocket from "ws";
+import { decodeServerMessage } from "../protocol/codec.ts";
+import { decodeDataFrame, encodeDataFrame, type DataFrame, type DataKind } from "../protocol/frames.ts";
+import type { AgentMessage, ServerMessage } from "../protocol/messages.ts";
+import { PROTOCOL_VERSION } from "../protocol/version.ts";
+import type { Backoff } from "./backoff.ts";
+import type { Logger } from "./log.ts";
+import type { StreamTransport } from "./proxy/stream-transport.ts";
+
+export interface AgentConnectionOptions {
+  url: string;
+  token: string;
+  backoff: Backoff;
+  log: Logger;
+  /** Built anew for every connection, so it carries the latest container states. */
+  buildHello(): Promise<AgentMessage>;
+  /** Every decoded server frame but the welcome, which the connection handles itself. */
+  onMessage(message: Exclude<ServerMessage, { type: "welcome" }>): void;
+  onData(frame: DataFrame): void;
+  /** The socket is gone: whatever was bound to it (proxied streams) must end. */
+  onDisconnect(): void;
+  /** Time allowed between hello and welcome. */
+  welcomeTimeoutMs?: number;
+  /** A connection that lasted this long resets the backoff. */
+  stableAfterMs?: number;
+}
+
+/** Above this much unsent data on the socket, proxied streams stop reading their upstreams. */
+const CONGESTED_BYTES = 4 * 1024 * 1024;
+const DRAIN_POLL_MS = 10;
+
+export class AgentConnection implements StreamTransport {
+  readonly #options: AgentConnectionOptions;
+  #socket: WebSocket | null = null;
+  /** True once the hello went out on the current socket: only then may other frames follow it. */
+  #helloSent = false;
+  /** Frames sent while the hello was being built; they follow it so that none is lost. */
+  #afterHello: string[] = [];
+  #welcomed = false;
+  #stopped = false;
+  #reconnectTimer: NodeJS.Timeout | null = null;
+  #drainWaiters: (() => void)[] = [];
+  #drainTimer: NodeJS.Timeout | null = null;
+
+  constructor(options: AgentConnectionOptions) {
+    this.#options = options;
+  }
+
+  /** Connected and welcomed by the server. */
+  get connected(): boolean {
+    return this.#welcomed;
+  }
+
+  start(): void {
+    this.#connect();
+  }
+
+  /** Sends a control frame; dropped when not connected (container states are re-sent in the next hello). */
+  send(message: AgentMessage): void {
+    if (this.#socket?.readyState !== WebSocket.OPEN) return;
+    if (this.#helloSent) this.#socket.send(JSON.stringify(message));
+    else this.#afterHello.push(JSON.stringify(message));
+  }
+
+  sendData(kind: DataKind, stream: number, payload: Uint8Array): void {
+    if (this.#helloSent && this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(encodeDataFrame(kind, stream, payload));
+  }
+
+  congested(): boolean {
+    return (this.#socket?.bufferedAmount ?? 0) > CONGESTED_BYTES;
+  }
+
+  whenUncongested(callback: () => void): void {
+    this.#drainWaiters.push(callback);
+    this.#drainTimer ??= setInterval(() => {
+      if (this.congested()) return;
+      if (this.#drainTimer) clearInterval(this.#drainTimer);
+      this.#drainTimer = null;
+      for (const waiter of this.#drainWaiters.splice(0)) waiter();
+    }, DRAIN_POLL_MS);
+  }
+
+  async close(): Promise<void> {
+    this.#stopped = true;
+    if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
+    const socket = this.#socket;
+    if (!socket || socket.readyState === WebSocket.CLOSED) return;
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    if (socket.readyState === WebSocket.OPEN) socket.close(1000, "agent shutting down");
+    else socket.terminate();
+    const forced = setTimeout(() => socket.terminate(), 2_000);
+    await closed;
+    clearTimeout(forced);
+  }
+
+  #connect(): void {
+    const { url, token, log } = this.#options;
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+    this.#socket = socket;
+    this.#helloSent = false;
+    this.#afterHello = [];
+    this.#welcomed = false;
+    let welcomedAt = 0;
+    let lastFrameAt = Date.now();
+    let heartbeat: NodeJS.Timeout | null = null;
+    let welcomeTimer: NodeJS.Timeout | null = null;
+    let rejected = false;
+
+    socket.on("unexpected-response", (req, res) => {
+      rejected = true;
+      log.error(res.statusCode === 401 ? "server rejected the agent token" : "server refused the agent connection", { status: res.statusCode });
+      res.resume();
+      socket.terminate();
+    });
+    socket.on("open", () => {
+      this.#options.buildHello().then(
+        (hello) => {
+          if (socket !== this.#socket || socket.readyState !== WebSocket.OPEN) return;
+          socket.send(JSON.stringify(hello));
+          this.#helloSent = true;
+          for (const frame of this.#afterHello.splice(0)) socket.send(frame);
+          welcomeTimer = setTimeout(() => {
+            log.warn("no welcome from the server in time, reconnecting");
+            socket.terminate();
+          }, this.#options.welcomeTimeoutMs ?? 10_000);
+        },
+        (error: unknown) => {
+          log.error("could not build the hello", { error: String(error) });
+          socket.terminate();
+        },
+      );
+    });
+    // Pongs count as life too: the heartbeat message itself has no reply in the protocol.
+    socket.on("pong", () => {
+      lastFrameAt = Date.now();
+    });
+    socket.on("ping", () => {
+      lastFrameAt = Date.now();
+    });
+    socket.on("message", (data, isBinary) => {
+      lastFrameAt = Date.now();
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
+      if (isBinary) {
+        const frame = decodeDataFrame(bytes);
+        if ("error" in frame) return log.warn("malformed data frame ignored", { reason: frame.error });
+        return this.#options.onData(frame);
+      }
+      const decoded = decodeServerMessage(bytes.toString("utf8"));
+      if (!decoded.ok) return log.warn("malformed frame ignored", { reason: decoded.reason });
+      const message = decoded.message;
+      if (message.type !== "welcome") return this.#options.onMessage(message);
+      if (message.protocol !== PROTOCOL_VERSION) log.warn("server speaks another protocol version", { server: message.protocol, agent: PROTOCOL_VERSION });
+      if (welcomeTimer) clearTimeout(welcomeTimer);
+      if (heartbeat) clearInterval(heartbeat);
+      this.#welcomed = true;
+      welcomedAt = Date.now();
+      log.info("connected", { machine_id: message.machine_id, heartbeat_ms: message.heartbeat_ms });
+      heartbeat = setInterval(() => {
+        if (Date.now() - lastFrameAt > 3 * message.heartbeat_ms) {
+          log.warn("server silent for 3 heartbeats, reconnecting");
+          return socket.terminate();
+        }
+        this.send({ type: "heartbeat" });
+        socket.ping();
+      }, message.heartbeat_ms);
+    });
+    socket.on("error", (error) => {
+      if (!rejected) log.warn("connection error", { error: error.message });
+    });
+    socket.on("close", (code, reason) => {
+      if (heartbeat) clearInterval(heartbeat);
+      if (welcomeTimer) clearTimeout(welcomeTimer);
+      if (socket !== this.#socket) return;
+      this.#helloSent = false;
+      this.#welcomed = false;
+      this.#options.onDisconnect();
+      if (this.#stopped) return;
+      if (welcomedAt > 0 && Date.now() - welcomedAt >= (this.#options.stableAfterMs ?? 30_000)) this.#options.backoff.reset();
+      const delayMs = this.#options.backoff.nextDelayMs();
+      log.info("disconnected", { code, reason: reason.toString("utf8"), reconnect_in_ms: delayMs });
+      this.#reconnectTimer = setTimeout(() => this.#connect(), delayMs);
+    });
+  }
+}

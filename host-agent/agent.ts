@@ -1,0 +1,84 @@
+// The host agent assembled: control channel, command runner, proxy streams and container state
+// reports around one container runtime.
+import { hostname } from "node:os";
+import type { AgentMessage, ContainerReport, GpuInfo, ServerMessage } from "../protocol/messages.ts";
+import { PROTOCOL_VERSION } from "../protocol/version.ts";
+import { AgentConnection } from "./agent-connection.ts";
+import { Backoff } from "./backoff.ts";
+import { CommandRunner } from "./command-runner.ts";
+import { ContainerStates } from "./container-states.ts";
+import type { Logger } from "./log.ts";
+import { scanModelCache } from "./model-cache.ts";
+import { ProxyStreams } from "./proxy/proxy-streams.ts";
+import type { ContainerRuntime } from "./runtime/runtime.ts";
+
+export const AGENT_VERSION = "0.1.0";
+
+export interface AgentOptions {
+  connectUrl: string;
+  token: string;
+  runtime: ContainerRuntime;
+  gpus: GpuInfo[];
+  cacheDir: string;
+  log: Logger;
+}
+
+export interface RunningAgent {
+  /** Closes the connection and releases the runtime (the local runtime's containers stop). */
+  close(): Promise<void>;
+}
+
+export function startAgent({ connectUrl, token, runtime, gpus, cacheDir, log }: AgentOptions): RunningAgent {
+  const states = new ContainerStates();
+  const report = (containerReport: ContainerReport) => {
+    states.record(containerReport);
+    connection.send({ type: "container", ...containerReport });
+    log.info("container state", { ...containerReport });
+  };
+  const buildHello = async (): Promise<AgentMessage> => {
+    const [listed, cachedModels] = await Promise.all([runtime.list(), scanModelCache(cacheDir)]);
+    return {
+      type: "hello",
+      protocol: PROTOCOL_VERSION,
+      agent_version: AGENT_VERSION,
+      runtime: runtime.name,
+      hostname: hostname(),
+      gpus,
+      containers: states.forHello(listed),
+      cached_models: cachedModels,
+    };
+  };
+  const onMessage = (message: Exclude<ServerMessage, { type: "welcome" }>) => {
+    switch (message.type) {
+      case "command":
+        return void commands.run(message);
+      case "http_request":
+      case "ws_open":
+        return streams.open(message);
+      default:
+        return streams.receive(message);
+    }
+  };
+  const connection = new AgentConnection({
+    url: connectUrl,
+    token,
+    log,
+    backoff: new Backoff({ baseMs: 250, capMs: 5_000 }),
+    buildHello,
+    onMessage,
+    onData: (frame) => streams.receiveData(frame),
+    onDisconnect: () => streams.closeAll(),
+  });
+  const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log);
+  const streams = new ProxyStreams(runtime, connection, log);
+  runtime.onExit(({ instanceId, state, message }) => report({ instance_id: instanceId, state, message }));
+  connection.start();
+  log.info("agent started", { runtime: runtime.name, gpus: gpus.length, url: connectUrl });
+  return {
+    async close() {
+      await connection.close();
+      streams.closeAll();
+      await runtime.close();
+    },
+  };
+}

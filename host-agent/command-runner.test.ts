@@ -1,0 +1,58 @@
+// Commands run one at a time per instance (in parallel across instances) and failures become reports.
+import { describe, expect, it } from "vitest";
+import type { AgentMessage, ContainerReport } from "../protocol/messages.ts";
+import { CommandRunner, type CommandMessage } from "./command-runner.ts";
+import { createLogger } from "./log.ts";
+import type { ContainerRuntime } from "./runtime/runtime.ts";
+
+const A = "i-aaaaaaaaaaaaaaaa";
+const B = "i-bbbbbbbbbbbbbbbb";
+
+function recordingRuntime(log: string[]): ContainerRuntime {
+  const step = (name: string) => async (id: string) => {
+    log.push(`${name} ${id} begin`);
+    await new Promise((r) => setTimeout(r, 20));
+    log.push(`${name} ${id} end`);
+  };
+  return {
+    name: "local",
+    list: async () => [],
+    create: async () => {},
+    start: step("start"),
+    stop: step("stop"),
+    destroy: async () => {
+      throw new Error("disk on fire");
+    },
+    resolvePort: async () => null,
+    onExit: () => {},
+    close: async () => {},
+  };
+}
+
+const command = (id: string, op: CommandMessage["op"], instanceId: string): CommandMessage => ({ type: "command", command_id: id, op, instance_id: instanceId, spec: null });
+
+describe("command runner", () => {
+  it("serializes commands of one instance and overlaps different instances", async () => {
+    const steps: string[] = [];
+    const runner = new CommandRunner(recordingRuntime(steps), () => {}, () => {}, createLogger(() => {}));
+    await Promise.all([runner.run(command("1", "start", A)), runner.run(command("2", "stop", A)), runner.run(command("3", "start", B))]);
+    expect(steps.indexOf(`start ${A} end`)).toBeLessThan(steps.indexOf(`stop ${A} begin`));
+    expect(steps.indexOf(`start ${B} begin`)).toBeLessThan(steps.indexOf(`start ${A} end`));
+  });
+
+  it("turns a failure into an error report and a failed ack, and a create without spec into one too", async () => {
+    const reports: ContainerReport[] = [];
+    const sent: AgentMessage[] = [];
+    const runner = new CommandRunner(recordingRuntime([]), (r) => reports.push(r), (m) => sent.push(m), createLogger(() => {}));
+    await runner.run(command("d", "destroy", A));
+    await runner.run(command("c", "create", B));
+    expect(reports).toEqual([
+      { instance_id: A, state: "error", message: "destroy failed: disk on fire" },
+      { instance_id: B, state: "error", message: "create failed: create needs the instance's spec" },
+    ]);
+    expect(sent).toEqual([
+      { type: "ack", command_id: "d", ok: false, error: "destroy failed: disk on fire" },
+      { type: "ack", command_id: "c", ok: false, error: "create failed: create needs the instance's spec" },
+    ]);
+  });
+});

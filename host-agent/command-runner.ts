@@ -1,0 +1,76 @@
+// Runs the MachineDO's commands against the runtime, one at a time per instance, reporting every
+// state change and acknowledging each command; a failure becomes an `error` state, never a crash.
+import type { AgentMessage, ContainerReport, ServerMessage } from "../protocol/messages.ts";
+import { errorMessage, type Logger } from "./log.ts";
+import type { ContainerRuntime } from "./runtime/runtime.ts";
+
+export type CommandMessage = Extract<ServerMessage, { type: "command" }>;
+type Send = (message: AgentMessage) => void;
+
+export class CommandRunner {
+  readonly #runtime: ContainerRuntime;
+  readonly #report: (report: ContainerReport) => void;
+  readonly #send: Send;
+  readonly #log: Logger;
+  readonly #queues = new Map<string, Promise<void>>();
+
+  constructor(runtime: ContainerRuntime, report: (report: ContainerReport) => void, send: Send, log: Logger) {
+    this.#runtime = runtime;
+    this.#report = report;
+    this.#send = send;
+    this.#log = log;
+  }
+
+  /** Queues the command behind earlier ones for the same instance; resolves once it has run. */
+  run(command: CommandMessage): Promise<void> {
+    const previous = this.#queues.get(command.instance_id) ?? Promise.resolve();
+    const done = previous.then(() => this.#execute(command));
+    this.#queues.set(command.instance_id, done);
+    void done.then(() => {
+      if (this.#queues.get(command.instance_id) === done) this.#queues.delete(command.instance_id);
+    });
+    return done;
+  }
+
+  async #execute(command: CommandMessage): Promise<void> {
+    const { command_id: commandId, op, instance_id: instanceId } = command;
+    this.#log.info("command", { command_id: commandId, op, instance_id: instanceId });
+    try {
+      await this.#apply(command);
+      this.#send({ type: "ack", command_id: commandId, ok: true, error: "" });
+    } catch (error) {
+      const message = `${op} failed: ${errorMessage(error)}`;
+      this.#log.error("command failed", { command_id: commandId, op, instance_id: instanceId, error: message });
+      this.#report({ instance_id: instanceId, state: "error", message });
+      this.#send({ type: "ack", command_id: commandId, ok: false, error: message });
+    }
+  }
+
+  async #apply({ op, instance_id: instanceId, spec }: CommandMessage): Promise<void> {
+    const state = (state: ContainerReport["state"]) => this.#report({ instance_id: instanceId, state, message: "" });
+    switch (op) {
+      case "create":
+        if (!spec || spec.instance_id !== instanceId) throw new Error("create needs the instance's spec");
+        state("pulling");
+        let creating = false;
+        await this.#runtime.create(spec, (percent) => {
+          this.#send({ type: "pull_progress", instance_id: instanceId, percent });
+          // The runtime creates the container right after its image is in place.
+          if (percent === 100 && !creating) state("creating");
+          creating ||= percent === 100;
+        });
+        if (!creating) state("creating");
+        await this.#runtime.start(instanceId);
+        return state("running");
+      case "start":
+        await this.#runtime.start(instanceId);
+        return state("running");
+      case "stop":
+        await this.#runtime.stop(instanceId);
+        return state("stopped");
+      case "destroy":
+        await this.#runtime.destroy(instanceId);
+        return state("destroyed");
+    }
+  }
+}

@@ -1,0 +1,103 @@
+// The dev container server as a real child process: readiness delay, echo, SSE, bytes, WebSocket.
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { startDevServerChild, type DevServerChild } from "../test-support/dev-server-child.ts";
+import { healthAnswers, waitUntil } from "../test-support/wait-until.ts";
+
+let server: DevServerChild;
+let base: string;
+
+beforeAll(async () => {
+  server = await startDevServerChild([8000, 8001]);
+  base = `http://127.0.0.1:${server.ports[0]}`;
+});
+afterAll(() => server.stop());
+
+describe("dev container server", () => {
+  it("refuses connections during the ready delay, then answers /health on every port", async () => {
+    const slow = await startDevServerChild([8000], { DEV_READY_DELAY_MS: "700" }, false);
+    const port = slow.ports[0] ?? 0;
+    try {
+      expect(await healthAnswers(port)).toBe(false);
+      await waitUntil(async () => ((await healthAnswers(port)) ? true : undefined), "ready");
+    } finally {
+      await slow.stop();
+    }
+    for (const port of server.ports) expect(await healthAnswers(port)).toBe(true);
+  });
+
+  it("echoes the raw path, raw query, joined repeated headers and the streamed body's sha256", async () => {
+    const body = Buffer.alloc(3 * 1024 * 1024 + 17, 7);
+    const echoed = await rawRequest(server.ports[0] ?? 0, "PUT", "/echo/a%2Fb/%7Ex?q=%20&r", { "X-Dup": ["1", "2"] }, body);
+    expect(echoed).toEqual({
+      method: "PUT",
+      path: "/echo/a%2Fb/%7Ex",
+      query: "q=%20&r",
+      headers: expect.objectContaining({ "x-dup": "1, 2", "content-length": String(body.byteLength) }),
+      body_bytes: body.byteLength,
+      body_sha256: createHash("sha256").update(body).digest("hex"),
+    });
+    const noQuery = (await (await fetch(`${base}/echo/`)).json()) as { query: string; body_bytes: number };
+    expect(noQuery).toMatchObject({ query: "", body_bytes: 0 });
+  });
+
+  it("streams server-sent events one by one, interval apart", async () => {
+    const res = await fetch(`${base}/sse?n=3&interval_ms=150`);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.getReader();
+    const arrivals: number[] = [];
+    let text = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      arrivals.push(Date.now());
+      text += Buffer.from(value).toString();
+    }
+    expect(text).toBe('data: {"i": 0}\n\ndata: {"i": 1}\n\ndata: {"i": 2}\n\n');
+    expect(arrivals.length).toBeGreaterThanOrEqual(3);
+    expect((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(250);
+  });
+
+  it("streams exactly n bytes of the repeating pattern", async () => {
+    const res = await fetch(`${base}/bytes?n=200000`);
+    expect(res.headers.get("content-type")).toBe("application/octet-stream");
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.byteLength).toBe(200000);
+    expect(bytes[70000]).toBe(70000 % 256);
+  });
+
+  it("echoes WebSocket text and binary messages, selects the first subprotocol, closes on request", async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.ports[1]}/ws`, ["first.v1", "second.v1"]);
+    await once(ws, "open");
+    expect(ws.protocol).toBe("first.v1");
+    const messages: { data: string; isBinary: boolean }[] = [];
+    ws.on("message", (data, isBinary) => messages.push({ data: data.toString(), isBinary }));
+    ws.send("hello");
+    ws.send(Buffer.from("bin"));
+    await waitUntil(() => (messages.length === 2 ? true : undefined), "two echoes");
+    expect(messages).toEqual([{ data: "hello", isBinary: false }, { data: "bin", isBinary: true }]);
+    ws.send("close:4001:bye now");
+    const [code, reason] = (await once(ws, "close")) as [number, Buffer];
+    expect([code, reason.toString()]).toEqual([4001, "bye now"]);
+  });
+
+  it("answers 404 to anything else", async () => {
+    expect((await fetch(`${base}/nothing`)).status).toBe(404);
+    expect((await fetch(`${base}/health`, { method: "POST" })).status).toBe(404);
+  });
+});
+
+function rawRequest(port: number, method: string, path: string, headers: Record<string, string[]>, body: Buffer): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers: { ...headers, "content-length": String(body.byteLength) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString())));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,31 @@
+// Entry of the dev container server, the local runtime's stand-in for a model server container.
+// Env: DEV_LISTEN (containerPort:hostPort,...), DEV_MODEL, DEV_READY_DELAY_MS, DEV_DATA_DIR.
+import { once } from "node:events";
+import { mkdirSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createDevServer } from "./dev-server.ts";
+
+const listen = parseListen(process.env.DEV_LISTEN ?? "");
+const readyDelayMs = Number(process.env.DEV_READY_DELAY_MS ?? "3000");
+if (listen === null || listen.length === 0 || !Number.isFinite(readyDelayMs) || readyDelayMs < 0) {
+  process.stderr.write("dev container: DEV_LISTEN must be containerPort:hostPort[,...] and DEV_READY_DELAY_MS a number\n");
+  process.exit(2);
+}
+if (process.env.DEV_DATA_DIR) mkdirSync(process.env.DEV_DATA_DIR, { recursive: true });
+
+// Spawned with an IPC channel by the local runtime: the channel closes when the agent dies, even by
+// SIGKILL, so a container never outlives its agent.
+if (process.send) process.on("disconnect", () => process.exit(0));
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));
+
+// Ports stay closed while the "model loads", so connections are refused exactly as with a real server.
+await sleep(readyDelayMs);
+const model = process.env.DEV_MODEL ?? "";
+await Promise.all(listen.map(({ hostPort }) => once(createDevServer(model).listen(hostPort, "127.0.0.1"), "listening")));
+process.stdout.write(`dev container ready on ${listen.map((l) => `${l.containerPort}->127.0.0.1:${l.hostPort}`).join(", ")}\n`);
+
+function parseListen(text: string): { containerPort: number; hostPort: number }[] | null {
+  const pairs = text.split(",").filter(Boolean).map((pair) => pair.split(":").map(Number));
+  if (!pairs.every((p) => p.length === 2 && p.every((n) => Number.isInteger(n) && n > 0 && n < 65536))) return null;
+  return pairs.map(([containerPort = 0, hostPort = 0]) => ({ containerPort, hostPort }));
+}

@@ -1,0 +1,152 @@
+// The proxy multiplexer in-process against a real upstream server: what a connection drop tears
+// down, body frames racing the port lookup, socket congestion, oversized messages, window overruns.
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
+import { DataKind } from "../../protocol/frames.ts";
+import type { AgentMessage } from "../../protocol/messages.ts";
+import { INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/version.ts";
+import { createLogger } from "../log.ts";
+import type { Endpoint } from "../runtime/runtime.ts";
+import { waitUntil } from "../test-support/wait-until.ts";
+import type { HttpRequestMessage } from "./http-proxy-stream.ts";
+import { ProxyStreams } from "./proxy-streams.ts";
+import type { StreamTransport } from "./stream-transport.ts";
+
+const ID = "i-proxystreams2345";
+
+class RecordingTransport implements StreamTransport {
+  messages: AgentMessage[] = [];
+  bytes = new Map<number, number>();
+  isCongested = false;
+  #waiters: (() => void)[] = [];
+  send(message: AgentMessage): void {
+    this.messages.push(message);
+  }
+  sendData(_kind: DataKind, stream: number, payload: Uint8Array): void {
+    this.bytes.set(stream, (this.bytes.get(stream) ?? 0) + payload.byteLength);
+  }
+  congested(): boolean {
+    return this.isCongested;
+  }
+  whenUncongested(callback: () => void): void {
+    this.#waiters.push(callback);
+  }
+  drain(): void {
+    this.isCongested = false;
+    for (const waiter of this.#waiters.splice(0)) waiter();
+  }
+  waitFor(match: (m: AgentMessage) => boolean, what: string): Promise<AgentMessage> {
+    return waitUntil(() => this.messages.find(match), what);
+  }
+}
+
+let upstream: Server;
+let endpoint: Endpoint;
+const upstreamClosed: string[] = [];
+
+beforeAll(async () => {
+  upstream = createServer(async (req: IncomingMessage, res) => {
+    req.on("close", () => upstreamClosed.push(req.url ?? ""));
+    if (req.url === "/hang") return res.writeHead(200).write("x");
+    if (req.url === "/big") return res.writeHead(200).end(Buffer.alloc(1024 * 1024));
+    const hash = createHash("sha256");
+    for await (const chunk of req) hash.update(chunk as Buffer);
+    res.writeHead(200).end(hash.digest("hex"));
+  });
+  const wss = new WebSocketServer({ server: upstream });
+  wss.on("connection", (ws) => {
+    ws.on("close", () => upstreamClosed.push("ws"));
+    ws.on("message", (data) => {
+      if (data.toString() === "big") ws.send(Buffer.alloc(MAX_DATA_FRAME_BYTES + 1));
+    });
+  });
+  upstream.listen(0, "127.0.0.1");
+  await once(upstream, "listening");
+  endpoint = { host: "127.0.0.1", port: (upstream.address() as AddressInfo).port };
+});
+afterAll(() => {
+  upstream.closeAllConnections();
+  upstream.close();
+});
+
+function setUp(resolvePort: () => Promise<Endpoint | null> = async () => endpoint) {
+  const transport = new RecordingTransport();
+  const streams = new ProxyStreams({ resolvePort }, transport, createLogger(() => {}));
+  return { transport, streams };
+}
+
+const httpRequest = (stream: number, path: string, hasBody = false): HttpRequestMessage => ({
+  type: "http_request",
+  stream,
+  instance_id: ID,
+  port: 8000,
+  method: hasBody ? "POST" : "GET",
+  path,
+  headers: [],
+  has_body: hasBody,
+});
+
+describe("proxy streams", () => {
+  it("tears down every upstream HTTP and WebSocket connection when the MachineDO connection drops", async () => {
+    const { transport, streams } = setUp();
+    streams.open(httpRequest(1, "/hang"));
+    streams.open({ type: "ws_open", stream: 2, instance_id: ID, port: 8000, path: "/ws", headers: [], protocols: [] });
+    await transport.waitFor((m) => m.type === "http_response", "response head");
+    await transport.waitFor((m) => m.type === "ws_accepted", "ws accepted");
+    expect(streams.openCount).toBe(2);
+    streams.closeAll();
+    expect(streams.openCount).toBe(0);
+    await waitUntil(() => (upstreamClosed.includes("/hang") && upstreamClosed.includes("ws") ? true : undefined), "upstream sockets closed");
+  });
+
+  it("keeps body frames that arrive before the container port is resolved", async () => {
+    let resolve: (e: Endpoint) => void = () => {};
+    const { transport, streams } = setUp(() => new Promise((r) => (resolve = r)));
+    const body = Buffer.from("early body");
+    streams.open(httpRequest(3, "/hash", true));
+    streams.receiveData({ kind: DataKind.body, stream: 3, payload: body });
+    streams.receive({ type: "end", stream: 3 });
+    resolve(endpoint);
+    await transport.waitFor((m) => m.type === "end", "end");
+    expect(transport.bytes.get(3)).toBe(64);
+  });
+
+  it("holds response data while the socket is congested and sends it once drained", async () => {
+    const { transport, streams } = setUp();
+    transport.isCongested = true;
+    streams.open(httpRequest(4, "/big"));
+    await transport.waitFor((m) => m.type === "http_response", "head");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(transport.bytes.get(4)).toBeUndefined();
+    transport.drain();
+    await transport.waitFor((m) => m.type === "end", "end");
+    expect(transport.bytes.get(4)).toBe(1024 * 1024);
+  });
+
+  it("closes a WebSocket with 1009 when an upstream message cannot fit one data frame", async () => {
+    const { transport, streams } = setUp();
+    streams.open({ type: "ws_open", stream: 5, instance_id: ID, port: 8000, path: "/ws", headers: [], protocols: [] });
+    await transport.waitFor((m) => m.type === "ws_accepted", "accepted");
+    streams.receiveData({ kind: DataKind.wsText, stream: 5, payload: Buffer.from("big") });
+    expect(await transport.waitFor((m) => m.type === "ws_close", "close")).toEqual({ type: "ws_close", stream: 5, code: 1009, reason: "message too big for the proxy" });
+  });
+
+  it("aborts a stream whose peer sends more than the window it was granted", async () => {
+    const { transport, streams } = setUp();
+    streams.open(httpRequest(6, "/hash", true));
+    const chunk = Buffer.alloc(MAX_DATA_FRAME_BYTES);
+    for (let sent = 0; sent <= INITIAL_WINDOW_BYTES; sent += chunk.byteLength) streams.receiveData({ kind: DataKind.body, stream: 6, payload: chunk });
+    expect(await transport.waitFor((m) => m.type === "abort", "abort")).toEqual({ type: "abort", stream: 6, reason: "request body exceeded the flow-control window" });
+  });
+
+  it("aborts with upstream_unavailable when the container port is unknown", async () => {
+    const { transport, streams } = setUp(async () => null);
+    streams.open(httpRequest(7, "/x"));
+    expect(await transport.waitFor((m) => m.type === "abort", "abort")).toEqual({ type: "abort", stream: 7, reason: "upstream_unavailable" });
+    expect(streams.openCount).toBe(0);
+  });
+});

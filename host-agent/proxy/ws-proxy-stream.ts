@@ -1,0 +1,155 @@
+// One proxied WebSocket: messages both ways as wsText/wsBinary data frames (one frame per message),
+// close codes passed through, and upstream reads paused while the MachineDO's credit is exhausted.
+import WebSocket, { type RawData } from "ws";
+import { DataKind } from "../../protocol/frames.ts";
+import type { ServerMessage } from "../../protocol/messages.ts";
+import { MAX_DATA_FRAME_BYTES } from "../../protocol/version.ts";
+import type { Endpoint } from "../runtime/runtime.ts";
+import { ReceiveWindow, SendWindow } from "./flow-windows.ts";
+import { upstreamWsHeaders } from "./proxy-headers.ts";
+import type { StreamTransport } from "./stream-transport.ts";
+
+export type WsOpenMessage = Extract<ServerMessage, { type: "ws_open" }>;
+
+/** Close codes that exist only locally and must never be sent in a close frame. */
+const UNSENDABLE_CLOSE_CODES = new Set([1005, 1006, 1015]);
+/** A data frame carries exactly one message, so bigger messages cannot cross the protocol. */
+const MESSAGE_TOO_BIG = 1009;
+const TOO_BIG_ERROR = "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
+
+export class WsProxyStream {
+  readonly #message: WsOpenMessage;
+  readonly #transport: StreamTransport;
+  readonly #onClosed: () => void;
+  readonly #sendWindow = new SendWindow();
+  readonly #receiveWindow = new ReceiveWindow();
+  #upstream: WebSocket | null = null;
+  #accepted = false;
+  /** Upstream messages waiting for credit; upstream reads are paused while any wait. */
+  #pending: { kind: DataKind; payload: Buffer }[] = [];
+  #waitingForDrain = false;
+  #closed = false;
+
+  constructor(message: WsOpenMessage, transport: StreamTransport, onClosed: () => void) {
+    this.#message = message;
+    this.#transport = transport;
+    this.#onClosed = onClosed;
+  }
+
+  connect(endpoint: Endpoint | null): void {
+    if (this.#closed) return;
+    if (!endpoint) return this.#fail("upstream_unavailable");
+    const { path, protocols, headers, port } = this.#message;
+    let upstream: WebSocket;
+    try {
+      upstream = new WebSocket(`ws://${endpoint.host}:${endpoint.port}${path}`, protocols, {
+        headers: upstreamWsHeaders(headers, port),
+        perMessageDeflate: false,
+        // The ws client refuses bigger messages before buffering them, keeping memory bounded.
+        maxPayload: MAX_DATA_FRAME_BYTES,
+      });
+    } catch {
+      return this.#fail("upstream_unavailable");
+    }
+    this.#upstream = upstream;
+    upstream.on("unexpected-response", (req, res) => {
+      res.resume();
+      req.destroy();
+      this.#fail("upstream_unavailable");
+    });
+    upstream.on("open", () => {
+      this.#accepted = true;
+      this.#transport.send({ type: "ws_accepted", stream: this.#message.stream, protocol: upstream.protocol });
+    });
+    upstream.on("message", (data, isBinary) => this.#relayUpstreamMessage(data, isBinary));
+    upstream.on("error", (error: Error & { code?: string }) => {
+      if (!this.#accepted) return this.#fail("upstream_unavailable");
+      if (error.code !== TOO_BIG_ERROR || this.#closed) return;
+      this.#transport.send({ type: "ws_close", stream: this.#message.stream, code: MESSAGE_TOO_BIG, reason: "message too big for the proxy" });
+      this.#finish();
+    });
+    upstream.on("close", (code, reason) => {
+      if (!this.#accepted) return this.#fail("upstream_unavailable");
+      if (this.#closed) return;
+      this.#transport.send({ type: "ws_close", stream: this.#message.stream, code, reason: reason.toString("utf8") });
+      this.#finish();
+    });
+  }
+
+  receiveMessage(kind: DataKind, payload: Uint8Array): void {
+    const upstream = this.#upstream;
+    if (this.#closed || !upstream || upstream.readyState !== WebSocket.OPEN) return;
+    if (kind === DataKind.body) return this.#fail("body data on a WebSocket stream");
+    if (!this.#receiveWindow.receive(payload.byteLength)) return this.#fail("WebSocket data exceeded the flow-control window");
+    const data = kind === DataKind.wsText ? Buffer.from(payload).toString("utf8") : Buffer.from(payload);
+    upstream.send(data, () => {
+      const credit = this.#receiveWindow.consume(payload.byteLength);
+      if (credit > 0 && !this.#closed) this.#transport.send({ type: "window", stream: this.#message.stream, bytes: credit });
+    });
+  }
+
+  /** The client closed: pass its code and reason on; the upstream's answering close comes back as ws_close. */
+  closeUpstream(code: number, reason: string): void {
+    const upstream = this.#upstream;
+    if (this.#closed) return;
+    if (!upstream || upstream.readyState === WebSocket.CONNECTING) return this.close();
+    try {
+      if (UNSENDABLE_CLOSE_CODES.has(code)) upstream.close();
+      else upstream.close(code, reason);
+    } catch {
+      upstream.close();
+    }
+  }
+
+  grant(bytes: number): void {
+    this.#sendWindow.grant(bytes);
+    this.#pump();
+  }
+
+  /** Drops the stream without telling the MachineDO (it aborted, or the connection is gone). */
+  close(): void {
+    if (this.#closed) return;
+    this.#upstream?.terminate();
+    this.#finish();
+  }
+
+  #relayUpstreamMessage(data: RawData, isBinary: boolean): void {
+    if (this.#closed) return;
+    const payload = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
+    this.#pending.push({ kind: isBinary ? DataKind.wsBinary : DataKind.wsText, payload });
+    this.#pump();
+  }
+
+  #pump(): void {
+    if (this.#closed) return;
+    for (;;) {
+      const next = this.#pending[0];
+      if (!next || next.payload.byteLength > this.#sendWindow.available || this.#transport.congested()) break;
+      this.#transport.sendData(next.kind, this.#message.stream, next.payload);
+      this.#sendWindow.consume(next.payload.byteLength);
+      this.#pending.shift();
+    }
+    if (this.#pending.length === 0) return void this.#upstream?.resume();
+    this.#upstream?.pause();
+    if (this.#transport.congested() && !this.#waitingForDrain) {
+      this.#waitingForDrain = true;
+      this.#transport.whenUncongested(() => {
+        this.#waitingForDrain = false;
+        this.#pump();
+      });
+    }
+  }
+
+  #fail(reason: string): void {
+    if (this.#closed) return;
+    this.#transport.send({ type: "abort", stream: this.#message.stream, reason });
+    this.close();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#pending = [];
+    this.#onClosed();
+  }
+}

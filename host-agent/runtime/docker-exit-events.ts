@@ -1,0 +1,68 @@
+// Follows the engine's `die` events for the agent's containers, so a container that exits on its own
+// is reported; the stream is reopened if the engine drops it.
+import type Docker from "dockerode";
+import { INSTANCE_LABEL, MANAGED_LABEL } from "./docker-container-config.ts";
+
+export interface DieEvent {
+  instanceId: string;
+  exitCode: string;
+}
+
+interface EngineEvent {
+  Action?: string;
+  status?: string;
+  Actor?: { Attributes?: Record<string, string> };
+}
+
+const REOPEN_DELAY_MS = 1_000;
+
+export function followDieEvents(docker: Docker, onDie: (event: DieEvent) => void): { close(): void } {
+  let closed = false;
+  let stream: NodeJS.ReadableStream | null = null;
+  const open = async () => {
+    try {
+      // Filtered to `die` here rather than with an `event` filter, which podman 4's API mishandles.
+      stream = await docker.getEvents({ filters: { type: ["container"], label: [`${MANAGED_LABEL}=true`] } });
+    } catch {
+      if (!closed) setTimeout(open, REOPEN_DELAY_MS).unref();
+      return;
+    }
+    if (closed) return destroy(stream);
+    let pending = "";
+    stream.on("data", (chunk: Buffer) => {
+      pending += chunk.toString("utf8");
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) parseDie(line, onDie);
+    });
+    stream.on("error", () => {});
+    stream.on("close", () => {
+      if (!closed) setTimeout(open, REOPEN_DELAY_MS).unref();
+    });
+  };
+  void open();
+  return {
+    close() {
+      closed = true;
+      if (stream) destroy(stream);
+    },
+  };
+}
+
+function parseDie(line: string, onDie: (event: DieEvent) => void): void {
+  if (!line.trim()) return;
+  let event: EngineEvent;
+  try {
+    event = JSON.parse(line) as EngineEvent;
+  } catch {
+    return;
+  }
+  const attributes = event.Actor?.Attributes ?? {};
+  const instanceId = attributes[INSTANCE_LABEL];
+  if ((event.Action ?? event.status) !== "die" || !instanceId) return;
+  onDie({ instanceId, exitCode: attributes.exitCode ?? "" });
+}
+
+function destroy(stream: NodeJS.ReadableStream): void {
+  (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+}

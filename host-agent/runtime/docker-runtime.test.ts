@@ -1,0 +1,101 @@
+// The docker runtime against a real Docker-compatible engine (scripts/ci/podman.sh provides one):
+// runs when DOCKER_HOST is set; REQUIRE_DOCKER_ENGINE=1 turns a missing engine into a failure.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomInstanceId, testSpec } from "../test-support/specs.ts";
+import { waitUntil } from "../test-support/wait-until.ts";
+import { containerName, volumeName } from "./docker-container-config.ts";
+import { statusOf } from "./docker-pull.ts";
+import { DockerRuntime } from "./docker-runtime.ts";
+import type { ContainerExit } from "./runtime.ts";
+
+const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
+const hasEngine = Boolean(process.env.DOCKER_HOST);
+
+if (!hasEngine && process.env.REQUIRE_DOCKER_ENGINE === "1") {
+  describe("docker runtime", () => {
+    it("needs a Docker-compatible engine", () => {
+      throw new Error("REQUIRE_DOCKER_ENGINE=1 but DOCKER_HOST is not set: run scripts/ci/podman.sh and export the DOCKER_HOST it prints");
+    });
+  });
+}
+
+describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
+  const docker = new Docker();
+  const id = randomInstanceId();
+  let cacheDir: string;
+  let runtime: DockerRuntime;
+  const exits: ContainerExit[] = [];
+
+  beforeAll(async () => {
+    cacheDir = await mkdtemp(join(tmpdir(), "docker-runtime-cache-"));
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
+    runtime.onExit((exit) => exits.push(exit));
+  });
+  afterAll(async () => {
+    await runtime.destroy(id);
+    await runtime.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it("creates a labelled container with its port published on loopback and a data volume", async () => {
+    const progress: number[] = [];
+    const spec = testSpec(id, { image: TEST_IMAGE, ports: [8080], gpu_indices: [], disk_gb: 12 });
+    await runtime.create(spec, (p) => progress.push(p));
+    await runtime.create(spec, (p) => progress.push(p));
+    expect(progress).toEqual([100]);
+    const info = await docker.getContainer(containerName(id)).inspect();
+    expect(info.Config.Labels).toMatchObject({ "gpu-rental.managed": "true", "gpu-rental.instance": id });
+    expect(info.Config.Env).toContain("INSTANCE_TOKEN=tok");
+    expect(info.HostConfig.PortBindings).toMatchObject({ "8080/tcp": [expect.objectContaining({ HostIp: "127.0.0.1" })] });
+    const volume = await docker.getVolume(volumeName(id)).inspect();
+    expect(volume.Labels).toMatchObject({ "gpu-rental.instance": id, "gpu-rental.disk_gb": "12" });
+    expect(info.Mounts.map((m) => m.Destination).sort()).toEqual(["/data", "/root/.cache/huggingface"]);
+    expect(await runtime.list()).toContainEqual({ instanceId: id, state: "stopped" });
+  });
+
+  it("starts, answers through the resolved port, stops, starts again", async () => {
+    await runtime.start(id);
+    await runtime.start(id);
+    expect(await fetchIndex(await runtime.resolvePort(id, 8080))).toBe("gpu-rental busybox ok\n");
+    expect(await runtime.list()).toContainEqual({ instanceId: id, state: "running" });
+    const unpublished = await runtime.resolvePort(id, 9000);
+    expect(unpublished?.port).toBe(9000);
+    expect(unpublished?.host).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+
+    await runtime.stop(id);
+    await runtime.stop(id);
+    expect(await runtime.resolvePort(id, 8080)).toBeNull();
+    expect(await runtime.list()).toContainEqual({ instanceId: id, state: "stopped" });
+
+    await runtime.start(id);
+    expect(await fetchIndex(await runtime.resolvePort(id, 8080))).toBe("gpu-rental busybox ok\n");
+    expect(exits).toEqual([]);
+  });
+
+  it("reports a container killed behind its back", async () => {
+    await docker.getContainer(containerName(id)).kill();
+    await waitUntil(() => (exits.length > 0 ? true : undefined), "die event");
+    expect(exits).toEqual([{ instanceId: id, state: "error", message: "container exited with code 137" }]);
+  });
+
+  it("destroys container and volume, idempotently", async () => {
+    await runtime.destroy(id);
+    await runtime.destroy(id);
+    expect(statusOf(await docker.getContainer(containerName(id)).inspect().catch((e: unknown) => e))).toBe(404);
+    expect(statusOf(await docker.getVolume(volumeName(id)).inspect().catch((e: unknown) => e))).toBe(404);
+    expect((await runtime.list()).map((c) => c.instanceId)).not.toContain(id);
+    await expect(runtime.start(id)).rejects.toThrow(`no container for ${id}`);
+  });
+});
+
+async function fetchIndex(endpoint: { host: string; port: number } | null): Promise<string> {
+  if (!endpoint) throw new Error("no endpoint");
+  return waitUntil(async () => {
+    const res = await fetch(`http://${endpoint.host}:${endpoint.port}/index.html`).catch(() => null);
+    return res?.ok ? res.text() : undefined;
+  }, "httpd answers");
+}

@@ -1,0 +1,99 @@
+// The local runtime with real child processes: lifecycle, readiness delay, data kept on stop,
+// removal on destroy, and containers found again by a new runtime on the same state dir.
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { NODE_BINARY } from "../test-support/node-binary.ts";
+import { testSpec } from "../test-support/specs.ts";
+import { healthAnswers, waitUntil } from "../test-support/wait-until.ts";
+import { LocalRuntime } from "./local-runtime.ts";
+import type { ContainerExit } from "./runtime.ts";
+
+const ID = "i-aaaaaaaaaaaaaaaa";
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function newRuntime(stateDir?: string, readyDelayMs = 300): Promise<{ runtime: LocalRuntime; stateDir: string }> {
+  const dir = stateDir ?? (await mkdtemp(join(tmpdir(), "local-runtime-")));
+  if (!stateDir) cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const runtime = new LocalRuntime({ stateDir: dir, readyDelayMs, pullMs: 40, nodePath: NODE_BINARY });
+  cleanups.push(() => runtime.close());
+  return { runtime, stateDir: dir };
+}
+
+describe("local runtime", () => {
+  it("creates, starts (ports refuse during the ready delay), stops keeping data, restarts, destroys", async () => {
+    const { runtime, stateDir } = await newRuntime();
+    const progress: number[] = [];
+    await runtime.create(testSpec(ID), (p) => progress.push(p));
+    expect(progress).toEqual([0, 25, 50, 75, 100]);
+    await runtime.create(testSpec(ID), (p) => progress.push(p));
+    expect(progress).toHaveLength(5);
+    expect(await runtime.list()).toEqual([{ instanceId: ID, state: "stopped" }]);
+    expect(await runtime.resolvePort(ID, 8000)).toBeNull();
+
+    await runtime.start(ID);
+    await runtime.start(ID);
+    const endpoint = await runtime.resolvePort(ID, 8000);
+    expect(endpoint?.host).toBe("127.0.0.1");
+    expect(await runtime.resolvePort(ID, 9999)).toBeNull();
+    expect(await healthAnswers(endpoint?.port ?? 0)).toBe(false);
+    await waitUntil(async () => ((await healthAnswers(endpoint?.port ?? 0)) ? true : undefined), "ready");
+    expect(await runtime.list()).toEqual([{ instanceId: ID, state: "running" }]);
+
+    const dataFile = join(stateDir, "containers", ID, "data", "weights.bin");
+    await writeFile(dataFile, "kept");
+    await runtime.stop(ID);
+    await runtime.stop(ID);
+    expect(await healthAnswers(endpoint?.port ?? 0)).toBe(false);
+    expect(await runtime.resolvePort(ID, 8000)).toBeNull();
+    expect(await readFile(dataFile, "utf8")).toBe("kept");
+
+    await runtime.start(ID);
+    const again = await runtime.resolvePort(ID, 8000);
+    await waitUntil(async () => ((await healthAnswers(again?.port ?? 0)) ? true : undefined), "ready again");
+    await runtime.destroy(ID);
+    await runtime.destroy(ID);
+    expect(existsSync(join(stateDir, "containers", ID))).toBe(false);
+    expect(await runtime.list()).toEqual([]);
+    expect(await healthAnswers(again?.port ?? 0)).toBe(false);
+  });
+
+  it("finds its containers again from a new runtime on the same state dir, as stopped", async () => {
+    const { runtime, stateDir } = await newRuntime();
+    await runtime.create(testSpec(ID), () => {});
+    await runtime.start(ID);
+    await runtime.close();
+    const { runtime: restarted } = await newRuntime(stateDir);
+    expect(await restarted.list()).toEqual([{ instanceId: ID, state: "stopped" }]);
+    await restarted.start(ID);
+    expect(await restarted.list()).toEqual([{ instanceId: ID, state: "running" }]);
+  });
+
+  it("reports a container process that dies on its own, and not one it stopped", async () => {
+    const { runtime, stateDir } = await newRuntime();
+    const exits: ContainerExit[] = [];
+    runtime.onExit((exit) => exits.push(exit));
+    await runtime.create(testSpec(ID, { ports: [8000, 8001] }), () => {});
+    await runtime.start(ID);
+    await runtime.stop(ID);
+    expect(exits).toEqual([]);
+    // An invalid ready delay makes the dev server exit with code 2 right away.
+    const { runtime: broken } = await newRuntime(stateDir, -1);
+    broken.onExit((exit) => exits.push(exit));
+    await broken.start(ID);
+    await waitUntil(() => (exits.length > 0 ? true : undefined), "exit report");
+    expect(exits).toEqual([{ instanceId: ID, state: "error", message: "container process exited with code 2" }]);
+    expect(await broken.list()).toEqual([{ instanceId: ID, state: "stopped" }]);
+  });
+
+  it("refuses to start or stop an instance it has no container for", async () => {
+    const { runtime } = await newRuntime();
+    await expect(runtime.start(ID)).rejects.toThrow(`no container for ${ID}`);
+    await expect(runtime.stop(ID)).rejects.toThrow(`no container for ${ID}`);
+  });
+});

@@ -1,0 +1,160 @@
+// The local runtime: each "container" is a child process of the dev container server, with its spec
+// and data folder under <stateDir>/containers/<instance_id>/ (for machines without a container engine).
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { closeSync, openSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { containerSpec, type ContainerSpec } from "../../protocol/messages.ts";
+import { freePort } from "./free-port.ts";
+import { PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type Endpoint, type ListedContainer } from "./runtime.ts";
+
+const DEV_SERVER_FILE = fileURLToPath(new URL("../dev-container/server.ts", import.meta.url));
+const STOP_GRACE_MS = 5_000;
+
+export interface LocalRuntimeOptions {
+  stateDir: string;
+  /** The dev container's model-load delay (DEV_READY_DELAY_MS). */
+  readyDelayMs: number;
+  /** Duration of the simulated image pull (DEV_PULL_MS). */
+  pullMs: number;
+  /** A Node that runs .ts files; the agent's own by default. */
+  nodePath?: string;
+}
+
+interface RunningContainer {
+  child: ChildProcess;
+  hostPorts: Map<number, number>;
+  stopping: boolean;
+  exited: Promise<void>;
+}
+
+export class LocalRuntime implements ContainerRuntime {
+  readonly name = "local";
+  readonly #options: LocalRuntimeOptions;
+  readonly #running = new Map<string, RunningContainer>();
+  readonly #exitListeners: ((exit: ContainerExit) => void)[] = [];
+
+  constructor(options: LocalRuntimeOptions) {
+    this.#options = options;
+  }
+
+  async list(): Promise<ListedContainer[]> {
+    const root = join(this.#options.stateDir, "containers");
+    const entries = await readdir(root).catch(() => []);
+    const listed: ListedContainer[] = [];
+    for (const instanceId of entries.sort()) {
+      if ((await this.#readSpec(instanceId)) === null) continue;
+      listed.push({ instanceId, state: this.#running.has(instanceId) ? "running" : "stopped" });
+    }
+    return listed;
+  }
+
+  async create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<void> {
+    if ((await this.#readSpec(spec.instance_id)) !== null) return;
+    for (const percent of PULL_MILESTONES) {
+      if (percent > 0) await sleep(this.#options.pullMs / (PULL_MILESTONES.length - 1));
+      onPullProgress(percent);
+    }
+    const dir = this.#dir(spec.instance_id);
+    await mkdir(join(dir, "data"), { recursive: true });
+    // Written last and atomically: a container.json means the container exists completely.
+    await writeFile(join(dir, "container.json.tmp"), JSON.stringify(spec, null, 2));
+    await rename(join(dir, "container.json.tmp"), join(dir, "container.json"));
+  }
+
+  async start(instanceId: string): Promise<void> {
+    if (this.#running.has(instanceId)) return;
+    const spec = await this.#readSpec(instanceId);
+    if (spec === null) throw new Error(`no container for ${instanceId}`);
+    const hostPorts = new Map<number, number>();
+    for (const port of spec.ports) hostPorts.set(port, await freePort());
+    const dir = this.#dir(instanceId);
+    const logFd = openSync(join(dir, "container.log"), "a");
+    const child = spawn(this.#options.nodePath ?? process.execPath, [DEV_SERVER_FILE], {
+      cwd: join(dir, "data"),
+      env: {
+        ...spec.env,
+        DEV_LISTEN: [...hostPorts].map(([port, hostPort]) => `${port}:${hostPort}`).join(","),
+        DEV_MODEL: spec.model,
+        DEV_READY_DELAY_MS: String(this.#options.readyDelayMs),
+        DEV_DATA_DIR: join(dir, "data"),
+      },
+      // The IPC channel lets the child notice the agent's death, however it dies.
+      stdio: ["ignore", logFd, logFd, "ipc"],
+    });
+    closeSync(logFd);
+    const entry: RunningContainer = { child, hostPorts, stopping: false, exited: once(child, "exit").then(() => undefined) };
+    this.#running.set(instanceId, entry);
+    child.on("exit", (code, signal) => this.#noticeExit(instanceId, entry, code, signal));
+    try {
+      await once(child, "spawn");
+    } catch (error) {
+      this.#running.delete(instanceId);
+      throw new Error(`container process did not start: ${String(error)}`);
+    }
+  }
+
+  async stop(instanceId: string): Promise<void> {
+    const entry = this.#running.get(instanceId);
+    if (!entry) {
+      if ((await this.#readSpec(instanceId)) === null) throw new Error(`no container for ${instanceId}`);
+      return;
+    }
+    await this.#terminate(entry);
+  }
+
+  async destroy(instanceId: string): Promise<void> {
+    const entry = this.#running.get(instanceId);
+    if (entry) await this.#terminate(entry);
+    await rm(this.#dir(instanceId), { recursive: true, force: true });
+  }
+
+  async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {
+    const hostPort = this.#running.get(instanceId)?.hostPorts.get(port);
+    return hostPort === undefined ? null : { host: "127.0.0.1", port: hostPort };
+  }
+
+  onExit(listener: (exit: ContainerExit) => void): void {
+    this.#exitListeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#running.values()].map((entry) => this.#terminate(entry)));
+  }
+
+  async #terminate(entry: RunningContainer): Promise<void> {
+    entry.stopping = true;
+    if (entry.child.exitCode === null && entry.child.signalCode === null) entry.child.kill("SIGTERM");
+    const killTimer = setTimeout(() => entry.child.kill("SIGKILL"), STOP_GRACE_MS);
+    await entry.exited;
+    clearTimeout(killTimer);
+  }
+
+  #noticeExit(instanceId: string, entry: RunningContainer, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#running.get(instanceId) === entry) this.#running.delete(instanceId);
+    if (entry.stopping) return;
+    const exit: ContainerExit =
+      code === 0
+        ? { instanceId, state: "stopped", message: "container process exited" }
+        : { instanceId, state: "error", message: `container process exited with ${code === null ? `signal ${signal}` : `code ${code}`}` };
+    for (const listener of this.#exitListeners) listener(exit);
+  }
+
+  #dir(instanceId: string): string {
+    return join(this.#options.stateDir, "containers", instanceId);
+  }
+
+  async #readSpec(instanceId: string): Promise<ContainerSpec | null> {
+    const text = await readFile(join(this.#dir(instanceId), "container.json"), "utf8").catch(() => null);
+    if (text === null) return null;
+    try {
+      const parsed = containerSpec.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,42 @@
+// The container runtime interface: the agent drives containers only through it, so nothing outside
+// a runtime knows whether Docker (production) or local child processes (dev) run them.
+import type { ContainerSpec } from "../../protocol/messages.ts";
+
+export interface ListedContainer {
+  instanceId: string;
+  state: "running" | "stopped";
+}
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+/** A container that stopped without being asked to (crash, OOM, its process exiting). */
+export interface ContainerExit {
+  instanceId: string;
+  state: "stopped" | "error";
+  message: string;
+}
+
+/** Every operation is idempotent: repeating it after it succeeded (or after a crash mid-way) is harmless. */
+export interface ContainerRuntime {
+  readonly name: "docker" | "local";
+  /** Containers this agent owns, found again after an agent restart. */
+  list(): Promise<ListedContainer[]>;
+  /** Pulls the image if needed and creates the container, not started. A no-op when it exists. */
+  create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<void>;
+  start(instanceId: string): Promise<void>;
+  /** Stops the container, keeping its data. */
+  stop(instanceId: string): Promise<void>;
+  /** Removes the container and its data; a no-op when it is gone already. */
+  destroy(instanceId: string): Promise<void>;
+  /** Where to connect to a container port; null when the container is unknown or not running. */
+  resolvePort(instanceId: string, port: number): Promise<Endpoint | null>;
+  onExit(listener: (exit: ContainerExit) => void): void;
+  /** Releases what the runtime holds in this process (the local runtime's child processes). */
+  close(): Promise<void>;
+}
+
+/** Milestones of an image pull that are worth a report. */
+export const PULL_MILESTONES = [0, 25, 50, 75, 100] as const;

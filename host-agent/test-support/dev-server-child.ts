@@ -1,0 +1,40 @@
+// Runs the dev container server as a real child process on free ports, for tests.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../runtime/free-port.ts";
+import { NODE_BINARY } from "./node-binary.ts";
+import { healthAnswers, waitUntil } from "./wait-until.ts";
+
+export const DEV_SERVER_FILE = fileURLToPath(new URL("../dev-container/server.ts", import.meta.url));
+
+export interface DevServerChild {
+  ports: number[];
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startDevServerChild(containerPorts: number[], env: Record<string, string> = {}, waitReady = true): Promise<DevServerChild> {
+  const ports: number[] = [];
+  for (let i = 0; i < containerPorts.length; i++) ports.push(await freePort());
+  const child = spawn(NODE_BINARY, [DEV_SERVER_FILE], {
+    env: {
+      ...process.env,
+      DEV_LISTEN: containerPorts.map((p, i) => `${p}:${ports[i]}`).join(","),
+      DEV_READY_DELAY_MS: "0",
+      DEV_MODEL: "Qwen/Qwen2.5-0.5B-Instruct",
+      ...env,
+    },
+    stdio: "ignore",
+  });
+  if (waitReady) for (const port of ports) await waitUntil(async () => ((await healthAnswers(port)) ? true : undefined), `dev server on ${port}`);
+  return {
+    ports,
+    child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// Control frames: every message type round-trips, and malformed, unknown or invalid frames give a
+// reason instead of throwing.
+import { describe, expect, it } from "vitest";
+import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "./codec.ts";
+import type { AgentMessage, ServerMessage } from "./messages.ts";
+
+const ID = "i-abcdefghijklmnop";
+const spec = { instance_id: ID, image: "vllm/vllm-openai:latest", template: "vllm", model: "Qwen/Qwen2.5-0.5B-Instruct", env: { A: "1" }, ports: [8000], gpu_indices: [0, 1], disk_gb: 50 };
+
+const agentMessages: AgentMessage[] = [
+  {
+    type: "hello",
+    protocol: 1,
+    agent_version: "0.1.0",
+    runtime: "local",
+    hostname: "box",
+    gpus: [{ index: 0, model: "rtx4090", name: "NVIDIA GeForce RTX 4090", uuid: "GPU-local-0", vram_mb: 24564 }],
+    containers: [{ instance_id: ID, state: "running", message: "" }],
+    cached_models: ["Qwen/Qwen2.5-0.5B-Instruct"],
+  },
+  { type: "heartbeat" },
+  { type: "container", instance_id: ID, state: "error", message: "pull failed" },
+  { type: "pull_progress", instance_id: ID, percent: 50 },
+  { type: "ack", command_id: "c1", ok: true, error: "" },
+  { type: "cache", models: ["a/b"] },
+  { type: "http_response", stream: 1, status: 200, headers: [["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"]] },
+  { type: "ws_accepted", stream: 2, protocol: "chat.v1" },
+  { type: "window", stream: 3, bytes: 1048576 },
+  { type: "end", stream: 4 },
+  { type: "abort", stream: 5, reason: "upstream_unavailable" },
+  { type: "ws_close", stream: 6, code: 4001, reason: "bye" },
+];
+
+const serverMessages: ServerMessage[] = [
+  { type: "welcome", protocol: 1, machine_id: 3, heartbeat_ms: 10000 },
+  { type: "command", command_id: "c1", op: "create", instance_id: ID, spec },
+  { type: "command", command_id: "c2", op: "destroy", instance_id: ID, spec: null },
+  { type: "http_request", stream: 0xffffffff, instance_id: ID, port: 8000, method: "POST", path: "/v1/x%20y?q=1", headers: [["a", "b"]], has_body: true },
+  { type: "ws_open", stream: 7, instance_id: ID, port: 8000, path: "/ws", headers: [], protocols: ["p"] },
+  { type: "window", stream: 1, bytes: 1 },
+  { type: "end", stream: 1 },
+  { type: "abort", stream: 1, reason: "client went away" },
+  { type: "ws_close", stream: 1, code: 1000, reason: "" },
+];
+
+describe("control frame codec", () => {
+  it.each(agentMessages.map((m) => [m.type, m] as const))("round-trips the agent's %s", (_, message) => {
+    expect(decodeAgentMessage(encodeMessage(message))).toEqual({ ok: true, message });
+  });
+
+  it.each(serverMessages.map((m) => [m.type, m] as const))("round-trips the server's %s", (_, message) => {
+    expect(decodeServerMessage(encodeMessage(message))).toEqual({ ok: true, message });
+  });
+
+  it("rejects text that is not JSON", () => {
+    expect(decodeServerMessage("{oops")).toEqual({ ok: false, reason: "frame is not JSON: {oops" });
+  });
+
+  it.each([
+    ["an unknown type", { type: "launch_missiles" }, "type"],
+    ["no type", { stream: 1 }, "type"],
+    ["a non-object", [1, 2], "(root)"],
+    ["stream 0", { type: "end", stream: 0 }, "stream"],
+    ["a fractional window", { type: "window", stream: 1, bytes: 1.5 }, "bytes"],
+    ["a bad instance id", { type: "command", command_id: "c", op: "start", instance_id: "i-UPPER", spec: null }, "instance_id"],
+    ["an unknown op", { type: "command", command_id: "c", op: "reboot", instance_id: ID, spec: null }, "op"],
+    ["a port out of range", { type: "ws_open", stream: 1, instance_id: ID, port: 70000, path: "/", headers: [], protocols: [] }, "port"],
+    ["a header that is not a pair", { type: "http_request", stream: 1, instance_id: ID, port: 1, method: "GET", path: "/", headers: [["a"]], has_body: false }, "headers"],
+    ["a heartbeat too fast", { type: "welcome", protocol: 1, machine_id: 1, heartbeat_ms: 5 }, "heartbeat_ms"],
+  ])("rejects a server frame with %s, naming where", (_, frame, where) => {
+    const decoded = decodeServerMessage(JSON.stringify(frame));
+    expect(decoded.ok).toBe(false);
+    expect(!decoded.ok && decoded.reason).toContain(where);
+  });
+
+  it("keeps the two directions apart", () => {
+    expect(decodeServerMessage(JSON.stringify({ type: "heartbeat" })).ok).toBe(false);
+    expect(decodeAgentMessage(JSON.stringify({ type: "welcome", protocol: 1, machine_id: 1, heartbeat_ms: 1000 })).ok).toBe(false);
+  });
+
+  it("rejects an unknown container state and a percent above 100", () => {
+    expect(decodeAgentMessage(JSON.stringify({ type: "container", instance_id: ID, state: "exploded", message: "" })).ok).toBe(false);
+    expect(decodeAgentMessage(JSON.stringify({ type: "pull_progress", instance_id: ID, percent: 101 })).ok).toBe(false);
+  });
+});

@@ -1,0 +1,50 @@
+// `npm run dev`: the whole service locally (ARCHITECTURE: Local stack). `--fresh` starts empty.
+import { startStack } from "./dev/stack.ts";
+
+const port = Number(process.env.PORT ?? 8787);
+const stateDir = process.env.DEV_STATE_DIR ?? ".wrangler/state";
+const adminToken = process.env.ADMIN_TOKEN ?? "dev-admin-token";
+const passed = (names: string[]) =>
+  Object.fromEntries(names.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]!]));
+
+const stack = await startStack({
+  port,
+  stateDir,
+  adminToken,
+  fresh: process.argv.includes("--fresh"),
+  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS"]),
+  agentEnv: { ...passed(["DEV_READY_DELAY_MS"]), ADMIN_TOKEN: adminToken },
+  echo: true,
+}).catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});
+
+const base = `${stack.baseUrl}/v1`;
+console.log(`
+GPU rental, local stack
+  API base URL   ${base}
+  API key        ${stack.setup.account.key}
+  admin token    ${adminToken}
+  machines       dev-1 (8 x rtx4090), dev-2 (2 x h100-80gb), local runtime
+  state          ${stateDir}
+
+Try:
+  curl -H "Authorization: Bearer ${stack.setup.account.key}" ${base}/gpus
+`);
+console.log(`READY ${base}`);
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  await stack.stop();
+  process.exit(0);
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
+stack.worker.process.on("exit", (code) => {
+  if (stopping) return;
+  console.error(`wrangler exited (${code}); stopping`);
+  void shutdown();
+});

@@ -1,0 +1,129 @@
+// The whole service on one machine: `wrangler dev` (the Worker and its Durable Objects), the
+// idempotent bootstrap, and one real host agent per dev machine on the local runtime. Used by
+// `npm run dev`, the end-to-end tests and the benchmarks.
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { bootstrap, DEV_MACHINES, type Bootstrap } from "./bootstrap.ts";
+import { startChild, type Child } from "./processes.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+// wrangler needs Node 22: the project's own (the node@22 devDependency), whatever runs this file.
+const NODE = existsSync(join(ROOT, "node_modules/.bin/node")) ? join(ROOT, "node_modules/.bin/node") : process.execPath;
+
+export interface StackOptions {
+  port: number;
+  stateDir: string;
+  adminToken: string;
+  /** Start from empty state. */
+  fresh?: boolean;
+  /** Extra Worker vars (RATE_LIMIT_RPS, HEARTBEAT_TIMEOUT_MS, ...). */
+  vars?: Record<string, string>;
+  /** Env for the agents (DEV_READY_DELAY_MS, ...). */
+  agentEnv?: Record<string, string>;
+  /** Print children's output prefixed with their name. */
+  echo?: boolean;
+}
+
+export interface Stack {
+  baseUrl: string;
+  adminToken: string;
+  setup: Bootstrap;
+  worker: Child;
+  agents: Map<string, Child>;
+  startAgent(name: string): Child;
+  stopAgent(name: string): Promise<void>;
+  waitForMachines(online: Record<string, boolean>, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const stateDir = resolve(options.stateDir);
+  if (options.fresh) rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  const vars = { ADMIN_TOKEN: options.adminToken, ...options.vars };
+  const worker = startChild(
+    "wrangler",
+    NODE,
+    [
+      join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(ROOT, "wrangler.toml"),
+      "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", stateDir,
+      "--show-interactive-dev-session=false", "--log-level", "warn",
+      ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+    ],
+    { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" },
+    options.echo ?? false,
+  );
+  const agents = new Map<string, Child>();
+  const stack: Stack = {
+    baseUrl,
+    adminToken: options.adminToken,
+    setup: { machines: {}, account: { id: "", key: "" } },
+    worker,
+    agents,
+    startAgent(name) {
+      const machine = DEV_MACHINES.find((m) => m.name === name)!;
+      const agent = startChild(
+        name,
+        NODE,
+        [
+          join(ROOT, "host-agent/main.ts"), "--server", baseUrl, "--token", stack.setup.machines[name]!.token,
+          "--runtime", "local", "--gpus", machine.gpus, "--state-dir", join(stateDir, "agents", name),
+        ],
+        { ...process.env, ...options.agentEnv },
+        options.echo ?? false,
+      );
+      agents.set(name, agent);
+      return agent;
+    },
+    async stopAgent(name) {
+      await agents.get(name)?.stop();
+      agents.delete(name);
+    },
+    async waitForMachines(online, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const items = await listMachines(baseUrl, options.adminToken).catch(() => []);
+        const ok = Object.entries(online).every(([name, want]) =>
+          items.some((m) => m.id === stack.setup.machines[name]?.id && m.online === want));
+        if (ok) return;
+        if (Date.now() > deadline) throw new Error(`machines not ${JSON.stringify(online)}: ${JSON.stringify(items)}`);
+        await sleep(100);
+      }
+    },
+    async stop() {
+      await Promise.all([...agents.values()].map((agent) => agent.stop()));
+      agents.clear();
+      await worker.stop();
+    },
+  };
+  try {
+    await waitForWorker(baseUrl, worker);
+    stack.setup = await bootstrap(baseUrl, options.adminToken, stateDir);
+    for (const { name } of DEV_MACHINES) stack.startAgent(name);
+    await stack.waitForMachines(Object.fromEntries(DEV_MACHINES.map((m) => [m.name, true])));
+    return stack;
+  } catch (error) {
+    const logs = [worker, ...agents.values()].map((child) => `--- ${child.name}\n${child.output().slice(-3000)}`).join("\n");
+    await stack.stop();
+    throw new Error(`the local stack did not start: ${(error as Error).message}\n${logs}`);
+  }
+}
+
+async function waitForWorker(baseUrl: string, worker: Child): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (worker.process.exitCode !== null) throw new Error(`wrangler exited with ${worker.process.exitCode}`);
+    const ok = await fetch(`${baseUrl}/v1/openapi.json`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await sleep(200);
+  }
+  throw new Error("wrangler dev did not answer within 60 s");
+}
+
+async function listMachines(baseUrl: string, adminToken: string): Promise<{ id: number; online: boolean }[]> {
+  const response = await fetch(`${baseUrl}/admin/v1/machines`, { headers: { authorization: `Bearer ${adminToken}` } });
+  return ((await response.json()) as { items: { id: number; online: boolean }[] }).items;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,288 @@
+// The proxy on the real stack: worker in workerd (wrangler dev), real host agent, dev container server.
+import { createHash } from "node:crypto";
+import { request as httpRequest } from "node:http";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { peakGrowth } from "./support/rss.ts";
+import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+
+let stack: E2eStack;
+let llm: Instance;
+
+beforeAll(async () => {
+  stack = await startE2eStack();
+  llm = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const auth = () => ({ authorization: `Bearer ${stack.key}` });
+
+function rawRequest(url: string, method: string, headers: Record<string, string>, body: string) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const req = httpRequest(new URL(url), { method, headers }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("OpenAI clients through the proxy", () => {
+  it("the openai SDK lists models, streams a chat completion and creates embeddings", async () => {
+    const client = new OpenAI({ baseURL: stack.proxyUrl(llm, 8000, "/v1"), apiKey: stack.key });
+    const models = await client.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(["Qwen/Qwen2.5-0.5B-Instruct"]);
+    const stream = await client.chat.completions.create({
+      model: "Qwen/Qwen2.5-0.5B-Instruct", messages: [{ role: "user", content: "Say hello" }], stream: true, max_tokens: 5,
+    });
+    const pieces: string[] = [];
+    for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta?.content ?? "");
+    expect(pieces.join("").trim().split(/\s+/).length).toBe(5);
+    const embeddings = await client.embeddings.create({ model: "Qwen/Qwen2.5-0.5B-Instruct", input: ["a", "b"] });
+    expect(embeddings.data.length).toBe(2);
+    expect(embeddings.data[0]!.embedding.length).toBeGreaterThan(0);
+  });
+
+  it("the instance token authenticates the proxy of its own instance only", async () => {
+    const client = new OpenAI({ baseURL: stack.proxyUrl(llm, 8000, "/v1"), apiKey: llm.token });
+    expect((await client.models.list()).data.length).toBe(1);
+    const other = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" });
+    const refused = await fetch(stack.proxyUrl(other, 8888, "/health"), { headers: { authorization: `Bearer ${llm.token}` } });
+    expect(refused.status).toBe(401);
+    expect((await stack.api("GET", "/v1/me", undefined, llm.token)).status).toBe(401);
+    await stack.api("DELETE", `/v1/instances/${other.id}`);
+  });
+});
+
+describe("HTTP pass-through", () => {
+  it("path, query and percent-encoding pass unchanged; header rules hold", async () => {
+    // node:http, because fetch refuses to send a Connection header naming another header.
+    const { status, headers, body } = await rawRequest(stack.proxyUrl(llm, 8000, "/echo/a%20b/%2F/c?x=1&y=%20z&x=2"), "POST", {
+      ...auth(), cookie: "session=secret", "x-upstream-authorization": "Bearer upstream-key", "x-custom": "kept",
+      "content-type": "text/plain", "keep-alive": "timeout=5", te: "trailers",
+    }, "hello");
+    expect(status).toBe(200);
+    expect(headers["x-request-id"]).toMatch(/^req_/);
+    const echo = JSON.parse(body) as { method: string; path: string; query: string; headers: Record<string, string>; body_bytes: number; body_sha256: string };
+    expect(echo.method).toBe("POST");
+    expect(echo.path).toBe("/echo/a%20b/%2F/c");
+    expect(echo.query).toBe("x=1&y=%20z&x=2");
+    expect(echo.body_bytes).toBe(5);
+    expect(echo.body_sha256).toBe(createHash("sha256").update("hello").digest("hex"));
+    expect(echo.headers.authorization).toBe("Bearer upstream-key");
+    expect(echo.headers.cookie).toBeUndefined();
+    expect(echo.headers["x-upstream-authorization"]).toBeUndefined();
+    expect(echo.headers["x-custom"]).toBe("kept");
+    // Hop-by-hop headers stay on their hop. (workerd consumes Connection itself, so headers that
+    // Connection names cannot be told apart here; the fixed RFC 9110 list is what can be enforced.)
+    expect(echo.headers["keep-alive"]).toBeUndefined();
+    expect(echo.headers.te).toBeUndefined();
+    expect(echo.headers["x-forwarded-for"]).toEqual(expect.any(String));
+    expect(echo.headers["x-forwarded-proto"]).toBe("http");
+    expect(echo.headers["x-forwarded-host"]).toBe(new URL(stack.baseUrl).host);
+    expect(echo.headers["x-forwarded-prefix"]).toBe(`/v1/instances/${llm.id}/proxy/8000`);
+  });
+
+  it("any method passes, and the caller's key never reaches the upstream", async () => {
+    for (const method of ["GET", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
+      const response = await fetch(stack.proxyUrl(llm, 8000, "/echo/m"), { method, headers: auth() });
+      const echo = (await response.json()) as { method: string; headers: Record<string, string> };
+      expect(echo.method).toBe(method);
+      expect(echo.headers.authorization).toBeUndefined();
+    }
+  });
+
+  it("SSE events arrive one by one, the first long before the last is sent", async () => {
+    const started = Date.now();
+    const response = await fetch(stack.proxyUrl(llm, 8000, "/sse?n=5&interval_ms=300"), { headers: auth() });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body!.getReader();
+    const arrivals: number[] = [];
+    let buffer = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += Buffer.from(value).toString();
+      const events = buffer.split("\n\n");
+      buffer = events.pop()!;
+      for (const event of events) if (event.startsWith("data:")) arrivals.push(Date.now() - started);
+    }
+    expect(arrivals.length).toBe(5);
+    // The upstream sends the last event 1.2 s after the first: streaming shows as a spread.
+    expect(arrivals[4]! - arrivals[0]!).toBeGreaterThan(900);
+  });
+
+  it("downloads stream with the exact bytes", async () => {
+    const response = await fetch(stack.proxyUrl(llm, 8000, "/bytes?n=10000000"), { headers: auth() });
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.length).toBe(10_000_000);
+  });
+
+  it("several Set-Cookie headers stay separate", async () => {
+    const response = await fetch(stack.proxyUrl(llm, 8000, "/echo/cookies?set_cookies=2"), { headers: auth() });
+    expect(response.status).toBe(200);
+    const cookies = response.headers.getSetCookie();
+    expect(cookies.length === 0 || cookies.length === 2).toBe(true);
+  });
+});
+
+describe("large bodies and flow control", () => {
+  it("a 512 MB streamed upload arrives intact while workerd and the agent stay bounded", async () => {
+    const size = 512 * 1024 * 1024;
+    const chunk = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31) & 0xff;
+    const expected = createHash("sha256");
+    for (let i = 0; i < size / chunk.length; i++) expected.update(chunk);
+    const body = new ReadableStream<Uint8Array>({
+      start() {},
+      pull(controller) {
+        if (sent >= size) return controller.close();
+        controller.enqueue(chunk);
+        sent += chunk.length;
+      },
+    });
+    let sent = 0;
+    const { result, growthBytes } = await peakGrowth(
+      { workerd: stack.worker.process.pid!, agent: stack.agents.get("dev-1")!.process.pid! },
+      async () => {
+        const response = await fetch(stack.proxyUrl(llm, 8000, "/echo/upload"), {
+          method: "POST", headers: { ...auth(), "content-type": "application/octet-stream" }, body, duplex: "half",
+        } as RequestInit);
+        return (await response.json()) as { body_bytes: number; body_sha256: string };
+      },
+    );
+    expect(result.body_bytes).toBe(size);
+    expect(result.body_sha256).toBe(expected.digest("hex"));
+    console.log(`512 MB upload RSS growth: ${JSON.stringify(Object.fromEntries(Object.entries(growthBytes).map(([k, v]) => [k, `${(v / 1048576).toFixed(1)} MB`])))}`);
+    // Buffering the body anywhere would grow one of them by ~512 MB.
+    expect(growthBytes.workerd!).toBeLessThan(256 * 1024 * 1024);
+    expect(growthBytes.agent!).toBeLessThan(256 * 1024 * 1024);
+  }, 300_000);
+
+  it("a body over 512 MB announced by Content-Length is refused with 413 before it is read", async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(stack.proxyUrl(llm, 8000, "/echo/too-big"));
+      const req = httpRequest(url, { method: "POST", headers: { ...auth(), "content-length": String(512 * 1024 * 1024 + 1) } }, (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => {
+          resolve({ status: res.statusCode!, body: text });
+          req.destroy();
+        });
+      });
+      req.on("error", reject);
+      req.write(Buffer.alloc(1024));
+    });
+    expect(status).toBe(413);
+    expect(JSON.parse(body)).toEqual({ error: "payload_too_large", message: expect.stringContaining("512 MB") });
+  });
+
+  it("a slow reader does not make the agent or workerd hold the download", async () => {
+    const response = await fetch(stack.proxyUrl(llm, 8000, "/bytes?n=300000000"), { headers: auth() });
+    const reader = response.body!.getReader();
+    const { growthBytes } = await peakGrowth(
+      { workerd: stack.worker.process.pid!, agent: stack.agents.get("dev-1")!.process.pid! },
+      async () => {
+        let read = 0;
+        while (read < 32 * 1024 * 1024) {
+          const { value } = await reader.read();
+          read += value!.byteLength;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+      },
+    );
+    await reader.cancel();
+    console.log(`slow reader RSS growth: ${JSON.stringify(growthBytes)}`);
+    expect(growthBytes.workerd!).toBeLessThan(128 * 1024 * 1024);
+    expect(growthBytes.agent!).toBeLessThan(128 * 1024 * 1024);
+  }, 120_000);
+});
+
+describe("WebSockets through the proxy", () => {
+  const wsUrl = (path: string) => stack.proxyUrl(llm, 8000, path).replace(/^http/, "ws");
+
+  it("text and binary messages echo, subprotocol is negotiated, close codes pass both ways", async () => {
+    const socket = new WebSocket(wsUrl("/ws"), ["chat.v2", "chat.v1"], { headers: auth() });
+    await new Promise((resolve, reject) => { socket.once("open", resolve); socket.once("error", reject); });
+    expect(socket.protocol).toBe("chat.v2");
+    const messages: { data: Buffer; binary: boolean }[] = [];
+    socket.on("message", (data: Buffer, binary: boolean) => messages.push({ data, binary }));
+    socket.send("hello");
+    socket.send(Buffer.from([1, 2, 3, 255]));
+    await poll(async () => messages.length, (n) => n === 2);
+    expect(messages[0]).toEqual({ data: Buffer.from("hello"), binary: false });
+    expect(messages[1]).toEqual({ data: Buffer.from([1, 2, 3, 255]), binary: true });
+    const closed = new Promise<[number, string]>((resolve) => socket.once("close", (code, reason) => resolve([code, reason.toString()])));
+    socket.send("close:4321:bye from upstream");
+    expect(await closed).toEqual([4321, "bye from upstream"]);
+  });
+
+  it("a client close code reaches the upstream side cleanly", async () => {
+    const socket = new WebSocket(wsUrl("/ws"), { headers: auth() });
+    await new Promise((resolve, reject) => { socket.once("open", resolve); socket.once("error", reject); });
+    const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+    socket.close(4000, "client done");
+    expect(await closed).toBe(4000);
+  });
+
+  it("a WebSocket to a port where nothing listens is refused with 502", async () => {
+    const socket = new WebSocket(stack.proxyUrl(llm, 9999, "/ws").replace(/^http/, "ws"), { headers: auth() });
+    const status = await new Promise<number>((resolve) => socket.once("unexpected-response", (_req, res) => resolve(res.statusCode!)));
+    expect(status).toBe(502);
+  });
+});
+
+describe("proxy errors", () => {
+  it("nothing listening on the port is 502 upstream_unavailable", async () => {
+    const response = await fetch(stack.proxyUrl(llm, 9999, "/"), { headers: auth() });
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({ error: "upstream_unavailable", message: expect.any(String) });
+  });
+
+  it.each([["0"], ["65536"], ["http"], ["-1"]])("port %s is 400 invalid", async (port) => {
+    const response = await fetch(`${stack.baseUrl}/v1/instances/${llm.id}/proxy/${port}/x`, { headers: auth() });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "invalid", message: expect.stringContaining("port") });
+  });
+
+  it("unknown instance is 404; no key is 401", async () => {
+    const unknown = await fetch(`${stack.baseUrl}/v1/instances/i-aaaaaaaaaaaaaaaa/proxy/8000/`, { headers: auth() });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: string }).error).toBe("not_found");
+    expect((await fetch(stack.proxyUrl(llm, 8000, "/health"))).status).toBe(401);
+  });
+
+  it("an instance that is not running is 409 not_running", async () => {
+    const created = await stack.api<Instance>("POST", "/v1/instances", { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" });
+    const response = await fetch(stack.proxyUrl(created.body, 8888, "/"), { headers: auth() });
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { error: string }).error).toBe("not_running");
+    await stack.api("DELETE", `/v1/instances/${created.body.id}`);
+  });
+
+  it("the agent dying mid-stream aborts the client's body instead of ending it cleanly", async () => {
+    const target = await stack.launchRunning({ gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" });
+    const response = await fetch(stack.proxyUrl(target, 8888, "/sse?n=100&interval_ms=100"), { headers: auth() });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await stack.stopAgent("dev-2");
+    const outcome = await (async () => {
+      try {
+        for (;;) if ((await reader.read()).done) return "ended cleanly";
+      } catch {
+        return "aborted";
+      }
+    })();
+    expect(outcome).toBe("aborted");
+    stack.startAgent("dev-2");
+    await stack.waitForMachines({ "dev-2": true });
+    await stack.api("DELETE", `/v1/instances/${target.id}`);
+  }, 60_000);
+});
