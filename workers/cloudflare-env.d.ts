@@ -7,6 +7,8 @@ declare namespace Cloudflare {
     ADMIN_TOKEN?: string;
     RATE_LIMIT_RPS?: string;
     HEARTBEAT_TIMEOUT_MS?: string;
+    /** "1" enables the benchmark baseline routes (workers/bench). Never set in production. */
+    BENCH_ROUTES?: string;
   }
   interface GlobalProps {
     mainModule: typeof import("./main.ts");

@@ -4,6 +4,7 @@ import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
 import { MachineDO } from "../durable-objects/machine/machine-do.ts";
 import { connectAgent } from "./agent-connect.ts";
 import { createApiApp } from "./api/app.ts";
+import { benchRoute } from "./bench/bench-routes.ts";
 import { errorResponse, toApiError } from "./api/errors.ts";
 import { clientIp, rateLimiterFor } from "./api/middleware/rate-limit.ts";
 import { newRequestId, withRequestId } from "./api/middleware/request-id.ts";
@@ -33,6 +34,10 @@ export default {
 async function route(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const path = new URL(request.url).pathname;
   if (path === "/agent/v1/connect") return connectAgent(request, env);
+  if (path.startsWith("/bench/")) {
+    const baseline = await benchRoute(request, env);
+    if (baseline) return baseline;
+  }
   if (path.startsWith("/v1/")) rateLimiterFor(env.RATE_LIMIT_RPS).take(clientIp(request), Date.now());
   const proxyTarget = matchProxyPath(request.url);
   if (proxyTarget) return proxyRequest(request, env, proxyTarget);

@@ -1,0 +1,20 @@
+// Baselines for `npm run bench`, measured in the same workerd as the service: a trivial route and a
+// pass-through that fetches a loopback upstream directly (no Durable Object, no agent). Off unless
+// the var BENCH_ROUTES is "1": the pass-through would otherwise be an open relay.
+import type { Env } from "../env.ts";
+
+const PASSTHROUGH = /^\/bench\/passthrough\/([0-9]{1,5})(\/[^?#]*)?(\?[^#]*)?$/;
+
+export async function benchRoute(request: Request, env: Env): Promise<Response | null> {
+  if (env.BENCH_ROUTES !== "1") return null;
+  const url = new URL(request.url);
+  if (url.pathname === "/bench/noop") return new Response(null, { status: 204 });
+  const match = PASSTHROUGH.exec(url.pathname + url.search);
+  if (!match) return null;
+  const [, port, path = "/", query = ""] = match;
+  return fetch(`http://127.0.0.1:${port}${path}${query}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+}
