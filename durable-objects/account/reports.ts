@@ -75,6 +75,6 @@ function applyHost(sql: Sql, row: InstanceRow, online: boolean, atMs: number): v
   } else {
     settleInstance(sql, row, atMs, false);
     sql`UPDATE instances SET machine_online = 0 WHERE id = ${row.id}`;
-    addEvent(sql, row.id, "Host went offline; billing paused until it returns", iso(atMs));
+    addEvent(sql, row.id, row.status === "running" ? "Host went offline; billing paused until it returns" : "Host went offline", iso(atMs));
   }
 }

@@ -212,7 +212,12 @@ export class MachineDO extends DurableObject<Env> {
       }
       this.replaceCache(hello.cached_models);
       for (const row of this.containers()) {
-        this.sql`UPDATE containers SET actual = ${reported.get(row.instance_id) ?? "absent"} WHERE instance_id = ${row.instance_id}`;
+        const actual = reported.get(row.instance_id) ?? "absent";
+        this.sql`UPDATE containers SET actual = ${actual} WHERE instance_id = ${row.instance_id}`;
+        // A container meant to be stopped that the host reports stopped (or gone) is settled: say so.
+        if (row.desired === "stopped" && row.actual !== "stopped" && (actual === "stopped" || actual === "absent")) {
+          enqueueReport(this.sql, row.account_id, { kind: "state", instance_id: row.instance_id, state: "stopped", message: "", at: nowMs });
+        }
       }
       if (!wasOnline) this.reportHost(true, nowMs);
       this.bumpState();

@@ -26,6 +26,7 @@ export interface StackOptions {
 
 export interface Stack {
   baseUrl: string;
+  stateDir: string;
   adminToken: string;
   setup: Bootstrap;
   worker: Child;
@@ -57,6 +58,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const agents = new Map<string, Child>();
   const stack: Stack = {
     baseUrl,
+    stateDir,
     adminToken: options.adminToken,
     setup: { machines: {}, account: { id: "", key: "" } },
     worker,

@@ -1,0 +1,16 @@
+import WebSocket from "ws";
+import { writeFileSync } from "node:fs";
+const [url, out, cmdUrl, ms] = process.argv.slice(2) as [string, string, string, string];
+const ws = new WebSocket(url);
+await new Promise((r, j) => { ws.once("open", r); ws.once("error", j); });
+let id = 0; const pending = new Map<number, (v: unknown) => void>();
+ws.on("message", (d) => { const m = JSON.parse(d.toString()) as { id?: number; result?: unknown }; if (m.id && pending.has(m.id)) { pending.get(m.id)!(m.result); pending.delete(m.id); } });
+const call = (method: string, params: object = {}) => new Promise<unknown>((r) => { const i = ++id; pending.set(i, r); ws.send(JSON.stringify({ id: i, method, params })); });
+await call("Profiler.enable"); await call("Profiler.setSamplingInterval", { interval: 100 }); await call("Profiler.start");
+const t = Date.now();
+const { execSync } = await import("node:child_process");
+console.log(execSync(cmdUrl, { encoding: "utf8" }));
+console.log("took", Date.now() - t);
+const res = await call("Profiler.stop") as { profile: unknown };
+writeFileSync(out, JSON.stringify(res.profile));
+ws.close();
