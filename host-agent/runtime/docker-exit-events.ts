@@ -6,11 +6,17 @@ import { INSTANCE_LABEL, MANAGED_LABEL } from "./docker-container-config.ts";
 export interface DieEvent {
   instanceId: string;
   exitCode: string;
+  /** When the container died, in ms since the epoch (0 when the engine did not say). */
+  atMs: number;
+  /** How far `atMs` may be early: engines without nanosecond times give whole seconds. */
+  uncertaintyMs: number;
 }
 
 interface EngineEvent {
   Action?: string;
   status?: string;
+  time?: number;
+  timeNano?: number;
   Actor?: { Attributes?: Record<string, string> };
 }
 
@@ -60,7 +66,8 @@ function parseDie(line: string, onDie: (event: DieEvent) => void): void {
   const attributes = event.Actor?.Attributes ?? {};
   const instanceId = attributes[INSTANCE_LABEL];
   if ((event.Action ?? event.status) !== "die" || !instanceId) return;
-  onDie({ instanceId, exitCode: attributes.exitCode ?? "" });
+  const atMs = event.timeNano ? Math.floor(event.timeNano / 1e6) : (event.time ?? 0) * 1000;
+  onDie({ instanceId, exitCode: attributes.exitCode ?? "", atMs, uncertaintyMs: event.timeNano ? 1 : 1000 });
 }
 
 function destroy(stream: NodeJS.ReadableStream): void {

@@ -98,7 +98,7 @@ export class DockerRuntime implements ContainerRuntime {
 
   onExit(listener: (exit: ContainerExit) => void): void {
     this.#exitListeners.push(listener);
-    this.#dieEvents ??= followDieEvents(this.#docker, (event) => this.#noticeDie(event));
+    this.#dieEvents ??= followDieEvents(this.#docker, (event) => void this.#noticeDie(event));
   }
 
   async close(): Promise<void> {
@@ -106,9 +106,13 @@ export class DockerRuntime implements ContainerRuntime {
     this.#dieEvents = null;
   }
 
-  #noticeDie({ instanceId, exitCode }: DieEvent): void {
+  async #noticeDie({ instanceId, exitCode, atMs, uncertaintyMs }: DieEvent): Promise<void> {
     this.#inspected.delete(instanceId);
     if (this.#stopping.has(instanceId)) return;
+    // Events can arrive late: a `die` from a stop the agent made before a later start is stale.
+    const info = await this.#inspect(instanceId);
+    const startedAfter = atMs > 0 && Date.parse(info?.State.StartedAt ?? "") > atMs + uncertaintyMs;
+    if (!info || info.State.Running || startedAfter || this.#stopping.has(instanceId)) return;
     const exit: ContainerExit =
       exitCode === "0"
         ? { instanceId, state: "stopped", message: "container exited" }

@@ -1,0 +1,73 @@
+// The proxy bridge's stream bookkeeping, with a socket that records what the bridge sends.
+import { describe, expect, it } from "vitest";
+import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
+import { ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
+
+const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };
+
+function recordingSocket() {
+  const sent: (string | Uint8Array)[] = [];
+  const socket = { send: (data: string | Uint8Array) => sent.push(data) } as unknown as WebSocket;
+  return { socket, sent, controls: () => sent.filter((m): m is string => typeof m === "string").map((m) => JSON.parse(m)) };
+}
+
+describe("ProxyBridge", () => {
+  it("with no agent socket a request is 502 upstream_unavailable at once", async () => {
+    const bridge = new ProxyBridge(() => null);
+    const response = await bridge.openHttp(target, null);
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ error: "upstream_unavailable" });
+  });
+
+  it("streams a response and frees the stream when it ends", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null);
+    const [request] = controls();
+    expect(request).toMatchObject({ type: "http_request", path: "/x?y=1", has_body: false });
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["set-cookie", "a=1"], ["set-cookie", "b=2"], ["connection", "close"]] });
+    const response = await pending;
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(response.headers.get("connection")).toBeNull();
+    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new TextEncoder().encode("hello")));
+    bridge.onMessage({ type: "end", stream: request.stream });
+    expect(await response.text()).toBe("hello");
+    expect(bridge.openStreams).toBe(0);
+  });
+
+  it("when the agent goes away mid-body the client's body errors and the stream is freed", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null);
+    const [request] = controls();
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
+    const response = await pending;
+    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(10)));
+    expect(bridge.openStreams).toBe(1);
+    bridge.abortAll();
+    expect(bridge.openStreams).toBe(0);
+    await expect(response.arrayBuffer()).rejects.toThrow();
+  });
+
+  it("returns credit as the client reads, never before", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null);
+    const [request] = controls();
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
+    const reader = (await pending).body!.getReader();
+    for (let i = 0; i < 8; i++) bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(256 * 1024)));
+    expect(controls().filter((m) => m.type === "window")).toEqual([]);
+    for (let i = 0; i < 4; i++) await reader.read();
+    expect(controls().filter((m) => m.type === "window")).toEqual([{ type: "window", stream: request.stream, bytes: 1024 * 1024 }]);
+    await reader.cancel();
+    expect(controls().at(-1)).toMatchObject({ type: "abort", stream: request.stream });
+    expect(bridge.openStreams).toBe(0);
+  });
+
+  it("a malformed data frame is reported, not thrown", () => {
+    const bridge = new ProxyBridge(() => null);
+    expect(bridge.onBinary(new Uint8Array([1, 0]))).toMatch(/shorter/);
+    expect(bridge.onBinary(new Uint8Array([9, 0, 0, 0, 1]))).toMatch(/unknown/);
+  });
+});
