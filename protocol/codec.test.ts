@@ -5,7 +5,7 @@ import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "./codec.
 import type { AgentMessage, ServerMessage } from "./messages.ts";
 
 const ID = "i-abcdefghijklmnop";
-const spec = { instance_id: ID, image: "vllm/vllm-openai:latest", template: "vllm", model: "Qwen/Qwen2.5-0.5B-Instruct", env: { A: "1" }, ports: [8000], gpu_indices: [0, 1], disk_gb: 50 };
+const spec = { instance_id: ID, image: "vllm/vllm-openai:latest", template: "vllm", model: "Qwen/Qwen2.5-0.5B-Instruct", env: { A: "1" }, command: [], ports: [8000], gpu_indices: [0, 1], disk_gb: 50 };
 
 const agentMessages: AgentMessage[] = [
   {

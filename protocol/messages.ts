@@ -25,6 +25,8 @@ export const containerSpec = z.object({
   /** Hugging Face id of the model to serve, "" when the template takes none. */
   model: z.string(),
   env: z.record(z.string(), z.string()),
+  /** Command (or entrypoint arguments) for the container; [] keeps the image's own. */
+  command: z.array(z.string()),
   ports: z.array(z.number().int().min(1).max(65535)),
   gpu_indices: z.array(z.number().int().min(0)),
   disk_gb: z.number().int().min(1),

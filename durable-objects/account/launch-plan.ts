@@ -10,6 +10,8 @@ export interface LaunchPlan {
   /** Hugging Face id of the model, "" when none. */
   model_hf: string;
   image: string;
+  /** Container command; [] keeps the image's own. */
+  command: string[];
   disk_gb: number;
   env: Record<string, string>;
   label: string;

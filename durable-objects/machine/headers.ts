@@ -19,7 +19,7 @@ export function responseHeaders(pairs: [string, string][]): Headers {
   const tokens = connectionTokens(pairs.find(([name]) => name.toLowerCase() === "connection")?.[1] ?? null);
   const headers = new Headers();
   for (const [name, value] of pairs) {
-    if (isHopByHop(name, tokens) || name.toLowerCase() === "content-length") continue;
+    if (isHopByHop(name, tokens)) continue;
     headers.append(name, value);
   }
   return headers;

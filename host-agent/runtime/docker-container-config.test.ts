@@ -25,6 +25,12 @@ describe("docker container config", () => {
     });
   });
 
+  it("runs the spec's command, or the image's own when it has none", () => {
+    const command = ["--model", "Qwen/Qwen2.5-0.5B-Instruct", "--port", "8000"];
+    expect(containerCreateOptions(testSpec(ID, { command }), "/c").Cmd).toEqual(command);
+    expect(containerCreateOptions(testSpec(ID), "/c")).not.toHaveProperty("Cmd");
+  });
+
   it("requests no devices for a spec without GPUs, and labels the volume with its size", () => {
     const spec = testSpec(ID, { gpu_indices: [], disk_gb: 50 });
     expect(containerCreateOptions(spec, "/c").HostConfig).not.toHaveProperty("DeviceRequests");

@@ -29,6 +29,7 @@ export function containerCreateOptions(spec: ContainerSpec, modelCacheDir: strin
   return {
     name: containerName(spec.instance_id),
     Image: spec.image,
+    ...(spec.command.length > 0 ? { Cmd: spec.command } : {}),
     Env: Object.entries(spec.env).map(([name, value]) => `${name}=${value}`),
     Labels: { [MANAGED_LABEL]: "true", [INSTANCE_LABEL]: spec.instance_id },
     ExposedPorts: Object.fromEntries(portKeys.map((key) => [key, {}])),

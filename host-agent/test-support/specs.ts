@@ -11,6 +11,7 @@ export function testSpec(instanceId: string, overrides: Partial<ContainerSpec> =
     ports: [8000],
     gpu_indices: [0],
     disk_gb: 10,
+    command: [],
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@
 // Field shapes (types, ranges, env names) are already checked by the LaunchBody schema.
 import type { LaunchPlan } from "../../durable-objects/account/launch-plan.ts";
 import type { GpuModel } from "../../durable-objects/fleet/fleet-do.ts";
+import { launchCommand, resolveImage } from "./catalog/launch-commands.ts";
 import { findModel } from "./catalog/models.ts";
 import { findTemplate, templates } from "./catalog/templates.ts";
 import { ApiError } from "./errors.ts";
@@ -42,7 +43,8 @@ export function planLaunch(body: LaunchBody, gpu: GpuModel | null): LaunchPlan {
     template: template.id,
     model: model?.id ?? "",
     model_hf: model?.hf ?? "",
-    image: body.image ?? template.image,
+    image: resolveImage(template, gpu.arch, body.image),
+    command: launchCommand(template.id, model?.hf ?? "", body.gpu_count),
     disk_gb: body.disk_gb ?? template.disk_gb,
     env: body.env ?? {},
     label: body.label ?? "",

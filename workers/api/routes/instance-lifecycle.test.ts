@@ -27,6 +27,7 @@ describe("instance lifecycle", () => {
     const create = await agent.waitForCommand(created.id, "create");
     expect(create.spec).toMatchObject({ instance_id: created.id, gpu_indices: [expect.any(Number)], ports: [8888] });
     expect(create.spec!.env).toMatchObject({ INSTANCE_TOKEN: created.token, PROXY_BASE_PATH: `/v1/instances/${created.id}/proxy` });
+    expect(create.spec!.command.join(" ")).toContain("jupyter lab");
     agent.report(created.id, "pulling");
     agent.send({ type: "pull_progress", instance_id: created.id, percent: 50 });
     agent.report(created.id, "creating");
@@ -61,6 +62,23 @@ describe("instance lifecycle", () => {
     }
     const times = log.map((e) => Date.parse(e.created_at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+
+  it("a model server is started with its model and GPU count, on the image for the GPU's architecture", async () => {
+    const { key } = await newAccount();
+    const vllm = (await callJson<Instance>("POST", "/v1/instances", {
+      key, body: { gpu_model: "h100-80gb", gpu_count: 2, template: "vllm", model: "qwen2.5-7b-instruct" },
+    })).body;
+    const command = await agent.waitForCommand(vllm.id, "create");
+    expect(command.spec!.command).toEqual(["--model", "Qwen/Qwen2.5-7B-Instruct", "--host", "0.0.0.0", "--port", "8000", "--tensor-parallel-size", "2"]);
+    expect(command.spec!.env.MODEL_ID).toBe("Qwen/Qwen2.5-7B-Instruct");
+    await call("DELETE", `/v1/instances/${vllm.id}`, { key });
+    const tei = (await callJson<Instance>("POST", "/v1/instances", {
+      key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "embeddings", model: "bge-large-en-v1.5" },
+    })).body;
+    expect(tei.image).toBe("ghcr.io/huggingface/text-embeddings-inference:hopper-1.8");
+    expect((await agent.waitForCommand(tei.id, "create")).spec!.command).toContain("--port");
+    await call("DELETE", `/v1/instances/${tei.id}`, { key });
   });
 
   it("a failing start is status error with the reason, and can be started again", async () => {
