@@ -32,27 +32,16 @@ export interface InstanceRow {
   carry: number;
 }
 
-export interface Instance {
-  id: string;
-  label: string;
-  status: InstanceStatus;
-  status_message: string;
-  desired_state: DesiredState;
-  gpu_model: string;
-  gpu_count: number;
-  template: string;
-  model: string;
-  image: string;
-  disk_gb: number;
+/** The public instance object: the row without its bookkeeping, JSON columns decoded. */
+export type Instance = Omit<
+  InstanceRow,
+  "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry"
+> & {
   ports: PortSpec[];
   env: Record<string, string>;
-  token: string;
-  price_hour_micros: number;
   machine_id: number;
   machine_online: boolean;
-  created_at: string;
-  started_at: string | null;
-}
+};
 
 export function toInstance(row: InstanceRow): Instance {
   return {

@@ -8,6 +8,21 @@ import { until } from "../../workers/test-support/poll.ts";
 const machineOnline = async (id: number) =>
   ((await admin("GET", "/machines")).body.items as { id: number; online: boolean }[]).find((m) => m.id === id)!.online;
 
+/** An h100 instance that has reached running on `agent`, for a fresh account. */
+async function runningOn(agent: FakeAgent): Promise<{ key: string; id: string }> {
+  const { key } = await newAccount();
+  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
+  await agent.waitForCommand(body.id, "create");
+  agent.report(body.id, "running");
+  await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key }), (r) => r.body.status === "running", "running");
+  return { key, id: body.id };
+}
+
+async function takeOffline(agent: FakeAgent): Promise<void> {
+  agent.disconnect();
+  await until(() => machineOnline(agent.machineId), (online) => !online, "offline");
+}
+
 describe("agent endpoint", () => {
   it.each([
     ["no token", undefined],
@@ -62,32 +77,23 @@ describe("reconciliation", () => {
     await seedGpuModels();
     const agent = await FakeAgent.register("reconcile");
     await agent.connect(["h100-80gb"]);
-    const { key } = await newAccount();
-    const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
-    await agent.waitForCommand(body.id, "create");
-    agent.report(body.id, "running");
-    await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key }), (r) => r.body.status === "running", "running");
-    agent.disconnect();
-    await until(() => machineOnline(agent.machineId), (online) => !online, "offline");
-    expect((await call("POST", `/v1/instances/${body.id}/stop`, { key })).status).toBe(204);
-    await agent.connect(["h100-80gb"], [{ instance_id: body.id, state: "running", message: "" }]);
-    await agent.waitForCommand(body.id, "stop");
+    const { key, id } = await runningOn(agent);
+    await takeOffline(agent);
+    expect((await call("POST", `/v1/instances/${id}/stop`, { key })).status).toBe(204);
+    await agent.connect(["h100-80gb"], [{ instance_id: id, state: "running", message: "" }]);
+    await agent.waitForCommand(id, "stop");
     agent.disconnect();
   });
 
   it("a container destroyed while offline is removed on return; one the control plane never knew too", async () => {
     const agent = await FakeAgent.register("cleanup");
     await agent.connect(["h100-80gb"]);
-    const { key } = await newAccount();
-    const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
-    await agent.waitForCommand(body.id, "create");
-    agent.report(body.id, "running");
-    agent.disconnect();
-    await until(() => machineOnline(agent.machineId), (online) => !online, "offline");
-    expect((await call("DELETE", `/v1/instances/${body.id}`, { key })).status).toBe(204);
+    const { key, id } = await runningOn(agent);
+    await takeOffline(agent);
+    expect((await call("DELETE", `/v1/instances/${id}`, { key })).status).toBe(204);
     const stray = "i-aaaaaaaaaaaaaaaa";
-    await agent.connect(["h100-80gb"], [{ instance_id: body.id, state: "running", message: "" }, { instance_id: stray, state: "stopped", message: "" }]);
-    await agent.waitForCommand(body.id, "destroy");
+    await agent.connect(["h100-80gb"], [{ instance_id: id, state: "running", message: "" }, { instance_id: stray, state: "stopped", message: "" }]);
+    await agent.waitForCommand(id, "destroy");
     await agent.waitForCommand(stray, "destroy");
     agent.disconnect();
   });
@@ -95,14 +101,11 @@ describe("reconciliation", () => {
   it("a container the host lost while running is created again on reconnect", async () => {
     const agent = await FakeAgent.register("recreate");
     await agent.connect(["h100-80gb"]);
-    const { key } = await newAccount();
-    const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
-    await agent.waitForCommand(body.id, "create");
-    agent.report(body.id, "running");
-    agent.disconnect();
-    await until(() => machineOnline(agent.machineId), (online) => !online, "offline");
+    const { id } = await runningOn(agent);
+    await takeOffline(agent);
     await agent.connect(["h100-80gb"], []);
-    await agent.waitForCommand(body.id, "create");
+    const creates = await until(async () => agent.commands(id).filter((c) => c.op === "create"), (c) => c.length === 1, "a new create");
+    expect(creates[0]!.spec!.instance_id).toBe(id);
     agent.disconnect();
   });
 });
