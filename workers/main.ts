@@ -20,7 +20,7 @@ export default {
     const requestId = newRequestId();
     let response: Response;
     try {
-      response = withRequestId(await route(request, env, ctx), requestId);
+      response = withRequestId(await route(request, env, ctx, requestId), requestId);
     } catch (error) {
       response = errorResponse(toApiError(error), requestId);
     }
@@ -31,7 +31,7 @@ export default {
   },
 } satisfies ExportedHandler<Env>;
 
-async function route(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string): Promise<Response> {
   const path = new URL(request.url).pathname;
   if (path === "/agent/v1/connect") return connectAgent(request, env);
   if (path.startsWith("/bench/")) {
@@ -40,6 +40,6 @@ async function route(request: Request, env: Env, ctx: ExecutionContext): Promise
   }
   if (path.startsWith("/v1/")) rateLimiterFor(env.RATE_LIMIT_RPS).take(clientIp(request), Date.now());
   const proxyTarget = matchProxyPath(request.url);
-  if (proxyTarget) return proxyRequest(request, env, proxyTarget);
+  if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);
   return api.fetch(request, env, ctx);
 }

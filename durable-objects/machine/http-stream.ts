@@ -1,6 +1,7 @@
 // One proxied HTTP exchange over the agent socket: the request body is pumped to the agent within
-// the credit the agent returns, and the response body is handed to the client only as fast as it
-// reads, returning credit as it goes. Neither side ever holds more than one window.
+// the credit the agent returns, and the response body is written to the client through a native
+// identity stream whose writes complete only as the client reads, returning credit as they do.
+// Neither side ever holds more than one window. A declared Content-Length is kept (FixedLengthStream).
 import { DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES, WINDOW_UPDATE_THRESHOLD } from "../../protocol/index.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { SendCredit } from "./credit.ts";
@@ -19,11 +20,8 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 export class HttpStream {
   private readonly credit = new SendCredit(INITIAL_WINDOW_BYTES);
-  private readonly chunks: Uint8Array[] = [];
-  private wakeReader: (() => void) | null = null;
+  private writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
   private consumedSinceWindow = 0;
-  private ended = false;
-  private failure: Error | null = null;
   private finished = false;
   private resolveHead!: (response: Response) => void;
   readonly head = new Promise<Response>((resolve) => (this.resolveHead = resolve));
@@ -65,15 +63,24 @@ export class HttpStream {
   }
 
   onResponseHead(status: number, headers: [string, string][]): void {
-    const body = NULL_BODY_STATUSES.has(status) || this.method === "HEAD" ? null : this.responseBody();
-    if (body === null) this.ended = true;
-    this.resolveHead(new Response(body, { status, headers: responseHeaders(headers) }));
+    if (NULL_BODY_STATUSES.has(status) || this.method === "HEAD") {
+      this.resolveHead(new Response(null, { status, headers: responseHeaders(headers) }));
+      return this.finishNormally();
+    }
+    const length = declaredLength(headers);
+    const pipe = length === null ? new IdentityTransformStream() : new FixedLengthStream(length);
+    this.writer = pipe.writable.getWriter() as WritableStreamDefaultWriter<Uint8Array>;
+    this.resolveHead(new Response(pipe.readable, { status, headers: responseHeaders(headers) }));
   }
 
   onData(payload: Uint8Array): void {
+    if (!this.writer || this.finished) return;
     // Copy: the payload views a WebSocket message buffer we must not keep alive or share.
-    this.chunks.push(payload.slice());
-    this.wake();
+    const chunk = payload.slice();
+    this.writer.write(chunk).then(
+      () => this.returnCredit(chunk.byteLength),
+      () => this.fail(new Error("client went away"), null),
+    );
   }
 
   onWindow(bytes: number): void {
@@ -81,14 +88,16 @@ export class HttpStream {
   }
 
   onEnd(): void {
-    this.ended = true;
-    this.wake();
+    // Queued behind every pending write; a FixedLengthStream refuses to close short of its length.
+    this.writer?.close().then(
+      () => this.finishNormally(),
+      () => this.fail(new Error("the upstream body ended early"), null),
+    );
   }
 
-  /** The agent gave up: before the head the client gets `beforeHead`, after it a broken body. */
+  /** The agent gave up: before the head the client gets a 502, after it a broken body. */
   onAbort(reason: string): void {
-    const beforeHead = reason === "upstream_unavailable" ? upstreamUnavailable() : upstreamUnavailable(reason);
-    this.finish(new Error(`upstream aborted: ${reason}`), beforeHead);
+    this.finish(new Error(`upstream aborted: ${reason}`), upstreamUnavailable(reason === "upstream_unavailable" ? undefined : reason));
   }
 
   /** The proxy side gave up (agent gone, body too large, client gone): tell the agent too. */
@@ -100,38 +109,15 @@ export class HttpStream {
 
   private finish(error: Error, beforeHead: Response): void {
     if (this.finished) return;
-    this.finished = true;
-    this.failure = error;
     this.resolveHead(beforeHead);
-    this.credit.release();
-    this.wake();
-    this.link.close(this.id);
+    this.writer?.abort(error).catch(() => undefined);
+    this.finishNormally();
   }
 
-  private responseBody(): ReadableStream<Uint8Array> {
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          while (this.chunks.length === 0 && !this.ended && !this.failure) {
-            await new Promise<void>((resolve) => (this.wakeReader = resolve));
-          }
-          const chunk = this.chunks.shift();
-          if (chunk) {
-            controller.enqueue(chunk);
-            this.returnCredit(chunk.byteLength);
-          } else if (this.failure) {
-            controller.error(this.failure);
-          } else {
-            controller.close();
-            this.finished = true;
-            this.credit.release();
-            this.link.close(this.id);
-          }
-        },
-        cancel: () => this.fail(new Error("client went away"), null),
-      },
-      { highWaterMark: 0 },
-    );
+  private finishNormally(): void {
+    this.finished = true;
+    this.credit.release();
+    this.link.close(this.id);
   }
 
   private returnCredit(bytes: number): void {
@@ -141,12 +127,13 @@ export class HttpStream {
       this.consumedSinceWindow = 0;
     }
   }
+}
 
-  private wake(): void {
-    const wake = this.wakeReader;
-    this.wakeReader = null;
-    wake?.();
-  }
+/** The upstream's Content-Length, when it declared one and the body is not chunked. */
+function declaredLength(headers: [string, string][]): number | null {
+  if (headers.some(([name, value]) => name.toLowerCase() === "transfer-encoding" && value.toLowerCase() !== "identity")) return null;
+  const value = headers.find(([name]) => name.toLowerCase() === "content-length")?.[1];
+  return value !== undefined && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : null;
 }
 
 export function upstreamUnavailable(detail?: string): Response {

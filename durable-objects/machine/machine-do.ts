@@ -274,6 +274,12 @@ export class MachineDO extends DurableObject<Env> {
   // ---- the proxy ----
 
   private async proxy(request: Request): Promise<Response> {
+    const response = await this.openProxyStream(request);
+    response.headers.set("x-request-id", request.headers.get("x-gpr-request-id") ?? "");
+    return response;
+  }
+
+  private async openProxyStream(request: Request): Promise<Response> {
     const instanceId = request.headers.get("x-gpr-instance") ?? "";
     const row = this.container(instanceId);
     if (!row || row.desired !== "running") return upstreamGone();

@@ -1,6 +1,7 @@
 // The proxy bridge's stream bookkeeping, with a socket that records what the bridge sends.
 import { describe, expect, it } from "vitest";
 import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
+import { until } from "../../workers/test-support/poll.ts";
 import { ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
 
 const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };
@@ -32,7 +33,7 @@ describe("ProxyBridge", () => {
     bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new TextEncoder().encode("hello")));
     bridge.onMessage({ type: "end", stream: request.stream });
     expect(await response.text()).toBe("hello");
-    expect(bridge.openStreams).toBe(0);
+    await until(async () => bridge.openStreams, (n) => n === 0, "the stream to be freed");
   });
 
   it("when the agent goes away mid-body the client's body errors and the stream is freed", async () => {
@@ -49,6 +50,19 @@ describe("ProxyBridge", () => {
     await expect(response.arrayBuffer()).rejects.toThrow();
   });
 
+  it("keeps the upstream's Content-Length, and a body ending short of it is an error", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null);
+    const [request] = controls();
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["content-length", "10"]] });
+    const response = await pending;
+    expect(response.headers.get("content-length")).toBe("10");
+    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(4)));
+    bridge.onMessage({ type: "end", stream: request.stream });
+    await expect(response.arrayBuffer()).rejects.toThrow();
+  });
+
   it("returns credit as the client reads, never before", async () => {
     const { socket, controls } = recordingSocket();
     const bridge = new ProxyBridge(() => socket);
@@ -58,10 +72,14 @@ describe("ProxyBridge", () => {
     const reader = (await pending).body!.getReader();
     for (let i = 0; i < 8; i++) bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(256 * 1024)));
     expect(controls().filter((m) => m.type === "window")).toEqual([]);
-    for (let i = 0; i < 4; i++) await reader.read();
-    expect(controls().filter((m) => m.type === "window")).toEqual([{ type: "window", stream: request.stream, bytes: 1024 * 1024 }]);
+    let read = 0;
+    while (read < 1024 * 1024 + 300 * 1024) read += (await reader.read()).value!.byteLength;
+    const windows = await until(async () => controls().filter((m) => m.type === "window"), (w) => w.length > 0, "credit");
+    const credited = windows.reduce((sum, w) => sum + (w.bytes as number), 0);
+    expect(credited).toBeGreaterThanOrEqual(1024 * 1024);
+    expect(credited).toBeLessThanOrEqual(read);
     await reader.cancel();
-    expect(controls().at(-1)).toMatchObject({ type: "abort", stream: request.stream });
+    await until(async () => controls().at(-1), (last) => last?.type === "abort", "the abort");
     expect(bridge.openStreams).toBe(0);
   });
 

@@ -124,6 +124,13 @@ describe("HTTP pass-through", () => {
     expect(body.length).toBe(10_000_000);
   });
 
+  it("a response with a declared length keeps its Content-Length (download progress works)", async () => {
+    // Identity encoding: with gzip accepted the runtime may compress, which drops the length.
+    const response = await fetch(stack.proxyUrl(llm, 8000, "/echo/sized"), { headers: { ...auth(), "accept-encoding": "identity" } });
+    const text = await response.text();
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+  });
+
   it("several Set-Cookie headers stay separate", async () => {
     const response = await fetch(stack.proxyUrl(llm, 8000, "/echo/cookies?set_cookies=2"), { headers: auth() });
     expect(response.status).toBe(200);

@@ -11,7 +11,7 @@ import { upstreamHeaders } from "./upstream-headers.ts";
 
 export { matchProxyPath } from "./proxy-path.ts";
 
-export async function proxyRequest(request: Request, env: Env, path: ProxyPath): Promise<Response> {
+export async function proxyRequest(request: Request, env: Env, path: ProxyPath, requestId: string): Promise<Response> {
   const credential = bearerToken(request.headers.get("authorization"));
   const accountId = credential ? accountOfCredential(credential) : null;
   if (!credential || !accountId) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY or instance token>");
@@ -24,6 +24,8 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath):
   headers.set("x-gpr-instance", path.instanceId);
   headers.set("x-gpr-port", String(path.port));
   headers.set("x-gpr-target", path.target);
+  // The MachineDO stamps the request id on the response it builds, so it is passed on uncopied.
+  headers.set("x-gpr-request-id", requestId);
   return machineOf(env, machine_id).fetch("https://machine/proxy", { method: request.method, headers, body: request.body });
 }
 
