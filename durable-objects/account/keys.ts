@@ -47,13 +47,18 @@ export function revokeKey(sql: Sql, keyId: string, at: string): boolean {
   return rows.length > 0;
 }
 
-/** Finds the live key matching `key`, records its use, and says whether it matched. */
+/** How stale last_used_at may get: writing it on every request puts a storage commit on every proxied request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Finds the live key matching `key`, records its use (to the minute), and says whether it matched. */
 export function findLiveKey(sql: Sql, keyHash: string, at: string): boolean {
-  let matchedId: string | null = null;
-  for (const row of sql<{ id: string; hash: string }>`SELECT id, hash FROM api_keys WHERE revoked_at IS NULL`) {
-    if (constantTimeEqual(row.hash, keyHash)) matchedId = row.id;
+  let matched: { id: string; last_used_at: string | null } | null = null;
+  for (const row of sql<{ id: string; hash: string; last_used_at: string | null }>`SELECT id, hash, last_used_at FROM api_keys WHERE revoked_at IS NULL`) {
+    if (constantTimeEqual(row.hash, keyHash)) matched = row;
   }
-  if (matchedId === null) return false;
-  sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${matchedId}`;
+  if (matched === null) return false;
+  if (matched.last_used_at === null || Date.parse(at) - Date.parse(matched.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+    sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${matched.id}`;
+  }
   return true;
 }

@@ -38,17 +38,15 @@ export class HttpStream {
 
   /** Pumps the client's request body to the agent; stops early if the stream ends. */
   async pumpBody(body: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = body.getReader();
+    const chunks = readChunks(body);
     let total = 0;
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (this.finished) return void reader.cancel().catch(() => undefined);
-        if (done) return this.link.sendControl({ type: "end", stream: this.id });
+      for await (const value of chunks) {
+        if (this.finished) break;
         total += value.byteLength;
         if (total > MAX_REQUEST_BODY_BYTES) {
           this.fail(new Error("request body too large"), payloadTooLarge());
-          return void reader.cancel().catch(() => undefined);
+          break;
         }
         for (let offset = 0; offset < value.byteLength && !this.finished; ) {
           const size = await this.credit.take(Math.min(MAX_DATA_FRAME_BYTES, value.byteLength - offset));
@@ -57,6 +55,7 @@ export class HttpStream {
           offset += size;
         }
       }
+      if (!this.finished) this.link.sendControl({ type: "end", stream: this.id });
     } catch {
       this.fail(new Error("the client's request body failed"), null);
     }
@@ -75,10 +74,9 @@ export class HttpStream {
 
   onData(payload: Uint8Array): void {
     if (!this.writer || this.finished) return;
-    // Copy: the payload views a WebSocket message buffer we must not keep alive or share.
-    const chunk = payload.slice();
-    this.writer.write(chunk).then(
-      () => this.returnCredit(chunk.byteLength),
+    // No copy: the payload views this message's own buffer, which nothing else holds.
+    this.writer.write(payload).then(
+      () => this.returnCredit(payload.byteLength),
       () => this.fail(new Error("client went away"), null),
     );
   }
@@ -126,6 +124,35 @@ export class HttpStream {
       this.link.sendControl({ type: "window", stream: this.id, bytes: this.consumedSinceWindow });
       this.consumedSinceWindow = 0;
     }
+  }
+}
+
+/**
+ * The body's chunks. A default reader yields 4 KB chunks (a frame, an agent event and an upstream
+ * write each); a BYOB read takes whatever has arrived, up to a whole frame, into a reused buffer.
+ * Each chunk is valid until the next is asked for (encodeDataFrame copies it before then).
+ */
+async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream: read it as it comes.
+  }
+  if (!byob) {
+    for await (const chunk of body) yield chunk;
+    return;
+  }
+  let buffer = new ArrayBuffer(MAX_DATA_FRAME_BYTES);
+  try {
+    for (;;) {
+      const { done, value } = await byob.read(new Uint8Array(buffer));
+      if (done || !value) return;
+      yield value;
+      buffer = value.buffer as ArrayBuffer;
+    }
+  } finally {
+    byob.cancel().catch(() => undefined);
   }
 }
 

@@ -45,6 +45,10 @@ export class MachineDO extends DurableObject<Env> {
   private readonly clock = clock;
   private readonly sql: Sql;
   private readonly bridge = new ProxyBridge(() => this.agentSocket());
+  private delivering: Promise<void> | null = null;
+  private deliverAgain = false;
+  /** machine.connection mirrored in memory: it is checked on every agent frame (undefined = not read yet). */
+  private connectionId: string | null | undefined = undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -143,6 +147,7 @@ export class MachineDO extends DurableObject<Env> {
     this.ctx.acceptWebSocket(server, ["agent"]);
     server.serializeAttachment({ connection });
     this.sql`UPDATE machine SET connection = ${connection}`;
+    this.connectionId = connection;
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -263,6 +268,7 @@ export class MachineDO extends DurableObject<Env> {
     const nowMs = this.clock.now();
     this.ctx.storage.transactionSync(() => {
       this.sql`UPDATE machine SET online = 0, connection = NULL`;
+      this.connectionId = null;
       this.reportHost(false, nowMs);
       this.bumpState();
     });
@@ -326,7 +332,30 @@ export class MachineDO extends DurableObject<Env> {
     );
   }
 
-  private async deliverReports(): Promise<void> {
+  /**
+   * Single flight: every state change asks for a delivery, and concurrent deliveries would each
+   * resend every unacknowledged report (quadratic under a burst of launches). One runs at a time
+   * and goes round again if asked meanwhile.
+   */
+  private deliverReports(): Promise<void> {
+    if (this.delivering) {
+      this.deliverAgain = true;
+      return this.delivering;
+    }
+    this.delivering = (async () => {
+      try {
+        do {
+          this.deliverAgain = false;
+          await this.deliverDueReports();
+        } while (this.deliverAgain);
+      } finally {
+        this.delivering = null;
+      }
+    })();
+    return this.delivering;
+  }
+
+  private async deliverDueReports(): Promise<void> {
     const machine = this.machine();
     if (!machine) return;
     for (const [accountId, batch] of dueReports(this.sql, Date.now())) {
@@ -452,7 +481,8 @@ export class MachineDO extends DurableObject<Env> {
 
   private isCurrent(ws: WebSocket): boolean {
     const attachment = ws.deserializeAttachment() as { connection?: string } | null;
-    return attachment?.connection !== undefined && attachment.connection === this.machine()?.connection;
+    this.connectionId ??= this.machine()?.connection ?? null;
+    return attachment?.connection !== undefined && attachment.connection === this.connectionId;
   }
 
   private heartbeatTimeoutMs(): number {

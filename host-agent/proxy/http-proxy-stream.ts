@@ -28,6 +28,7 @@ export class HttpProxyStream {
   #pending: Buffer[] = [];
   #responseEnded = false;
   #waitingForDrain = false;
+  #pumpScheduled = false;
   #closed = false;
 
   constructor(message: HttpRequestMessage, transport: StreamTransport, onClosed: () => void) {
@@ -92,7 +93,7 @@ export class HttpProxyStream {
     this.#transport.send({ type: "http_response", stream: this.#message.stream, status: res.statusCode ?? 502, headers: responseHeaderPairs(res.rawHeaders) });
     res.on("data", (chunk: Buffer) => {
       this.#pending.push(chunk);
-      this.#pump();
+      this.#schedulePump();
     });
     res.on("end", () => {
       this.#responseEnded = true;
@@ -104,15 +105,34 @@ export class HttpProxyStream {
     });
   }
 
+  /** Reads that arrive in one turn of the event loop leave together: fewer, bigger frames. */
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setImmediate(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
+  }
+
   #pump(): void {
     if (this.#closed || !this.#response) return;
     while (this.#pending.length > 0 && this.#sendWindow.available > 0 && !this.#transport.congested()) {
-      const chunk = this.#pending[0] ?? Buffer.alloc(0);
-      const size = Math.min(chunk.byteLength, MAX_DATA_FRAME_BYTES, this.#sendWindow.available);
-      this.#transport.sendData(DataKind.body, this.#message.stream, chunk.subarray(0, size));
+      // Each frame carries as many pending bytes as fit (up to MAX_DATA_FRAME_BYTES and the credit):
+      // the MachineDO pays per frame, not per byte.
+      const limit = Math.min(MAX_DATA_FRAME_BYTES, this.#sendWindow.available);
+      const parts: Buffer[] = [];
+      let size = 0;
+      while (this.#pending.length > 0 && size < limit) {
+        const chunk = this.#pending[0]!;
+        const take = Math.min(chunk.byteLength, limit - size);
+        parts.push(chunk.subarray(0, take));
+        size += take;
+        if (take === chunk.byteLength) this.#pending.shift();
+        else this.#pending[0] = chunk.subarray(take);
+      }
+      this.#transport.sendData(DataKind.body, this.#message.stream, parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
       this.#sendWindow.consume(size);
-      if (size === chunk.byteLength) this.#pending.shift();
-      else this.#pending[0] = chunk.subarray(size);
     }
     if (this.#pending.length > 0) {
       this.#response.pause();

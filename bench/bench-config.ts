@@ -1,0 +1,42 @@
+// Sizes and counts per mode: quick (the default, well under 3 minutes on 2 cores) and --full.
+import { MB } from "./stats.ts";
+
+export interface BenchConfig {
+  mode: "quick" | "full";
+  /** Body size of each throughput run, each direction. */
+  transferBytes: number;
+  /** Throughput runs per route and direction; the median is reported. */
+  transferRuns: number;
+  /** Sequential small requests per route (after warm-up). */
+  sequentialRequests: number;
+  /** How long each concurrency level runs per route. */
+  concurrentMs: number;
+  concurrencyLevels: number[];
+  sseRuns: number;
+  sseEvents: number;
+  sseIntervalMs: number;
+  completionRuns: number;
+  wsRoundTrips: number;
+  wsBurstMessages: number;
+  /** The large upload during which RSS is sampled. */
+  memoryUploadBytes: number;
+  /** How much the slow reader reads (at ~5 ms per chunk) before it stops reading. */
+  slowReaderBytes: number;
+  controlRequests: number;
+  launchRuns: number;
+  concurrentLaunches: number;
+}
+
+export function benchConfig(full: boolean): BenchConfig {
+  return full
+    ? {
+        mode: "full", transferBytes: 256 * MB, transferRuns: 3, sequentialRequests: 2000, concurrentMs: 10_000, concurrencyLevels: [16, 64],
+        sseRuns: 20, sseEvents: 50, sseIntervalMs: 20, completionRuns: 50, wsRoundTrips: 5000, wsBurstMessages: 50_000,
+        memoryUploadBytes: 512 * MB, slowReaderBytes: 64 * MB, controlRequests: 1000, launchRuns: 10, concurrentLaunches: 20,
+      }
+    : {
+        mode: "quick", transferBytes: 64 * MB, transferRuns: 1, sequentialRequests: 300, concurrentMs: 3_000, concurrencyLevels: [16, 64],
+        sseRuns: 5, sseEvents: 20, sseIntervalMs: 20, completionRuns: 15, wsRoundTrips: 500, wsBurstMessages: 5_000,
+        memoryUploadBytes: 256 * MB, slowReaderBytes: 32 * MB, controlRequests: 200, launchRuns: 3, concurrentLaunches: 20,
+      };
+}

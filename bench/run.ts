@@ -1,0 +1,119 @@
+// `npm run bench`: starts the local stack (fresh state, free port) and nginx, measures our proxy and
+// control plane against baselines taken in the same run, prints the table and writes
+// bench/results/latest.json. The stack and nginx are always stopped, also on error and Ctrl-C.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parseArgs, USAGE, type SuiteName } from "./args.ts";
+import { startNginx, type NginxBaseline } from "./baselines/nginx.ts";
+import { benchConfig } from "./bench-config.ts";
+import { machineInfo } from "./machine-info.ts";
+import { renderReport } from "./report.ts";
+import { resultsJson } from "./results-json.ts";
+import type { BenchResult, Section } from "./results-model.ts";
+import { buildRoutes } from "./routes.ts";
+import { CONTAINER_PORT, READY_DELAY_MS, startBenchStack, type BenchStack } from "./stack/bench-stack.ts";
+import { controlPlaneSuite } from "./suites/control-plane.ts";
+import { cpuProfilesSuite } from "./suites/cpu-profiles.ts";
+import { hopLadderSuite } from "./suites/hop-ladder.ts";
+import { latencySuite } from "./suites/latency.ts";
+import { memorySuite } from "./suites/memory.ts";
+import { streamingSuite } from "./suites/streaming.ts";
+import type { SuiteContext } from "./suites/suite-context.ts";
+import { throughputSuite } from "./suites/throughput.ts";
+import { websocketSuite } from "./suites/websocket.ts";
+import { evaluateTargets } from "./targets.ts";
+
+const args = parseArgs(process.argv.slice(2), resolve(import.meta.dirname, "results/latest.json"));
+if ("error" in args || args.help) {
+  process.stderr.write(`${"error" in args ? `${args.error}\n` : ""}${USAGE}\n`);
+  process.exit("error" in args ? 2 : 0);
+}
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const config = benchConfig(args.full);
+const machine = machineInfo();
+const started = performance.now();
+let stack: BenchStack | null = null;
+let nginx: NginxBaseline | null = null;
+
+let cleaning: Promise<void> | null = null;
+const cleanUp = () =>
+  (cleaning ??= (async () => {
+    await nginx?.stop().catch(() => undefined);
+    await stack?.stop().catch(() => undefined);
+  })());
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    log(`${signal}: stopping the stack and nginx`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+try {
+  log(`${config.mode} mode: starting the local stack (wrangler dev + 2 agents)…`);
+  stack = await startBenchStack({ echo: args.echo, inspectAgents: args.profile });
+  log(`stack up at ${stack.baseUrl}; instance ${stack.instanceId} answers; its port ${CONTAINER_PORT} is 127.0.0.1:${stack.container.hostPort}`);
+  const baselineNotes: string[] = [];
+  if (args.noNginx) {
+    baselineNotes.push("(b) nginx skipped (--no-nginx): nginx figures are unavailable in this run");
+  } else {
+    const outcome = await startNginx(stack.container.hostPort, log);
+    baselineNotes.push(...outcome.notes);
+    if (outcome.ok) nginx = outcome.nginx;
+    for (const note of outcome.notes) log(note);
+  }
+  const routes = buildRoutes({
+    baseUrl: stack.baseUrl, instanceId: stack.instanceId, containerPort: CONTAINER_PORT, key: stack.key,
+    upstreamPort: stack.container.hostPort, nginxPort: nginx?.port ?? null,
+  });
+  const ctx: SuiteContext = { config, routes, stack, nginx, log };
+  const sections: Section[] = [];
+  const suites: [SuiteName, () => Promise<Section | Section[]>][] = [
+    ["throughput", () => throughputSuite(ctx)],
+    ["latency", () => latencySuite(ctx)],
+    ["streaming", () => streamingSuite(ctx)],
+    ["websocket", () => websocketSuite(ctx)],
+    ["memory", () => memorySuite(ctx)],
+    ["control", () => controlPlaneSuite(ctx)],
+    ["profile", () => hopLadderSuite(ctx)],
+    ...(args.profile ? [["profile", () => cpuProfilesSuite(ctx)] as [SuiteName, () => Promise<Section>]] : []),
+  ];
+  for (const [name, run] of suites) {
+    if (args.only.length > 0 && !args.only.includes(name)) continue;
+    try {
+      const produced = await run();
+      sections.push(...(Array.isArray(produced) ? produced : [produced]));
+    } catch (error) {
+      log(`${name} suite failed: ${(error as Error).stack ?? String(error)}`);
+      sections.push({ id: `failed.${name}`, title: `${name} (failed)`, baselineKeys: [], figures: [], notes: [`the suite failed: ${(error as Error).message}`] });
+    }
+  }
+  // The baselines' provenance leads the report; profile sections close it.
+  sections.unshift({
+    id: "baselines", title: "Baselines (same run, same upstream: the instance's dev container, port 8000)", baselineKeys: [], figures: [],
+    notes: [
+      `(a) direct: 127.0.0.1 on the host port the local runtime mapped to the container's port ${CONTAINER_PORT}`,
+      ...baselineNotes,
+      "(c) worker: GET/POST /bench/passthrough/{port}/… — the Worker fetch()es the upstream itself (no Durable Object, no agent): the platform's floor",
+      `ours: /v1/instances/{id}/proxy/${CONTAINER_PORT}/… with an API key; stack vars RATE_LIMIT_RPS=1000000 BENCH_ROUTES=1, agents DEV_READY_DELAY_MS=${READY_DELAY_MS} DEV_PULL_MS=100`,
+    ],
+  });
+  const result: BenchResult = {
+    mode: config.mode,
+    machine,
+    settings: { ...config, concurrencyLevels: config.concurrencyLevels.join(","), nginx: nginx?.version ?? "unavailable" },
+    sections,
+    targets: evaluateTargets(sections),
+    duration_s: (performance.now() - started) / 1000,
+  };
+  process.stdout.write(`${renderReport(result)}\n`);
+  mkdirSync(dirname(args.out), { recursive: true });
+  writeFileSync(args.out, resultsJson(result));
+  log(`wrote ${args.out}`);
+} catch (error) {
+  log(`failed: ${(error as Error).stack ?? String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}

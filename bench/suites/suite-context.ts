@@ -1,0 +1,42 @@
+// What every suite gets (config, routes, the stack's processes) and the helpers they share: run a
+// measurement on each route, and turn per-route values into a figure with baselines.
+import type { NginxBaseline } from "../baselines/nginx.ts";
+import type { BenchConfig } from "../bench-config.ts";
+import type { Better, Figure } from "../results-model.ts";
+import { allRoutes, type Route, type RouteKey, type RouteSet } from "../routes.ts";
+import type { BenchStack } from "../stack/bench-stack.ts";
+
+export interface SuiteContext {
+  config: BenchConfig;
+  routes: RouteSet;
+  stack: BenchStack;
+  nginx: NginxBaseline | null;
+  log(line: string): void;
+}
+
+export type PerRoute<T> = Partial<Record<RouteKey, T | null>>;
+
+/** Runs `measure` on every route in turn; a route that fails yields null and a note. */
+export async function onEachRoute<T>(ctx: SuiteContext, notes: string[], what: string, measure: (route: Route) => Promise<T>): Promise<PerRoute<T>> {
+  const results: PerRoute<T> = {};
+  for (const route of allRoutes(ctx.routes)) {
+    try {
+      results[route.key] = await measure(route);
+    } catch (error) {
+      results[route.key] = null;
+      notes.push(`${what} on ${route.key} failed: ${(error as Error).message}`);
+    }
+  }
+  if (!ctx.routes.nginx) results.nginx = null;
+  return results;
+}
+
+export function routeFigure<T>(
+  id: string, label: string, unit: string, better: Better, results: PerRoute<T>, pick: (value: T) => number,
+): Figure {
+  const value = (key: RouteKey) => {
+    const result = results[key];
+    return result === undefined || result === null ? null : pick(result);
+  };
+  return { id, label, unit, better, ours: value("ours"), baselines: { direct: value("direct"), nginx: value("nginx"), passthrough: value("passthrough") } };
+}

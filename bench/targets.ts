@@ -1,0 +1,74 @@
+// The performance targets of the issue "Benchmarks: npm run bench", checked against figures of the
+// same run: a ratio to a baseline, an excess over a baseline, or an absolute limit.
+import type { BaselineKey, Figure, Section, TargetResult } from "./results-model.ts";
+
+export type TargetSpec =
+  | { id: string; description: string; kind: "ratio_at_least" | "ratio_at_most"; figure: string; baseline: BaselineKey; factor: number }
+  | { id: string; description: string; kind: "excess_at_most"; figure: string; baseline: BaselineKey; limit: number }
+  | { id: string; description: string; kind: "at_least" | "at_most"; figure: string; limit: number };
+
+const MB_LIMIT = 64;
+const CONTROL_PATHS = { me: "GET /v1/me", instance: "GET /v1/instances/{id}", gpus: "GET /v1/gpus" };
+
+export const TARGETS: TargetSpec[] = [
+  ...(["download", "upload"] as const).flatMap((direction): TargetSpec[] => [
+    { id: `throughput.${direction}.vs_worker`, description: `proxy ${direction} ≥ 50% of (c) worker pass-through`, kind: "ratio_at_least", figure: `throughput.${direction}`, baseline: "passthrough", factor: 0.5 },
+    { id: `throughput.${direction}.vs_direct`, description: `proxy ${direction} ≥ 25% of (a) direct`, kind: "ratio_at_least", figure: `throughput.${direction}`, baseline: "direct", factor: 0.25 },
+  ]),
+  { id: "latency.p50", description: "small proxied GET p50 ≤ 2 × (c) worker pass-through", kind: "ratio_at_most", figure: "latency.seq.p50", baseline: "passthrough", factor: 2 },
+  { id: "latency.rps64", description: "≥ 1,000 requests/s through one machine at 64 concurrent", kind: "at_least", figure: "latency.c64.rps", limit: 1000 },
+  { id: "streaming.sse", description: "first SSE event p50 ≤ 5 ms over direct", kind: "excess_at_most", figure: "streaming.sse_first_event.p50", baseline: "direct", limit: 5 },
+  { id: "streaming.ttft", description: "first token (openai SDK) p50 ≤ 5 ms over direct", kind: "excess_at_most", figure: "streaming.ttft.p50", baseline: "direct", limit: 5 },
+  ...(["upload", "slow_reader"] as const).flatMap((run) =>
+    (["workerd", "agent"] as const).map((group): TargetSpec => ({
+      id: `memory.${run}.${group}`,
+      description: `${run === "upload" ? "large upload" : "slow-reader download"}: ${group} RSS growth ≤ ${MB_LIMIT} MB`,
+      kind: "at_most", figure: `memory.${run}.${group}`, limit: MB_LIMIT,
+    })),
+  ),
+  ...(["me", "instance", "gpus"] as const).map((name): TargetSpec => ({
+    id: `control.${name}`, description: `control plane ${CONTROL_PATHS[name]} p50 ≤ 2 × noop route p50`,
+    kind: "ratio_at_most", figure: `control.${name}.p50`, baseline: "noop", factor: 2,
+  })),
+];
+
+export function evaluateTargets(sections: readonly Section[], specs: readonly TargetSpec[] = TARGETS): TargetResult[] {
+  const figures = new Map(sections.flatMap((section) => section.figures).map((figure) => [figure.id, figure]));
+  return specs.map((spec) => evaluate(spec, figures.get(spec.figure)));
+}
+
+function evaluate(spec: TargetSpec, figure: Figure | undefined): TargetResult {
+  const base = { id: spec.id, description: spec.description };
+  const ours = usable(figure?.ours);
+  if (figure === undefined || ours === null) return { ...base, status: "unavailable", detail: `${spec.figure} was not measured` };
+  const unit = figure.unit;
+  switch (spec.kind) {
+    case "at_least":
+    case "at_most": {
+      const pass = spec.kind === "at_least" ? ours >= spec.limit : ours <= spec.limit;
+      return { ...base, status: pass ? "pass" : "fail", detail: `${show(ours)} ${unit} (limit ${spec.kind === "at_least" ? "≥" : "≤"} ${show(spec.limit)} ${unit})` };
+    }
+    case "ratio_at_least":
+    case "ratio_at_most": {
+      const baseline = usable(figure.baselines[spec.baseline]);
+      if (baseline === null || baseline === 0) return { ...base, status: "unavailable", detail: `baseline ${spec.baseline} was not measured` };
+      const ratio = ours / baseline;
+      const pass = spec.kind === "ratio_at_least" ? ratio >= spec.factor : ratio <= spec.factor;
+      return { ...base, status: pass ? "pass" : "fail", detail: `${show(ours)} vs ${show(baseline)} ${unit} = ${ratio.toFixed(2)}× (needs ${spec.kind === "ratio_at_least" ? "≥" : "≤"} ${spec.factor}×)` };
+    }
+    case "excess_at_most": {
+      const baseline = usable(figure.baselines[spec.baseline]);
+      if (baseline === null) return { ...base, status: "unavailable", detail: `baseline ${spec.baseline} was not measured` };
+      const excess = ours - baseline;
+      return { ...base, status: excess <= spec.limit ? "pass" : "fail", detail: `${show(ours)} vs ${show(baseline)} ${unit} = ${excess >= 0 ? "+" : "−"}${show(Math.abs(excess))} ${unit} (needs ≤ +${spec.limit} ${unit})` };
+    }
+  }
+}
+
+function usable(value: number | null | undefined): number | null {
+  return value === null || value === undefined || !Number.isFinite(value) ? null : value;
+}
+
+function show(value: number): string {
+  return Math.abs(value) >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(2);
+}
