@@ -1,6 +1,6 @@
 // Binary data frames: round trips of every kind, and short, unknown or stream-0 frames rejected.
 import { describe, expect, it } from "vitest";
-import { DATA_HEADER_BYTES, DataKind, decodeDataFrame, encodeDataFrame } from "./frames.ts";
+import { DATA_HEADER_BYTES, DataKind, decodeDataFrame, encodeDataFrame, frameInPlace } from "./frames.ts";
 
 describe("data frames", () => {
   it.each([
@@ -34,5 +34,21 @@ describe("data frames", () => {
     ["stream 0", [1, 0, 0, 0, 0, 5], "data frame for stream 0"],
   ])("rejects %s", (_, bytes, error) => {
     expect(decodeDataFrame(new Uint8Array(bytes))).toEqual({ error });
+  });
+});
+
+describe("frameInPlace", () => {
+  it("writes the header into the room before the payload, sharing its bytes", () => {
+    const buffer = new ArrayBuffer(DATA_HEADER_BYTES + 4);
+    const payload = new Uint8Array(buffer, DATA_HEADER_BYTES, 4);
+    payload.set([9, 8, 7, 6]);
+    const frame = frameInPlace(DataKind.body, 77, payload);
+    expect(frame.buffer).toBe(buffer);
+    expect(decodeDataFrame(frame)).toEqual({ kind: DataKind.body, stream: 77, payload: new Uint8Array([9, 8, 7, 6]) });
+    expect(frame).toEqual(encodeDataFrame(DataKind.body, 77, new Uint8Array([9, 8, 7, 6])));
+  });
+
+  it("refuses a payload without room for the header", () => {
+    expect(() => frameInPlace(DataKind.body, 1, new Uint8Array(4))).toThrow(RangeError);
   });
 });

@@ -13,9 +13,22 @@ export interface DataFrame {
 
 export function encodeDataFrame(kind: DataKind, stream: number, payload: Uint8Array): Uint8Array {
   const frame = new Uint8Array(DATA_HEADER_BYTES + payload.byteLength);
-  frame[0] = kind;
-  new DataView(frame.buffer).setUint32(1, stream);
   frame.set(payload, DATA_HEADER_BYTES);
+  return writeDataHeader(frame, kind, stream);
+}
+
+/**
+ * Frames a payload in place, without a copy: the payload must have DATA_HEADER_BYTES of its own
+ * buffer free just before it (a reader that reads into a buffer at that offset leaves them so).
+ */
+export function frameInPlace(kind: DataKind, stream: number, payload: Uint8Array): Uint8Array {
+  if (payload.byteOffset < DATA_HEADER_BYTES) throw new RangeError("no room for the frame header before the payload");
+  return writeDataHeader(new Uint8Array(payload.buffer, payload.byteOffset - DATA_HEADER_BYTES, DATA_HEADER_BYTES + payload.byteLength), kind, stream);
+}
+
+function writeDataHeader(frame: Uint8Array, kind: DataKind, stream: number): Uint8Array {
+  frame[0] = kind;
+  new DataView(frame.buffer, frame.byteOffset, DATA_HEADER_BYTES).setUint32(1, stream);
   return frame;
 }
 

@@ -7,12 +7,10 @@ export class SendCredit {
     this.available = initial;
   }
 
-  /** Resolves once at least one byte may be sent; takes up to `bytes` and returns how many. */
-  async take(bytes: number): Promise<number> {
-    while (this.available <= 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    const granted = Math.min(bytes, this.available);
-    this.available -= granted;
-    return granted;
+  /** Resolves once `bytes` (at most one window) may be sent, and takes them. */
+  async take(bytes: number): Promise<void> {
+    while (this.available < bytes) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.available -= bytes;
   }
 
   grant(bytes: number): void {

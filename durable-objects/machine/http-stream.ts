@@ -2,7 +2,9 @@
 // the credit the agent returns, and the response body is written to the client through a native
 // identity stream whose writes complete only as the client reads, returning credit as they do.
 // Neither side ever holds more than one window. A declared Content-Length is kept (FixedLengthStream).
-import { DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES, WINDOW_UPDATE_THRESHOLD } from "../../protocol/index.ts";
+import {
+  DATA_HEADER_BYTES, DataKind, encodeDataFrame, frameInPlace, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES, WINDOW_UPDATE_THRESHOLD,
+} from "../../protocol/index.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { SendCredit } from "./credit.ts";
 import { responseHeaders } from "./headers.ts";
@@ -41,18 +43,20 @@ export class HttpStream {
     const chunks = readChunks(body);
     let total = 0;
     try {
-      for await (const value of chunks) {
+      for await (const { bytes: value, headroom } of chunks) {
         if (this.finished) break;
         total += value.byteLength;
         if (total > MAX_REQUEST_BODY_BYTES) {
           this.fail(new Error("request body too large"), payloadTooLarge());
           break;
         }
-        for (let offset = 0; offset < value.byteLength && !this.finished; ) {
-          const size = await this.credit.take(Math.min(MAX_DATA_FRAME_BYTES, value.byteLength - offset));
+        for (let offset = 0; offset < value.byteLength && !this.finished; offset += MAX_DATA_FRAME_BYTES) {
+          const part = value.subarray(offset, offset + MAX_DATA_FRAME_BYTES);
+          await this.credit.take(part.byteLength);
           if (this.finished) break;
-          this.link.sendData(encodeDataFrame(DataKind.body, this.id, value.subarray(offset, offset + size)));
-          offset += size;
+          // Our own read buffer keeps room for the header: framed in place, no copy (send copies).
+          const inPlace = headroom && offset === 0;
+          this.link.sendData(inPlace ? frameInPlace(DataKind.body, this.id, part) : encodeDataFrame(DataKind.body, this.id, part));
         }
       }
       if (!this.finished) this.link.sendControl({ type: "end", stream: this.id });
@@ -129,10 +133,11 @@ export class HttpStream {
 
 /**
  * The body's chunks. A default reader yields 4 KB chunks (a frame, an agent event and an upstream
- * write each); a BYOB read takes whatever has arrived, up to a whole frame, into a reused buffer.
- * Each chunk is valid until the next is asked for (encodeDataFrame copies it before then).
+ * write each); a BYOB read takes whatever has arrived, up to a whole frame, into a reused buffer
+ * that keeps room for the frame header before the data. Each chunk is valid until the next is
+ * asked for (sending copies it before then).
  */
-async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<{ bytes: Uint8Array; headroom: boolean }> {
   let byob: ReadableStreamBYOBReader | null = null;
   try {
     byob = body.getReader({ mode: "byob" });
@@ -140,15 +145,15 @@ async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uin
     // Not a byte stream: read it as it comes.
   }
   if (!byob) {
-    for await (const chunk of body) yield chunk;
+    for await (const chunk of body) yield { bytes: chunk, headroom: false };
     return;
   }
-  let buffer = new ArrayBuffer(MAX_DATA_FRAME_BYTES);
+  let buffer = new ArrayBuffer(DATA_HEADER_BYTES + MAX_DATA_FRAME_BYTES);
   try {
     for (;;) {
-      const { done, value } = await byob.read(new Uint8Array(buffer));
+      const { done, value } = await byob.read(new Uint8Array(buffer, DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES));
       if (done || !value) return;
-      yield value;
+      yield { bytes: value, headroom: true };
       buffer = value.buffer as ArrayBuffer;
     }
   } finally {
