@@ -1,4 +1,5 @@
 // The one error type of the API and its JSON shape `{"error", "message"}` (spec: Errors).
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 export type ErrorCode =
@@ -71,12 +72,9 @@ export function errorResponse(error: ApiError, requestId: string): Response {
 /** Any thrown value as the ApiError a client sees: never a stack trace or internal text. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const status = (error as { status?: unknown; getResponse?: unknown } | null)?.status;
-  if (typeof status === "number" && typeof (error as { getResponse?: unknown }).getResponse === "function") {
-    // Hono's HTTPException: its validators throw these for bodies that are not JSON.
-    if (status === 400) return new ApiError("bad_request", "the request body is not valid JSON");
-    if (status === 413) return new ApiError("payload_too_large", "the request body is too large");
-  }
+  // Hono's validators throw HTTPException for bodies that are not JSON.
+  if (error instanceof HTTPException && error.status === 400) return new ApiError("bad_request", "the request body is not valid JSON");
+  if (error instanceof HTTPException && error.status === 413) return new ApiError("payload_too_large", "the request body is too large");
   console.log(JSON.stringify({ level: "error", msg: "unhandled error", error: String(error), stack: (error as Error)?.stack }));
   return new ApiError("internal", "internal error; try again");
 }

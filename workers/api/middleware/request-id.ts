@@ -5,21 +5,13 @@ export const newRequestId = () => `req_${randomBase32(20)}`;
 
 export function withRequestId(response: Response, requestId: string): Response {
   if (response.headers.has("x-request-id")) return response;
-  if (response.status === 101 || isImmutable(response)) {
+  try {
+    response.headers.set("x-request-id", requestId);
+    return response;
+  } catch {
+    // Headers of a response from another object's fetch are immutable: copy (the body is not).
     const copy = new Response(response.body, response);
     copy.headers.set("x-request-id", requestId);
     return copy;
-  }
-  response.headers.set("x-request-id", requestId);
-  return response;
-}
-
-function isImmutable(response: Response): boolean {
-  try {
-    response.headers.set("x-request-id", "");
-    response.headers.delete("x-request-id");
-    return false;
-  } catch {
-    return true;
   }
 }

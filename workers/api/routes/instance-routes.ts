@@ -4,6 +4,7 @@ import { accountOf, fleetOf } from "../../env.ts";
 import { sha256Hex } from "../../lib/hash.ts";
 import { ApiError, unwrap } from "../errors.ts";
 import type { ApiEnv } from "../hono-env.ts";
+import type { LaunchPlan } from "../../../durable-objects/account/launch-plan.ts";
 import { planLaunch } from "../launch-rules.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { errors, InstanceIdParam } from "../schemas/common.ts";
@@ -59,9 +60,15 @@ export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationH
     const key = c.req.valid("header")["idempotency-key"];
     const gpu = await fleetOf(c.env).getGpuModel(body.gpu_model);
     const account = accountOf(c.env, c.var.accountId);
-    // Refuse a bad key before revealing anything about the catalog rules.
-    if (!(await account.authenticate(c.var.apiKey))) throw new ApiError("unauthorized", "API key missing, wrong or revoked");
-    const plan = planLaunch(body, gpu);
+    let plan: LaunchPlan;
+    try {
+      plan = planLaunch(body, gpu);
+    } catch (error) {
+      // A bad key is refused before anything about the catalog rules is revealed; a good request
+      // has its key checked once, by launch itself.
+      if (!(await account.authenticate(c.var.apiKey))) throw new ApiError("unauthorized", "API key missing, wrong or revoked");
+      throw error;
+    }
     const idem = key ? { key, bodyHash: await sha256Hex(JSON.stringify(body)) } : null;
     const { instance } = unwrap(await account.launch(c.var.apiKey, plan, idem));
     return c.json(instance, 201);
