@@ -80,7 +80,8 @@ export function addEvent(sql: Sql, instanceId: string, message: string, at: stri
   sql`INSERT INTO events (instance_id, message, created_at) VALUES (${instanceId}, ${message}, ${at})`;
 }
 
+/** Newest first by when it happened: a host's report can arrive after a later request's event. */
 export function listEvents(sql: Sql, instanceId: string): { message: string; created_at: string }[] {
   return sql<{ message: string; created_at: string }>`
-    SELECT message, created_at FROM events WHERE instance_id = ${instanceId} ORDER BY seq DESC`;
+    SELECT message, created_at FROM events WHERE instance_id = ${instanceId} ORDER BY created_at DESC, seq DESC`;
 }

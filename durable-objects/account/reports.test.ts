@@ -38,6 +38,23 @@ describe("duplicate delivery", () => {
     expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
   });
 
+  it("a stop report arriving after the user started again is logged, at the time it happened", async () => {
+    const account = await newAccount();
+    const id = await launch(account.key);
+    agent.report(id, "running");
+    await until(() => callJson<{ status: string }>("GET", `/v1/instances/${id}`, { key: account.key }), (r) => r.body.status === "running", "running");
+    await call("POST", `/v1/instances/${id}/stop`, { key: account.key });
+    const stoppedAt = Date.now();
+    expect((await call("POST", `/v1/instances/${id}/start`, { key: account.key })).status).toBe(204);
+    await env.ACCOUNTS.getByName(account.id).applyMachineReports(agent.machineId, [
+      { seq: 3_000_001, kind: "state", instance_id: id, state: "stopped", message: "", at: stoppedAt },
+    ]);
+    const { body } = await callJson<{ items: { message: string }[] }>("GET", `/v1/instances/${id}/events`, { key: account.key });
+    const messages = body.items.map((e) => e.message);
+    expect(messages.indexOf("Container stopped; data kept")).toBeGreaterThan(messages.findIndex((m) => m.startsWith("Start requested")));
+    expect((await callJson<{ status: string }>("GET", `/v1/instances/${id}`, { key: account.key })).body.status).toBe("starting");
+  });
+
   it("a report about an instance the account does not have is answered as unknown", async () => {
     const account = await newAccount();
     const stub = env.ACCOUNTS.getByName(account.id);

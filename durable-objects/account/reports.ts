@@ -52,7 +52,9 @@ function applyOne(sql: Sql, row: InstanceRow, report: MachineReport): void {
       if (wantsRunning && row.status === "running") {
         return toError(sql, row, "The container stopped unexpectedly" + (report.message ? `: ${report.message}` : ""), report.at);
       }
-      if (row.status === "stopped") addEvent(sql, row.id, "Container stopped; data kept", at);
+      // While starting, a stopped report is the previous stop finishing (the agent runs one
+      // instance's commands in order): still true, and logged at the time it happened.
+      if (row.status === "stopped" || row.status === "starting") addEvent(sql, row.id, "Container stopped; data kept", at);
       return;
     case "destroyed":
       if (row.status === "destroyed") addEvent(sql, row.id, "Container and data removed from the host", at);
