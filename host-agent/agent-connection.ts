@@ -43,7 +43,6 @@ export class AgentConnection implements StreamTransport {
   #helloSent = false;
   /** Frames sent while the hello was being built; they follow it so that none is lost. */
   #afterHello: string[] = [];
-  #welcomed = false;
   #stopped = false;
   #reconnectTimer: NodeJS.Timeout | null = null;
   #drainWaiters: (() => void)[] = [];
@@ -51,11 +50,6 @@ export class AgentConnection implements StreamTransport {
 
   constructor(options: AgentConnectionOptions) {
     this.#options = options;
-  }
-
-  /** Connected and welcomed by the server. */
-  get connected(): boolean {
-    return this.#welcomed;
   }
 
   start(): void {
@@ -109,7 +103,6 @@ export class AgentConnection implements StreamTransport {
     this.#socket = socket;
     this.#helloSent = false;
     this.#afterHello = [];
-    this.#welcomed = false;
     let welcomedAt = 0;
     let lastFrameAt = Date.now();
     let heartbeat: NodeJS.Timeout | null = null;
@@ -162,7 +155,6 @@ export class AgentConnection implements StreamTransport {
       if (message.protocol !== PROTOCOL_VERSION) log.warn("server speaks another protocol version", { server: message.protocol, agent: PROTOCOL_VERSION });
       if (welcomeTimer) clearTimeout(welcomeTimer);
       if (heartbeat) clearInterval(heartbeat);
-      this.#welcomed = true;
       welcomedAt = Date.now();
       log.info("connected", { machine_id: message.machine_id, heartbeat_ms: message.heartbeat_ms });
       heartbeat = setInterval(() => {
@@ -182,7 +174,6 @@ export class AgentConnection implements StreamTransport {
       if (welcomeTimer) clearTimeout(welcomeTimer);
       if (socket !== this.#socket) return;
       this.#helloSent = false;
-      this.#welcomed = false;
       this.#options.onDisconnect();
       if (this.#stopped) return;
       if (welcomedAt > 0 && Date.now() - welcomedAt >= (this.#options.stableAfterMs ?? 30_000)) this.#options.backoff.reset();

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
-import { startAgentChild, type AgentChild } from "./test-support/agent-child.ts";
-import { FakeMachineDo } from "./test-support/fake-machine-do.ts";
-import { testSpec } from "./test-support/specs.ts";
-import { healthAnswers, waitUntil } from "./test-support/wait-until.ts";
+import { startAgentChild, type AgentChild } from "../test/support/agent/agent-child.ts";
+import { FakeMachineDo } from "../test/support/agent/fake-machine-do.ts";
+import { testSpec } from "../test/support/agent/specs.ts";
+import { healthAnswers, waitUntil } from "../test/support/agent/wait-until.ts";
 
 const ID = "i-lifecycle234567a";
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -9,11 +9,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataKind } from "../protocol/frames.ts";
 import { INITIAL_WINDOW_BYTES, PROTOCOL_VERSION } from "../protocol/version.ts";
-import { startAgentChild, type AgentChild } from "./test-support/agent-child.ts";
-import { FakeMachineDo } from "./test-support/fake-machine-do.ts";
-import { sendHttpRequest, streamOutcome, type ProxiedResponse } from "./test-support/proxy-client.ts";
-import { testSpec } from "./test-support/specs.ts";
-import { waitUntil } from "./test-support/wait-until.ts";
+import { startAgentChild, type AgentChild } from "../test/support/agent/agent-child.ts";
+import { FakeMachineDo } from "../test/support/agent/fake-machine-do.ts";
+import { sendHttpRequest, streamOutcome, type ProxiedResponse } from "../test/support/agent/proxy-client.ts";
+import { testSpec } from "../test/support/agent/specs.ts";
+import { waitUntil } from "../test/support/agent/wait-until.ts";
 
 const ID = "i-agenttest2345abc";
 const HEARTBEAT_MS = 150;

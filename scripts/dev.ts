@@ -1,4 +1,4 @@
-// `npm run dev`: the whole service locally (ARCHITECTURE: Local stack). `--fresh` starts empty.
+// `npm run dev`: the whole service locally (README: "Quick start"). `--fresh` starts empty.
 import { startStack } from "./dev/stack.ts";
 
 const port = Number(process.env.PORT ?? 8787);

@@ -5,10 +5,10 @@ import { MachineDO } from "../durable-objects/machine/machine-do.ts";
 import { connectAgent } from "./agent-connect.ts";
 import { createApiApp } from "./api/app.ts";
 import { benchRoute } from "./bench/bench-routes.ts";
-import { errorResponse, toApiError } from "./api/errors.ts";
-import { clientIp, rateLimiterFor } from "./api/middleware/rate-limit.ts";
-import { newRequestId, withRequestId } from "./api/middleware/request-id.ts";
-import type { Env } from "./env.ts";
+import { clientIp, rateLimiterFor } from "./http/rate-limit.ts";
+import { toApiError } from "./http/to-api-error.ts";
+import { newRequestId, withRequestId } from "./http/request-id.ts";
+import type { Env } from "../core/env.ts";
 import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
 
 export { AccountDO, FleetDO, MachineDO };
@@ -22,7 +22,7 @@ export default {
     try {
       response = withRequestId(await route(request, env, ctx, requestId), requestId);
     } catch (error) {
-      response = errorResponse(toApiError(error), requestId);
+      response = toApiError(error).toResponse(requestId);
     }
     // A body refused unread (401, 413, 429 ...) is cancelled, so the runtime answers now instead of
     // waiting for the client to send all of it.

@@ -4,19 +4,20 @@
 // Every method that acts for a caller takes the caller's credential and checks it on the same call,
 // so a request costs one round trip and a revoked key fails on its very next use.
 import { DurableObject } from "cloudflare:workers";
-import { fail, type Failure } from "../../workers/api/errors.ts";
-import { clock, iso } from "../../workers/lib/clock.ts";
-import { constantTimeEqual, sha256Hex } from "../../workers/lib/hash.ts";
-import { newReferralCode } from "../../workers/lib/ids.ts";
-import type { Env } from "../../workers/env.ts";
-import type { MachineReport } from "../messages.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import { clock, iso } from "../../core/clock.ts";
+import { instanceTokens } from "../../core/credentials.ts";
+import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
+import { newReferralCode } from "../../core/ids.ts";
+import type { Env } from "../../core/env.ts";
+import type { MachineReport } from "../object-messages.ts";
 import { sqlFor, type Sql } from "../sql.ts";
 import { nextSettlementMs, settleAll } from "./billing.ts";
 import * as actions from "./instance-actions.ts";
 import { findInstance, listEvents, listInstances, toInstance, type Instance } from "./instance-row.ts";
 import { createKey, findLiveKey, listKeys, liveKeyCount, MAX_LIVE_KEYS, revokeKey, type KeySummary } from "./keys.ts";
-import type { Idempotency, LaunchPlan } from "./launch-plan.ts";
-import { balanceOf, changeBalance, ledgerSum } from "./ledger.ts";
+import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
+import { changeBalance } from "./ledger.ts";
 import { acknowledge, dueOutbox, nextOutboxMs, postpone } from "./outbox.ts";
 import { applyReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
@@ -83,12 +84,6 @@ export class AccountDO extends DurableObject<Env> {
     return revokeKey(this.sql, keyId, iso(this.clock.now())) ? { ok: true } : fail("not_found", `no live key ${keyId}`);
   }
 
-  /** Test and audit hook: the ledger's sum next to the stored balance. */
-  audit(): { balance_micros: number; ledger_sum_micros: number; ledger_rows: number } {
-    const [rows] = this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM ledger`;
-    return { balance_micros: balanceOf(this.sql), ledger_sum_micros: ledgerSum(this.sql), ledger_rows: rows?.n ?? 0 };
-  }
-
   // ---- caller API (each checks the caller's key) ----
 
   async authenticate(key: string): Promise<boolean> {
@@ -146,7 +141,7 @@ export class AccountDO extends DurableObject<Env> {
   /** Proxy admission: an account key, or the instance's own token. */
   async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
     const row = findInstance(this.sql, id);
-    const tokenMatches = row !== undefined && credential.startsWith("gpi_") && constantTimeEqual(row.token, credential);
+    const tokenMatches = row !== undefined && instanceTokens.ownerOf(credential) !== null && constantTimeEqual(row.token, credential);
     if (!tokenMatches && !(await this.authenticate(credential))) return unauthorized();
     if (!row || !this.visible(row)) return fail("not_found", `no instance ${id} in this account`);
     if (row.status !== "running") return fail("not_running", `instance ${id} is ${row.status}, not running`);

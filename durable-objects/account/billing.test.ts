@@ -2,11 +2,12 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, callJson, GPU_MODELS, newAccount, seedGpuModels } from "../../workers/test-support/api-client.ts";
-import { FakeAgent } from "../../workers/test-support/fake-agent.ts";
-import { until } from "../../workers/test-support/poll.ts";
-import { clock } from "../../workers/lib/clock.ts";
+import { admin, call, callJson, GPU_MODELS, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { until } from "../../test/support/workerd/poll.ts";
+import { advanceClock, freezeClock, resumeClock } from "../../test/support/workerd/test-clock.ts";
 import type { AccountDO } from "./account-do.ts";
+import { auditLedger } from "../../test/support/workerd/ledger-audit.ts";
 
 const HOUR = 3_600_000;
 const PRICE = GPU_MODELS.rtx4090.price_hour_micros;
@@ -19,7 +20,7 @@ beforeAll(async () => {
 });
 
 const accountStub = (id: string) => env.ACCOUNTS.getByName(id);
-const advance = async (_id: string, ms: number) => clock.advance(ms);
+const advance = async (_id: string, ms: number) => advanceClock(ms);
 const balance = async (key: string) => (await callJson("GET", "/v1/me", { key })).body.balance_micros as number;
 const get = (key: string, id: string) => callJson<{ status: string; machine_online: boolean }>("GET", `/v1/instances/${id}`, { key });
 
@@ -37,7 +38,7 @@ describe("billing", () => {
   it("an hour of running charges exactly price_hour_micros x gpu_count", async () => {
     const account = await newAccount(50_000_000);
     const before = await balance(account.key);
-    clock.freeze();
+    freezeClock();
     try {
       const id = await runningInstance(account.key, 2);
       let elapsed = 0;
@@ -51,9 +52,9 @@ describe("billing", () => {
       expect(before - (await balance(account.key))).toBe(2 * PRICE);
       await call("DELETE", `/v1/instances/${id}`, { key: account.key });
     } finally {
-      clock.resume();
+      resumeClock();
     }
-    const audit = await accountStub(account.id).audit();
+    const audit = await auditLedger(account.id);
     expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
   });
 
@@ -110,7 +111,7 @@ describe("billing", () => {
     const restart = await callJson("POST", `/v1/instances/${id}/start`, { key: account.key });
     expect(restart.status).toBe(402);
     expect(restart.body.error).toBe("insufficient_funds");
-    const audit = await accountStub(account.id).audit();
+    const audit = await auditLedger(account.id);
     expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
   });
 
@@ -139,7 +140,7 @@ describe("billing", () => {
     }
     await Promise.all(work);
     await runDurableObjectAlarm(accountStub(account.id));
-    const audit = await accountStub(account.id).audit();
+    const audit = await auditLedger(account.id);
     expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
     const charges = await runInDurableObject(accountStub(account.id), (_: AccountDO, state) =>
       state.storage.sql.exec("SELECT instance_id, note, COUNT(*) AS n FROM ledger WHERE kind = 'charge' GROUP BY instance_id, note HAVING n > 1").toArray());

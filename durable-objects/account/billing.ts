@@ -1,7 +1,7 @@
 // Billing: an instance accrues its frozen hourly price while it is `running` on an online host.
 // `billed_until_ms` is the instant up to which it has been charged (null while not accruing), and
 // `carry` the sub-micro-dollar remainder. Settling is synchronous SQL, so it never interleaves.
-import { iso } from "../../workers/lib/clock.ts";
+import { iso } from "../../core/clock.ts";
 import type { Sql } from "../sql.ts";
 import { accrue, msUntilExhausted } from "./accrual.ts";
 import type { InstanceRow } from "./instance-row.ts";

@@ -1,16 +1,16 @@
 // Launch, start, stop, destroy and rename of one account's instances. The caller (AccountDO) runs
 // each inside its serial queue; this module talks to FleetDO for placement and to MachineDO, the
 // authority on GPUs, for reservations.
-import { fail, type Failure } from "../../workers/api/errors.ts";
-import { iso, type Clock } from "../../workers/lib/clock.ts";
-import { randomBase32 } from "../../workers/lib/ids.ts";
-import { newInstanceId } from "../../workers/lib/ids.ts";
-import type { Env } from "../../workers/env.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import { iso, type Clock } from "../../core/clock.ts";
+import { instanceTokens } from "../../core/credentials.ts";
+import { newInstanceId } from "../../core/ids.ts";
+import type { Env } from "../../core/env.ts";
 import type { ContainerSpec } from "../../protocol/messages.ts";
 import type { Sql } from "../sql.ts";
 import { settleAll, settleInstance } from "./billing.ts";
 import { addEvent, findInstance, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
-import type { Idempotency, LaunchPlan } from "./launch-plan.ts";
+import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import { enqueueDesired } from "./outbox.ts";
 
 export interface AccountContext {
@@ -43,7 +43,7 @@ export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempo
   const fleet = ctx.env.FLEET.getByName("fleet");
   const candidates = await fleet.placementCandidates(plan.gpu_model, plan.gpu_count);
   const id = newInstanceId();
-  const token = `gpi_${ctx.accountId}_${randomBase32(32)}`;
+  const token = instanceTokens.issue(ctx.accountId);
   const nowMs = clock.now();
   // The row exists (invisible, machine_id NULL) before any reservation, so a report racing the
   // launch finds it, and a crash mid-launch leaves nothing a MachineDO could keep forever.

@@ -1,5 +1,5 @@
-// Instance rows as stored in AccountDO, and their public shape (spec: Resources / Instance).
-import type { PortSpec } from "../../workers/api/catalog/types.ts";
+// Instance rows as stored in AccountDO, and their public shape (the API's Instance object).
+import type { PortSpec } from "../../core/port-spec.ts";
 import type { Sql } from "../sql.ts";
 
 export type InstanceStatus = "creating" | "starting" | "running" | "stopped" | "error" | "destroyed";

@@ -1,12 +1,12 @@
 // API keys: `gpk_<account id>_<secret>`. Only a SHA-256 of each key is stored; checks compare in
 // constant time against every live key. The AccountDO is the authority: revocation is immediate
 // because nothing caches a key's validity.
-import { constantTimeEqual, sha256Hex } from "../../workers/lib/hash.ts";
-import { newKeyId, randomBase32 } from "../../workers/lib/ids.ts";
+import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
+import { apiKeys, keyPrefix } from "../../core/credentials.ts";
+import { newKeyId } from "../../core/ids.ts";
 import type { Sql } from "../sql.ts";
 
 export const MAX_LIVE_KEYS = 50;
-export const KEY_PREFIX = "gpk_";
 
 export interface KeySummary {
   id: string;
@@ -16,23 +16,16 @@ export interface KeySummary {
   last_used_at: string | null;
 }
 
-/** The account id a key claims to belong to, or null when it is not shaped like one of our keys. */
-export function accountIdOfKey(key: string): string | null {
-  const match = /^gpk_(acc-[a-z2-7]{16})_[a-z2-7]{32}$/.exec(key);
-  return match?.[1] ?? null;
-}
-
 export function liveKeyCount(sql: Sql): number {
   const [row] = sql<{ n: number }>`SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL`;
   return row?.n ?? 0;
 }
 
 export async function createKey(sql: Sql, accountId: string, name: string, at: string) {
-  const key = `${KEY_PREFIX}${accountId}_${randomBase32(32)}`;
+  const key = apiKeys.issue(accountId);
   const id = newKeyId();
-  const prefix = key.slice(0, KEY_PREFIX.length + accountId.length + 5);
   const hash = await sha256Hex(key);
-  sql`INSERT INTO api_keys (id, name, prefix, hash, created_at) VALUES (${id}, ${name}, ${prefix}, ${hash}, ${at})`;
+  sql`INSERT INTO api_keys (id, name, prefix, hash, created_at) VALUES (${id}, ${name}, ${keyPrefix(key)}, ${hash}, ${at})`;
   return { id, key, name, created_at: at };
 }
 

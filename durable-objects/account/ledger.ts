@@ -19,8 +19,3 @@ export function balanceOf(sql: Sql): number {
   const [row] = sql<{ balance_micros: number }>`SELECT balance_micros FROM account`;
   return row?.balance_micros ?? 0;
 }
-
-export function ledgerSum(sql: Sql): number {
-  const [row] = sql<{ total: number }>`SELECT COALESCE(SUM(amount_micros), 0) AS total FROM ledger`;
-  return row?.total ?? 0;
-}

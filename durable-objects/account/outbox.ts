@@ -1,6 +1,6 @@
 // AccountDO -> MachineDO desired-state changes, kept until the MachineDO acknowledges them.
 // Retried with backoff by the alarm; the MachineDO ignores a generation it has already seen.
-import type { DesiredStateChange } from "../messages.ts";
+import type { DesiredStateChange } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
 
 export interface OutboxRow {

@@ -1,9 +1,10 @@
 // Outbox delivery is at-least-once: applying the same report or desired-state change twice is harmless.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, callJson, newAccount, seedGpuModels } from "../../workers/test-support/api-client.ts";
-import { FakeAgent } from "../../workers/test-support/fake-agent.ts";
-import { until } from "../../workers/test-support/poll.ts";
+import { call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { until } from "../../test/support/workerd/poll.ts";
+import { auditLedger } from "../../test/support/workerd/ledger-audit.ts";
 
 let agent: FakeAgent;
 
@@ -34,7 +35,7 @@ describe("duplicate delivery", () => {
     const { body } = await callJson<{ items: { message: string }[] }>("GET", `/v1/instances/${id}/events`, { key: account.key });
     expect(body.items.filter((e) => e.message === "custom event").length).toBe(1);
     expect(body.items.filter((e) => e.message.includes("instance is running")).length).toBe(1);
-    const audit = await stub.audit();
+    const audit = await auditLedger(account.id);
     expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
   });
 

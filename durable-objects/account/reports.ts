@@ -1,8 +1,8 @@
 // Applies MachineDO reports to instances. Each report is applied at most once (per-machine seq) and
 // only where it fits the instance's current intent: a late "running" for an instance the user has
 // stopped changes nothing.
-import { iso } from "../../workers/lib/clock.ts";
-import type { MachineReport } from "../messages.ts";
+import { iso } from "../../core/clock.ts";
+import type { MachineReport } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
 import { settleInstance, startAccruing } from "./billing.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";

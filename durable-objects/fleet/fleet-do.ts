@@ -3,10 +3,10 @@
 // each MachineDO, which stays the single authority on whether a GPU is free: placement here only
 // proposes machines, and a MachineDO refuses a reservation it cannot honour.
 import { DurableObject } from "cloudflare:workers";
-import { fail, type Failure } from "../../workers/api/errors.ts";
-import { clock, iso } from "../../workers/lib/clock.ts";
-import { randomBase32 } from "../../workers/lib/ids.ts";
-import type { Env } from "../../workers/env.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import { clock, iso } from "../../core/clock.ts";
+import { agentTokens } from "../../core/credentials.ts";
+import type { Env } from "../../core/env.ts";
 import { sqlFor, type Sql } from "../sql.ts";
 
 export interface GpuModel {
@@ -115,7 +115,7 @@ export class FleetDO extends DurableObject<Env> {
     const [row] = this.sql<{ id: number }>`INSERT INTO machines (name, created_at, online, last_seen_at, gpus, free_indices, cached_models)
       VALUES (${name}, ${iso(this.clock.now())}, 0, NULL, '[]', '[]', '[]') RETURNING id`;
     const id = row!.id;
-    const agentToken = `gma_${id}_${randomBase32(32)}`;
+    const agentToken = agentTokens.issue(id);
     try {
       await this.env.MACHINES.getByName(String(id)).initialize(id, name, agentToken);
     } catch {
@@ -134,10 +134,6 @@ export class FleetDO extends DurableObject<Env> {
       free_gpus: (JSON.parse(row.free_indices) as number[]).length,
       last_seen_at: row.last_seen_at,
     }));
-  }
-
-  machineName(id: number): string | null {
-    return this.sql<{ name: string }>`SELECT name FROM machines WHERE id = ${id}`[0]?.name ?? null;
   }
 
   reportMachine(id: number, state: MachineState): void {

@@ -5,6 +5,7 @@
 import {
   DATA_HEADER_BYTES, DataKind, encodeDataFrame, frameInPlace, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES, WINDOW_UPDATE_THRESHOLD,
 } from "../../protocol/index.ts";
+import { errorResponse } from "../../core/errors.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { SendCredit } from "./credit.ts";
 import { responseHeaders } from "./headers.ts";
@@ -169,13 +170,9 @@ function declaredLength(headers: [string, string][]): number | null {
 }
 
 export function upstreamUnavailable(detail?: string): Response {
-  const message = detail ? `the upstream failed: ${detail}` : "nothing answers on that port yet, or the host is offline";
-  return Response.json({ error: "upstream_unavailable", message }, { status: 502 });
+  return errorResponse("upstream_unavailable", detail ? `the upstream failed: ${detail}` : "nothing answers on that port yet, or the host is offline");
 }
 
 function payloadTooLarge(): Response {
-  return Response.json(
-    { error: "payload_too_large", message: `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)` },
-    { status: 413 },
-  );
+  return errorResponse("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`);
 }

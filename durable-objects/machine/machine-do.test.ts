@@ -1,9 +1,9 @@
 // MachineDO: the agent socket, heartbeats, reconciliation after reconnect, and GPU reservations.
 import { describe, expect, it } from "vitest";
 import { exports } from "cloudflare:workers";
-import { admin, call, callJson, newAccount, seedGpuModels } from "../../workers/test-support/api-client.ts";
-import { FakeAgent } from "../../workers/test-support/fake-agent.ts";
-import { until } from "../../workers/test-support/poll.ts";
+import { admin, call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { until } from "../../test/support/workerd/poll.ts";
 
 const machineOnline = async (id: number) =>
   ((await admin("GET", "/machines")).body.items as { id: number; online: boolean }[]).find((m) => m.id === id)!.online;

@@ -3,19 +3,20 @@
 // state, the agent connection and whether the machine is online. It keeps FleetDO's index current
 // and tells AccountDOs what happens through a retried outbox. It also carries proxied streams.
 import { DurableObject } from "cloudflare:workers";
-import { fail, type Failure } from "../../workers/api/errors.ts";
-import { clock, iso } from "../../workers/lib/clock.ts";
-import { constantTimeEqual, sha256Hex } from "../../workers/lib/hash.ts";
-import { randomBase32 } from "../../workers/lib/ids.ts";
-import type { Env } from "../../workers/env.ts";
+import { bearerToken } from "../../core/credentials.ts";
+import { errorResponse, fail, type Failure } from "../../core/errors.ts";
+import { clock, iso } from "../../core/clock.ts";
+import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
+import { randomBase32 } from "../../core/ids.ts";
+import type { Env } from "../../core/env.ts";
 import { decodeAgentMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerSpec, type ContainerState, type ServerMessage } from "../../protocol/index.ts";
-import type { DesiredStateChange, ReserveRequest } from "../messages.ts";
+import type { DesiredStateChange, ReserveRequest } from "../object-messages.ts";
 import { sqlFor, type Sql } from "../sql.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
 import { commandFor, commandForStart, type Actual, type Desired, type Op } from "./reconcile.ts";
 import { acknowledgeReports, dueReports, enqueueReport, nextReportMs, postponeReports } from "./report-outbox.ts";
 import { createMachineSchema } from "./schema.ts";
-import { log } from "../log.ts";
+import { log } from "../../core/log.ts";
 
 interface MachineRow {
   id: number;
@@ -58,16 +59,15 @@ export class MachineDO extends DurableObject<Env> {
 
   async initialize(id: number, name: string, agentToken: string): Promise<void> {
     const hash = await sha256Hex(agentToken);
-    this.sql`INSERT OR REPLACE INTO machine (id, name, token_hash, online, last_seen_ms, connection, hostname, agent_version,
-               runtime, state_version, fleet_version)
-             VALUES (${id}, ${name}, ${hash}, 0, NULL, NULL, '', '', '', 1, 0)`;
+    this.sql`INSERT OR REPLACE INTO machine (id, name, token_hash, online, last_seen_ms, connection, state_version, fleet_version)
+             VALUES (${id}, ${name}, ${hash}, 0, NULL, NULL, 1, 0)`;
   }
 
   override async fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === "/agent/v1/connect") return this.acceptAgent(request);
     if (path === "/proxy") return this.proxy(request);
-    return Response.json({ error: "not_found", message: "no such machine endpoint" }, { status: 404 });
+    return errorResponse("not_found", "no such machine endpoint");
   }
 
   // ---- reservations (RPC from AccountDO) ----
@@ -133,12 +133,9 @@ export class MachineDO extends DurableObject<Env> {
 
   private async acceptAgent(request: Request): Promise<Response> {
     const machine = this.machine();
-    const token = /^Bearer (\S+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? "";
+    const token = bearerToken(request.headers.get("authorization")) ?? "";
     if (!machine || !constantTimeEqual(machine.token_hash, await sha256Hex(token))) {
-      return Response.json({ error: "unauthorized", message: "agent token missing or wrong" }, { status: 401 });
-    }
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
-      return Response.json({ error: "bad_request", message: "expected a WebSocket upgrade" }, { status: 426 });
+      return errorResponse("unauthorized", "agent token missing or wrong");
     }
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     const connection = randomBase32(12);
@@ -209,8 +206,7 @@ export class MachineDO extends DurableObject<Env> {
     const wasOnline = this.machine()?.online === 1;
     const reported = new Map(hello.containers.map((c) => [c.instance_id, c.state]));
     this.ctx.storage.transactionSync(() => {
-      this.sql`UPDATE machine SET online = 1, last_seen_ms = ${Date.now()}, hostname = ${hello.hostname},
-                 agent_version = ${hello.agent_version}, runtime = ${hello.runtime}`;
+      this.sql`UPDATE machine SET online = 1, last_seen_ms = ${Date.now()}`;
       this.sql`DELETE FROM gpus`;
       for (const gpu of hello.gpus) {
         this.sql`INSERT INTO gpus (idx, model, name, uuid, vram_mb) VALUES (${gpu.index}, ${gpu.model}, ${gpu.name}, ${gpu.uuid}, ${gpu.vram_mb})`;
@@ -491,7 +487,7 @@ export class MachineDO extends DurableObject<Env> {
 }
 
 function upstreamGone(): Response {
-  return Response.json({ error: "upstream_unavailable", message: "the instance has no running container on its host" }, { status: 502 });
+  return errorResponse("upstream_unavailable", "the instance has no running container on its host");
 }
 
 function closeQuietly(ws: WebSocket, code: number, reason: string): void {

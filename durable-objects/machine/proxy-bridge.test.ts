@@ -1,7 +1,7 @@
 // The proxy bridge's stream bookkeeping, with a socket that records what the bridge sends.
 import { describe, expect, it } from "vitest";
 import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
-import { until } from "../../workers/test-support/poll.ts";
+import { until } from "../../test/support/workerd/poll.ts";
 import { ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
 
 const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };

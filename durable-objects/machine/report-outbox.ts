@@ -1,6 +1,6 @@
 // MachineDO -> AccountDO reports, numbered by this machine's seq and kept until the account
 // acknowledges them. Delivered in order per account; the AccountDO skips any seq it has applied.
-import type { MachineReport } from "../messages.ts";
+import type { MachineReport } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
 
 type ReportBody = MachineReport extends infer R ? (R extends MachineReport ? Omit<R, "seq"> : never) : never;

@@ -4,8 +4,7 @@ import type { Sql } from "../sql.ts";
 export function createMachineSchema(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS machine (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL, online INTEGER NOT NULL,
-    last_seen_ms INTEGER, connection TEXT, hostname TEXT NOT NULL, agent_version TEXT NOT NULL,
-    runtime TEXT NOT NULL, state_version INTEGER NOT NULL, fleet_version INTEGER NOT NULL)`;
+    last_seen_ms INTEGER, connection TEXT, state_version INTEGER NOT NULL, fleet_version INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS gpus (
     idx INTEGER PRIMARY KEY, model TEXT NOT NULL, name TEXT NOT NULL, uuid TEXT NOT NULL, vram_mb INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS reservations (gpu_index INTEGER PRIMARY KEY, instance_id TEXT NOT NULL)`;

@@ -1,5 +1,5 @@
-// The dev container's HTTP server: routes every request of the stand-in model server (see the
-// "Local stack" section of ARCHITECTURE.md for the exact contract).
+// The dev container's HTTP server: the stand-in model server's routes (/health, /echo/..., /sse,
+// /bytes, the /ws echo and the OpenAI-compatible /v1 routes), which tests assert on exactly.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { streamBytes } from "./bytes-route.ts";
 import { echoRequest } from "./echo-route.ts";

@@ -4,8 +4,8 @@ import { once } from "node:events";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startDevServerChild, type DevServerChild } from "../test-support/dev-server-child.ts";
-import { healthAnswers, waitUntil } from "../test-support/wait-until.ts";
+import { startDevServerChild, type DevServerChild } from "../../test/support/agent/dev-server-child.ts";
+import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
 
 let server: DevServerChild;
 let base: string;

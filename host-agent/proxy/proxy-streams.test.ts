@@ -11,7 +11,7 @@ import type { AgentMessage } from "../../protocol/messages.ts";
 import { INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/version.ts";
 import { createLogger } from "../log.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
-import { waitUntil } from "../test-support/wait-until.ts";
+import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import type { HttpRequestMessage } from "./http-proxy-stream.ts";
 import { ProxyStreams } from "./proxy-streams.ts";
 import type { StreamTransport } from "./stream-transport.ts";

@@ -1,6 +1,6 @@
 // The Engine API create options derived from a spec.
 import { describe, expect, it } from "vitest";
-import { testSpec } from "../test-support/specs.ts";
+import { testSpec } from "../../test/support/agent/specs.ts";
 import { containerCreateOptions, volumeCreateOptions } from "./docker-container-config.ts";
 
 const ID = "i-bbbbbbbbbbbbbbbb";

@@ -5,9 +5,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NODE_BINARY } from "../test-support/node-binary.ts";
-import { testSpec } from "../test-support/specs.ts";
-import { healthAnswers, waitUntil } from "../test-support/wait-until.ts";
+import { NODE_BINARY } from "../../test/support/agent/node-binary.ts";
+import { testSpec } from "../../test/support/agent/specs.ts";
+import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
 import { LocalRuntime } from "./local-runtime.ts";
 import type { ContainerExit } from "./runtime.ts";
 

@@ -1,7 +1,8 @@
 // The API: /v1 for clients, /admin/v1 for operators, and the generated OpenAPI document.
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { ApiError, errorResponse, toApiError } from "./errors.ts";
-import type { ApiEnv } from "./hono-env.ts";
+import { ApiError } from "../../core/errors.ts";
+import { toApiError } from "../http/to-api-error.ts";
+import type { ApiEnv } from "./context.ts";
 import { adminAuth } from "./middleware/admin-auth.ts";
 import { callerAuth } from "./middleware/caller-auth.ts";
 import { accountRoutes } from "./routes/account-routes.ts";
@@ -26,7 +27,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", instanceRoutes);
   app.route("/admin/v1", adminRoutes);
 
-  app.notFound((c) => errorResponse(new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`), ""));
-  app.onError((error) => errorResponse(toApiError(error), ""));
+  app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
+  app.onError((error) => toApiError(error).toResponse());
   return app;
 }

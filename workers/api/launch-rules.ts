@@ -1,11 +1,11 @@
 // The launch rules that need the catalog and the GPU model: template, model, image, VRAM, price.
 // Field shapes (types, ranges, env names) are already checked by the LaunchBody schema.
-import type { LaunchPlan } from "../../durable-objects/account/launch-plan.ts";
+import type { LaunchPlan } from "../../core/launch-plan.ts";
 import type { GpuModel } from "../../durable-objects/fleet/fleet-do.ts";
 import { launchCommand, resolveImage } from "./catalog/launch-commands.ts";
 import { findModel } from "./catalog/models.ts";
 import { findTemplate, templates } from "./catalog/templates.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../../core/errors.ts";
 import type { LaunchBody } from "./schemas/instance.ts";
 
 export function planLaunch(body: LaunchBody, gpu: GpuModel | null): LaunchPlan {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../test-support/api-client.ts";
+import { call } from "../../test/support/workerd/api-client.ts";
 
 const SPEC_ROUTES: [string, string][] = [
   ["get", "/me"], ["get", "/gpus"], ["get", "/catalog"], ["get", "/instances"], ["post", "/instances"],

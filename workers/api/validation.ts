@@ -2,7 +2,7 @@
 // and the rule; a body that is not a JSON object is 400 `bad_request`.
 import type { Context } from "hono";
 import type { z } from "@hono/zod-openapi";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../../core/errors.ts";
 
 type HookResult = { success: true } | { success: false; error: z.ZodError; target: string };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../test-support/api-client.ts";
+import { call } from "../../test/support/workerd/api-client.ts";
 
 describe("bench routes", () => {
   it("are off unless BENCH_ROUTES is 1: 404 like any unknown route", async () => {

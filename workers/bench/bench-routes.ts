@@ -1,7 +1,7 @@
 // Baselines for `npm run bench`, measured in the same workerd as the service: a trivial route and a
 // pass-through that fetches a loopback upstream directly (no Durable Object, no agent). Off unless
 // the var BENCH_ROUTES is "1": the pass-through would otherwise be an open relay.
-import type { Env } from "../env.ts";
+import type { Env } from "../../core/env.ts";
 
 const PASSTHROUGH = /^\/bench\/passthrough\/([0-9]{1,5})(\/[^?#]*)?(\?[^#]*)?$/;
 

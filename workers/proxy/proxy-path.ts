@@ -1,6 +1,6 @@
 // Parses /v1/instances/{id}/proxy/{port}/{path} from the raw URL, so the path and query reach the
 // upstream exactly as the client encoded them.
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../../core/errors.ts";
 
 export interface ProxyPath {
   instanceId: string;

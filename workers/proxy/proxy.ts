@@ -1,11 +1,10 @@
 // /v1/instances/{id}/proxy/{port}/{path}: admits the caller through the instance's AccountDO (an
 // account key or the instance token), then streams the exchange through the host's MachineDO.
-import { accountIdOfKey } from "../../durable-objects/account/keys.ts";
+import { apiKeys, bearerToken, instanceTokens } from "../../core/credentials.ts";
 import { MAX_REQUEST_BODY_BYTES } from "../../durable-objects/machine/http-stream.ts";
-import { ApiError, unwrap } from "../api/errors.ts";
-import { bearerToken } from "../api/middleware/caller-auth.ts";
-import { clientIp } from "../api/middleware/rate-limit.ts";
-import { accountOf, machineOf, type Env } from "../env.ts";
+import { ApiError, unwrap } from "../../core/errors.ts";
+import { clientIp } from "../http/rate-limit.ts";
+import { accountOf, machineOf, type Env } from "../../core/env.ts";
 import { type ProxyPath } from "./proxy-path.ts";
 import { upstreamHeaders } from "./upstream-headers.ts";
 
@@ -30,5 +29,5 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath, 
 }
 
 function accountOfCredential(credential: string): string | null {
-  return accountIdOfKey(credential) ?? /^gpi_(acc-[a-z2-7]{16})_[a-z2-7]{32}$/.exec(credential)?.[1] ?? null;
+  return apiKeys.ownerOf(credential) ?? instanceTokens.ownerOf(credential);
 }

@@ -1,14 +1,5 @@
 // Shapes of the static catalog: templates (software stacks) and models users can launch.
-export interface PortSpec {
-  port: number;
-  name: string;
-  /** `http` for request/response servers and web UIs; `tcp` for anything else. */
-  kind: "http" | "tcp";
-  /** The API the port speaks: `openai`, `ollama`, `comfyui`, `jupyter`, `http`. */
-  api: string;
-  /** A path suitable for a readiness check. */
-  path: string;
-}
+import type { PortSpec } from "../../../core/port-spec.ts";
 
 export type ModelKind = "llm" | "embedding" | "image";
 

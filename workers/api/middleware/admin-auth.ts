@@ -1,9 +1,9 @@
 // Guards the operator API with ADMIN_TOKEN, compared in constant time. No token configured: closed.
 import type { MiddlewareHandler } from "hono";
-import { constantTimeEqual, sha256Hex } from "../../lib/hash.ts";
-import { ApiError } from "../errors.ts";
-import type { ApiEnv } from "../hono-env.ts";
-import { bearerToken } from "./caller-auth.ts";
+import { bearerToken } from "../../../core/credentials.ts";
+import { constantTimeEqual, sha256Hex } from "../../../core/hash.ts";
+import { ApiError } from "../../../core/errors.ts";
+import type { ApiEnv } from "../context.ts";
 
 export function adminAuth(): MiddlewareHandler<ApiEnv> {
   return async function adminAuth(c, next) {

@@ -1,6 +1,6 @@
 // Routes with a JSON body refuse other content types as 400 bad_request before validation.
 import type { MiddlewareHandler } from "hono";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../../core/errors.ts";
 
 export function jsonBody(): MiddlewareHandler {
   return async function jsonBody(c, next) {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, callJson, newAccount, seedGpuModels } from "../../test-support/api-client.ts";
-import { FakeAgent } from "../../test-support/fake-agent.ts";
-import { until } from "../../test-support/poll.ts";
+import { call, callJson, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
+import { until } from "../../../test/support/workerd/poll.ts";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

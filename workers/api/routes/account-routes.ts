@@ -1,10 +1,10 @@
 // GET /v1/me, GET /v1/gpus, GET /v1/catalog.
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { accountOf, fleetOf } from "../../env.ts";
+import { accountOf, fleetOf } from "../../../core/env.ts";
 import { models } from "../catalog/models.ts";
 import { templates } from "../catalog/templates.ts";
-import { ApiError, unwrap } from "../errors.ts";
-import type { ApiEnv } from "../hono-env.ts";
+import { ApiError, unwrap } from "../../../core/errors.ts";
+import type { ApiEnv } from "../context.ts";
 import { Me } from "../schemas/account.ts";
 import { Catalog } from "../schemas/catalog.ts";
 import { errors } from "../schemas/common.ts";

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { admin, call, callJson, GPU_MODELS, newAccount } from "../../test-support/api-client.ts";
+import { admin, call, callJson, GPU_MODELS, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { auditLedger } from "../../../test/support/workerd/ledger-audit.ts";
 
 describe("operator API", () => {
   it.each([
@@ -70,7 +70,7 @@ describe("operator API", () => {
     expect((await admin("POST", `/accounts/${id}/credits`, { amount_micros: 2_500_000, note: "promo" })).body).toEqual({ balance_micros: 7_500_000 });
     expect((await admin("POST", `/accounts/${id}/credits`, { amount_micros: -500_000 })).body).toEqual({ balance_micros: 7_000_000 });
     expect((await callJson("GET", "/v1/me", { key })).body.balance_micros).toBe(7_000_000);
-    const audit = await env.ACCOUNTS.getByName(id).audit();
+    const audit = await auditLedger(id);
     expect(audit).toEqual({ balance_micros: 7_000_000, ledger_sum_micros: 7_000_000, ledger_rows: 3 });
   });
 
@@ -79,7 +79,7 @@ describe("operator API", () => {
     const { status, body } = await admin("POST", `/accounts/${id}/credits`, { amount_micros: 0.5 });
     expect(status).toBe(400);
     expect(body).toEqual({ error: "invalid", message: expect.stringContaining("amount_micros") });
-    expect((await env.ACCOUNTS.getByName(id).audit()).balance_micros).toBe(1_000_000);
+    expect((await auditLedger(id)).balance_micros).toBe(1_000_000);
   });
 
   it("credits to an unknown account are 404 not_found", async () => {

@@ -1,9 +1,9 @@
-// The operator API under /admin/v1 (ARCHITECTURE: Operator API), behind ADMIN_TOKEN.
+// The operator API under /admin/v1 (README: "Operating it"), behind ADMIN_TOKEN.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { accountOf, fleetOf } from "../../env.ts";
-import { newAccountId } from "../../lib/ids.ts";
-import { unwrap } from "../errors.ts";
-import type { ApiEnv } from "../hono-env.ts";
+import { accountOf, fleetOf } from "../../../core/env.ts";
+import { newAccountId } from "../../../core/ids.ts";
+import { unwrap } from "../../../core/errors.ts";
+import type { ApiEnv } from "../context.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
 import { ErrorBody } from "../schemas/common.ts";

@@ -1,10 +1,10 @@
 // /v1/instances: launch, list, read, rename, events, stop, start, destroy.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { accountOf, fleetOf } from "../../env.ts";
-import { sha256Hex } from "../../lib/hash.ts";
-import { ApiError, unwrap } from "../errors.ts";
-import type { ApiEnv } from "../hono-env.ts";
-import type { LaunchPlan } from "../../../durable-objects/account/launch-plan.ts";
+import { accountOf, fleetOf } from "../../../core/env.ts";
+import { sha256Hex } from "../../../core/hash.ts";
+import { ApiError, unwrap } from "../../../core/errors.ts";
+import type { ApiEnv } from "../context.ts";
+import type { LaunchPlan } from "../../../core/launch-plan.ts";
 import { planLaunch } from "../launch-rules.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { errors, InstanceIdParam } from "../schemas/common.ts";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, callJson, GPU_MODELS, newAccount, seedGpuModels } from "../../test-support/api-client.ts";
-import { FakeAgent } from "../../test-support/fake-agent.ts";
-import { until } from "../../test-support/poll.ts";
+import { admin, callJson, GPU_MODELS, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
+import { until } from "../../../test/support/workerd/poll.ts";
 
 const base = { gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" };
 let key: string;

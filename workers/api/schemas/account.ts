@@ -1,4 +1,4 @@
-// GET /me (ARCHITECTURE: account fields grouped under `account`) and the operator's account bodies.
+// GET /me (account fields grouped under `account`, apart from the balance) and the operator's account bodies.
 import { z } from "@hono/zod-openapi";
 import { timestamp } from "./common.ts";
 

@@ -1,4 +1,4 @@
-// The catalog response (spec: GET /catalog): GPUs, templates and models with cache status.
+// The catalog response (GET /v1/catalog): GPUs, templates and models with cache status.
 import { z } from "@hono/zod-openapi";
 import { GpuEntry } from "./gpu.ts";
 

@@ -1,4 +1,4 @@
-// GPU model entries (spec: GPU model entry) and the operator's price-setting body.
+// GPU model entries (GET /v1/gpus) and the operator's price-setting body.
 import { z } from "@hono/zod-openapi";
 
 export const gpuModelId = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, "must be a lowercase id of letters, digits, '.' and '-'");

@@ -1,4 +1,4 @@
-// The instance object (spec: Resources / Instance), the launch and rename bodies, and the event log.
+// The instance object (GET /v1/instances/{id}), the launch and rename bodies, and the event log.
 import { z } from "@hono/zod-openapi";
 import { timestamp } from "./common.ts";
 import { PortObject } from "./catalog.ts";

@@ -1,7 +1,7 @@
 // A host agent speaking the real protocol over a real WebSocket to the Worker's agent endpoint, for
 // workerd tests of MachineDO behaviour. (The real agent process is exercised by the Node e2e tests.)
 import { exports } from "cloudflare:workers";
-import { decodeServerMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type ServerMessage } from "../../protocol/index.ts";
+import { decodeServerMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type ServerMessage } from "../../../protocol/index.ts";
 import { admin } from "./api-client.ts";
 
 type Command = Extract<ServerMessage, { type: "command" }>;

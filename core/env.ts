@@ -1,4 +1,5 @@
-// Bindings and vars of the Worker (wrangler.toml), declared once in cloudflare-env.d.ts.
+// The Worker's bindings (generated from wrangler.toml by `wrangler types` into
+// worker-configuration.d.ts) and the one way each Durable Object is addressed.
 export type Env = Cloudflare.Env;
 
 export const fleetOf = (env: Env) => env.FLEET.getByName("fleet");

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import worker from "../../main.ts";
-import { newAccount } from "../../test-support/api-client.ts";
-import type { Env } from "../../env.ts";
+import worker from "../main.ts";
+import { newAccount } from "../../test/support/workerd/api-client.ts";
+import type { Env } from "../../core/env.ts";
 import { RateLimiter } from "./rate-limit.ts";
 
 describe("RateLimiter", () => {

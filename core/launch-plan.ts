@@ -1,5 +1,6 @@
-// A launch request after the Worker has validated it against the catalog and GPU models.
-import type { PortSpec } from "../../workers/api/catalog/types.ts";
+// A launch request after the Worker has validated it against the catalog and the GPU model: what
+// the AccountDO records and the MachineDO starts.
+import type { PortSpec } from "./port-spec.ts";
 
 export interface LaunchPlan {
   gpu_model: string;

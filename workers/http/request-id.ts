@@ -1,5 +1,5 @@
 // Gives every request an id, returned as X-Request-Id on every response (errors included).
-import { randomBase32 } from "../../lib/ids.ts";
+import { randomBase32 } from "../../core/ids.ts";
 
 export const newRequestId = () => `req_${randomBase32(20)}`;
 

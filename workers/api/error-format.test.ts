@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, callJson, newAccount } from "../test-support/api-client.ts";
+import { call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 
 describe("errors", () => {
   it("an unknown route is 404 not_found, with or without a key", async () => {

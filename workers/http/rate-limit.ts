@@ -1,8 +1,8 @@
-// Per client IP token bucket (ARCHITECTURE: rate limit). A client sustaining RATE_LIMIT_RPS is never
+// Per client IP token bucket. A client sustaining RATE_LIMIT_RPS is never
 // limited; a burst beyond a bucket of two seconds' worth gets 429 with Retry-After. The bucket lives
 // in the Worker isolate, which holds it for the IPs it serves; a zone-wide WAF rate rule backs it in
 // production where one IP may be spread over many isolates.
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../core/errors.ts";
 
 const MAX_TRACKED_IPS = 10_000;
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { NODE_BINARY } from "./node-binary.ts";
 import { waitUntil } from "./wait-until.ts";
 
-const MAIN_FILE = fileURLToPath(new URL("../main.ts", import.meta.url));
+const MAIN_FILE = fileURLToPath(new URL("../../../host-agent/main.ts", import.meta.url));
 
 export type LogLine = { t: string; level: string; msg: string } & Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 // Container specs for tests.
-import type { ContainerSpec } from "../../protocol/messages.ts";
+import type { ContainerSpec } from "../../../protocol/messages.ts";
 
 export function testSpec(instanceId: string, overrides: Partial<ContainerSpec> = {}): ContainerSpec {
   return {

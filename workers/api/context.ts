@@ -1,5 +1,5 @@
 // The Hono environment of the API: bindings and what middleware hands to routes.
-import type { Env } from "../env.ts";
+import type { Env } from "../../core/env.ts";
 
 export interface ApiEnv {
   Bindings: Env;

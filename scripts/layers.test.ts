@@ -1,0 +1,46 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { findViolations, readSources, relativeImports } from "./layers.ts";
+
+describe("the layering rule", () => {
+  it("holds for the whole tree: every import points down or stays in its folder", () => {
+    expect(findViolations(readSources(join(import.meta.dirname, "..")))).toEqual([]);
+  });
+
+  it("finds a planted upward import from a Durable Object into the Worker", () => {
+    const tree = new Map([
+      ["durable-objects/account/account-do.ts", 'import { x } from "../../workers/api/errors.ts";\nimport { y } from "../../core/errors.ts";'],
+      ["core/errors.ts", "export const y = 1;"],
+    ]);
+    expect(findViolations(tree)).toEqual([
+      { file: "durable-objects/account/account-do.ts", imports: "workers/api/errors.ts", rule: expect.stringContaining("durable-objects/ may import only") },
+    ]);
+  });
+
+  it("finds the proxy importing the API, the agent importing core, and a dynamic import", () => {
+    const tree = new Map([
+      ["workers/proxy/proxy.ts", 'import type { ApiEnv } from "../api/context.ts";'],
+      ["host-agent/main.ts", 'const m = await import("../core/ids.ts");'],
+      ["protocol/codec.ts", 'export { a } from "../host-agent/x.ts";'],
+    ]);
+    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
+      "workers/proxy/proxy.ts -> workers/api/context.ts",
+      "host-agent/main.ts -> core/ids.ts",
+      "protocol/codec.ts -> host-agent/x.ts",
+    ]);
+  });
+
+  it("lets tests and tooling import anything, and flags a folder with no layer", () => {
+    const tree = new Map([
+      ["durable-objects/machine/machine-do.test.ts", 'import { call } from "../../test/support/workerd/api-client.ts";'],
+      ["scripts/dev.ts", 'import { x } from "../workers/main.ts";'],
+      ["gadgets/tool.ts", "export {};"],
+    ]);
+    expect(findViolations(tree)).toEqual([{ file: "gadgets/tool.ts", imports: "", rule: expect.any(String) }]);
+  });
+
+  it("reads import, export-from, side-effect and type imports", () => {
+    const source = 'import a from "./a.ts";\nimport type { B } from "../b.ts";\nexport * from "./c.ts";\nimport "./d.ts";\nimport x from "hono";';
+    expect(relativeImports("core/sub/file.ts", source)).toEqual(["core/sub/a.ts", "core/b.ts", "core/sub/c.ts", "core/sub/d.ts"]);
+  });
+});

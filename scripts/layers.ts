@@ -1,0 +1,83 @@
+// The layering rule, checked over the import graph: every folder imports only from itself and from
+// the layers beneath it. Run by `npm test` (scripts/layers.test.ts) and by `node scripts/layers.ts`.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+
+/** Each folder and the folders it may import from besides itself, most specific first. */
+export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[] = [
+  { folder: "protocol/", mayImport: [] },
+  { folder: "core/", mayImport: [] },
+  { folder: "host-agent/", mayImport: ["protocol/"] },
+  { folder: "durable-objects/", mayImport: ["core/", "protocol/"] },
+  { folder: "workers/http/", mayImport: ["core/"] },
+  { folder: "workers/proxy/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  { folder: "workers/api/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  { folder: "workers/", mayImport: ["durable-objects/", "core/", "protocol/"] },
+  // Tooling on top of everything: the dev stack, tests and benchmarks drive the whole service.
+  { folder: "scripts/", mayImport: ["*"] },
+  { folder: "bench/", mayImport: ["*"] },
+  { folder: "test/", mayImport: ["*"] },
+];
+
+export interface Violation {
+  file: string;
+  imports: string;
+  rule: string;
+}
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\b[^"'`]*?(?:from\s*)?["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+
+/** The relative imports of one source text, resolved against the file's folder (repo-relative). */
+export function relativeImports(file: string, source: string): string[] {
+  const found: string[] = [];
+  for (const match of source.matchAll(IMPORT)) {
+    const specifier = match[1] ?? match[2];
+    if (specifier) found.push(normalize(join(dirname(file), specifier)));
+  }
+  return found;
+}
+
+const layerOf = (file: string) => LAYERS.find((layer) => file.startsWith(layer.folder));
+
+/** Imports that point up a layer or sideways into a folder the rule does not allow. */
+export function findViolations(sources: ReadonlyMap<string, string>): Violation[] {
+  const violations: Violation[] = [];
+  for (const [file, source] of sources) {
+    if (file.endsWith(".test.ts")) continue; // tests stand on top of what they test
+    const layer = layerOf(file);
+    if (!layer) {
+      violations.push({ file, imports: "", rule: "the file's folder has no place in LAYERS" });
+      continue;
+    }
+    if (layer.mayImport.includes("*")) continue;
+    for (const target of relativeImports(file, source)) {
+      // workers/ owns its subfolders, but workers/api and workers/proxy do not own each other.
+      const allowed = target.startsWith(layer.folder) || layer.mayImport.some((folder) => target.startsWith(folder));
+      if (!allowed) {
+        violations.push({ file, imports: target, rule: `${layer.folder} may import only ${[layer.folder, ...layer.mayImport].join(", ")}` });
+      }
+    }
+  }
+  return violations;
+}
+
+/** Every TypeScript source under the layered folders of `root`, by repo-relative path. */
+export function readSources(root: string): Map<string, string> {
+  const sources = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts")) sources.set(relative(root, path), readFileSync(path, "utf8"));
+    }
+  };
+  for (const { folder } of LAYERS) walk(join(root, folder));
+  return sources;
+}
+
+if (import.meta.main) {
+  const violations = findViolations(readSources(join(import.meta.dirname, "..")));
+  for (const v of violations) console.error(`${v.file} imports ${v.imports}: ${v.rule}`);
+  process.exit(violations.length === 0 ? 0 : 1);
+}

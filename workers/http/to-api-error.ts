@@ -1,0 +1,13 @@
+// Any thrown value as the ApiError a client sees: never a stack trace or internal text.
+import { HTTPException } from "hono/http-exception";
+import { ApiError } from "../../core/errors.ts";
+import { log } from "../../core/log.ts";
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  // Hono's validators throw HTTPException for bodies that are not JSON.
+  if (error instanceof HTTPException && error.status === 400) return new ApiError("bad_request", "the request body is not valid JSON");
+  if (error instanceof HTTPException && error.status === 413) return new ApiError("payload_too_large", "the request body is too large");
+  log("error", "unhandled error", { error: String(error), stack: (error as Error)?.stack });
+  return new ApiError("internal", "internal error; try again");
+}
