@@ -7,6 +7,9 @@ export type MachineReport =
   | { seq: number; kind: "event"; instance_id: string; message: string; at: number }
   | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number };
 
+/** A report as the MachineDO queues it: its outbox assigns the seq. */
+export type MachineReportBody = MachineReport extends infer R ? (R extends MachineReport ? Omit<R, "seq"> : never) : never;
+
 /** AccountDO -> MachineDO. `generation` orders changes of one instance; older ones are ignored. */
 export interface DesiredStateChange {
   instance_id: string;

@@ -10,20 +10,20 @@ import { instanceTokens } from "../../core/credentials.ts";
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { newReferralCode } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
-import type { MachineReport } from "../object-messages.ts";
+import type { DesiredStateChange, MachineReport } from "../object-messages.ts";
+import { Outbox } from "../outbox/outbox.ts";
+import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor, type Sql } from "../sql.ts";
 import { nextSettlementMs, settleAll } from "./billing.ts";
+import { DESTROYED_VISIBLE_MS, Expiry } from "./expiry.ts";
 import * as actions from "./instance-actions.ts";
 import { findInstance, listEvents, listInstances, toInstance, type Instance } from "./instance-row.ts";
 import { createKey, findLiveKey, listKeys, liveKeyCount, MAX_LIVE_KEYS, revokeKey, type KeySummary } from "./keys.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import { changeBalance } from "./ledger.ts";
-import { acknowledge, dueOutbox, nextOutboxMs, postpone } from "./outbox.ts";
 import { applyReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
-
-export const DESTROYED_VISIBLE_MS = 7 * 24 * 3_600_000;
 
 export interface AccountInfo {
   id: string;
@@ -38,11 +38,26 @@ export class AccountDO extends DurableObject<Env> {
   private readonly clock = clock;
   private readonly sql: Sql;
   private readonly queue = new SerialQueue();
+  /** Desired-state changes for MachineDOs, keyed by machine id. */
+  private readonly outbox: Outbox<DesiredStateChange>;
+  private readonly alarms: SingleAlarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = sqlFor(ctx.storage);
     createAccountSchema(this.sql);
+    this.outbox = new Outbox<DesiredStateChange>(this.sql, {
+      name: "desired state",
+      now: () => this.clock.now(),
+      send: (machineId, batch) => this.env.MACHINES.getByName(machineId).applyDesiredStates(batch.map((queued) => queued.message)),
+    });
+    // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
+    this.alarms = new SingleAlarm(ctx, () => this.clock.now());
+    this.alarms.register(
+      { nextAlarmMs: (nowMs) => nextSettlementMs(this.sql, nowMs), onAlarm: () => this.settleNow() },
+      new Expiry(this.sql),
+      this.outbox,
+    );
   }
 
   // ---- operator API ----
@@ -162,14 +177,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const nowMs = this.clock.now();
-    this.settleNow();
-    this.sql`DELETE FROM events WHERE instance_id IN
-               (SELECT id FROM instances WHERE destroyed_ms IS NOT NULL AND destroyed_ms <= ${nowMs - DESTROYED_VISIBLE_MS})`;
-    this.sql`DELETE FROM instances WHERE destroyed_ms IS NOT NULL AND destroyed_ms <= ${nowMs - DESTROYED_VISIBLE_MS}`;
-    this.sql`DELETE FROM idempotency WHERE created_ms <= ${nowMs - actions.IDEMPOTENCY_TTL_MS}`;
-    await this.deliverOutbox();
-    await this.scheduleAlarm();
+    await this.alarms.ring();
   }
 
   // ---- internals ----
@@ -188,6 +196,7 @@ export class AccountDO extends DurableObject<Env> {
       clock: this.clock,
       env: this.env,
       accountId: this.info()!.id,
+      outbox: this.outbox,
       transaction: (fn) => this.ctx.storage.transactionSync(fn),
     };
   }
@@ -208,33 +217,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /** After a state change: push desired states to machines now and keep the alarm right. */
   private afterChange(): void {
-    this.ctx.waitUntil(this.deliverOutbox().then(() => this.scheduleAlarm()));
-  }
-
-  private async deliverOutbox(): Promise<void> {
-    const due = dueOutbox(this.sql, this.clock.now());
-    const byMachine = Map.groupBy(due, (row) => row.machine_id);
-    for (const [machineId, rows] of byMachine) {
-      try {
-        await this.env.MACHINES.getByName(String(machineId)).applyDesiredStates(
-          rows.map((row) => ({ instance_id: row.instance_id, desired: row.desired, generation: row.generation })),
-        );
-        acknowledge(this.sql, rows.map((row) => row.seq));
-      } catch {
-        postpone(this.sql, machineId, this.clock.now());
-      }
-    }
-  }
-
-  private async scheduleAlarm(): Promise<void> {
-    const nowMs = this.clock.now();
-    const [expiry] = this.sql<{ at: number | null }>`SELECT MIN(destroyed_ms) + ${DESTROYED_VISIBLE_MS} AS at FROM instances WHERE destroyed_ms IS NOT NULL`;
-    const [idem] = this.sql<{ at: number | null }>`SELECT MIN(created_ms) + ${actions.IDEMPOTENCY_TTL_MS} AS at FROM idempotency`;
-    const due = [nextSettlementMs(this.sql, nowMs), nextOutboxMs(this.sql), expiry?.at ?? null, idem?.at ?? null]
-      .filter((at): at is number => at !== null);
-    if (due.length === 0) return this.ctx.storage.deleteAlarm();
-    // Alarms run on real time; this object's clock may be moved by tests.
-    await this.ctx.storage.setAlarm(Date.now() + Math.max(0, Math.min(...due) - nowMs));
+    this.alarms.afterChange();
   }
 }
 

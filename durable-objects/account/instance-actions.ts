@@ -7,17 +7,20 @@ import { instanceTokens } from "../../core/credentials.ts";
 import { newInstanceId } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
 import type { ContainerSpec } from "../../protocol/messages.ts";
+import type { DesiredStateChange } from "../object-messages.ts";
+import type { Outbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import { settleAll, settleInstance } from "./billing.ts";
 import { addEvent, findInstance, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
-import { enqueueDesired } from "./outbox.ts";
 
 export interface AccountContext {
   sql: Sql;
   clock: Clock;
   env: Env;
   accountId: string;
+  /** Desired-state changes for MachineDOs, keyed by machine id. */
+  outbox: Outbox<DesiredStateChange>;
   transaction<T>(fn: () => T): T;
 }
 
@@ -121,7 +124,7 @@ function changeDesired(ctx: AccountContext, row: InstanceRow, desired: "stopped"
           generation = ${generation}, destroyed_ms = ${desired === "destroyed" ? nowMs : null}
         WHERE id = ${row.id}`;
     addEvent(sql, row.id, message, iso(nowMs));
-    enqueueDesired(sql, row.machine_id!, { instance_id: row.id, desired, generation }, nowMs);
+    ctx.outbox.enqueue(String(row.machine_id!), { instance_id: row.id, desired, generation });
   });
 }
 

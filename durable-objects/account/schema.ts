@@ -1,4 +1,5 @@
 // AccountDO's SQLite schema, created idempotently in the constructor.
+import { createOutboxTable } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 
 export function createAccountSchema(sql: Sql): void {
@@ -23,7 +24,19 @@ export function createAccountSchema(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS idempotency (
     key TEXT PRIMARY KEY, body_hash TEXT NOT NULL, instance_id TEXT NOT NULL, created_ms INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS machine_seq (machine_id INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL)`;
-  sql`CREATE TABLE IF NOT EXISTS outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, machine_id INTEGER NOT NULL, instance_id TEXT NOT NULL,
-    desired TEXT NOT NULL, generation INTEGER NOT NULL, attempts INTEGER NOT NULL, next_ms INTEGER NOT NULL)`;
+  upgradeLegacyOutbox(sql);
+}
+
+/**
+ * Desired-state changes had a table of their own before the outbox was shared (typed columns, the
+ * machine id as an integer): an object created then has its queued changes moved into outbox rows.
+ */
+export function upgradeLegacyOutbox(sql: Sql): void {
+  if (sql`SELECT 1 FROM pragma_table_info('outbox') WHERE name = 'machine_id'`.length === 0) return;
+  sql`ALTER TABLE outbox RENAME TO outbox_legacy`;
+  createOutboxTable(sql);
+  sql`INSERT INTO outbox (destination, message, attempts, next_ms)
+      SELECT machine_id, json_object('instance_id', instance_id, 'desired', desired, 'generation', generation), attempts, next_ms
+      FROM outbox_legacy ORDER BY seq`;
+  sql`DROP TABLE outbox_legacy`;
 }

@@ -11,8 +11,18 @@ export function createMachineSchema(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS containers (
     instance_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, gpu_model TEXT NOT NULL, gpu_count INTEGER NOT NULL,
     spec TEXT NOT NULL, desired TEXT NOT NULL, actual TEXT NOT NULL, generation INTEGER NOT NULL)`;
-  sql`CREATE TABLE IF NOT EXISTS reports (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, report TEXT NOT NULL,
-    attempts INTEGER NOT NULL, next_ms INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS cached_models (hf TEXT PRIMARY KEY)`;
+  upgradeLegacyReports(sql);
+}
+
+/**
+ * Reports had a table of their own before the outbox was shared: an object created then has it
+ * renamed in place, so queued reports and the seq counter carry over. The seq must never restart:
+ * each AccountDO skips every seq of this machine up to the last one it applied.
+ */
+export function upgradeLegacyReports(sql: Sql): void {
+  if (sql`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'reports'`.length === 0) return;
+  sql`ALTER TABLE reports RENAME TO outbox`;
+  sql`ALTER TABLE outbox RENAME COLUMN account_id TO destination`;
+  sql`ALTER TABLE outbox RENAME COLUMN report TO message`;
 }

@@ -32,6 +32,10 @@ export async function callJson<T = Record<string, unknown>>(method: string, path
 export const admin = (method: string, path: string, body?: unknown) =>
   callJson(method, `/admin/v1${path}`, { key: ADMIN_TOKEN, body });
 
+/** Whether the operator API lists machine `id` as online (FleetDO's index, kept by its MachineDO). */
+export const machineOnline = async (id: number) =>
+  ((await admin("GET", "/machines")).body.items as { id: number; online: boolean }[]).find((m) => m.id === id)!.online;
+
 export const GPU_MODELS = {
   rtx4090: { display_name: "NVIDIA GeForce RTX 4090", vram_gb: 24, price_hour_micros: 690_000, tier: "consumer", arch: "ada" },
   "h100-80gb": { display_name: "NVIDIA H100 80GB", vram_gb: 80, price_hour_micros: 2_990_000, tier: "datacenter", arch: "hopper" },

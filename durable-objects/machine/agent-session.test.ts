@@ -1,0 +1,56 @@
+// The agent's session with its MachineDO: token check, replacement by a newer connection, heartbeat
+// timeout, malformed frames.
+import { describe, expect, it } from "vitest";
+import { exports } from "cloudflare:workers";
+import { admin, machineOnline, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { until } from "../../test/support/workerd/poll.ts";
+
+describe("agent endpoint", () => {
+  it.each([
+    ["no token", undefined],
+    ["a malformed token", "Bearer nope"],
+    ["a wrong secret", "Bearer gma_1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"],
+    ["a machine that does not exist", "Bearer gma_999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"],
+  ])("%s is refused with 401 before any upgrade", async (_, authorization) => {
+    await FakeAgent.register("auth-host");
+    const headers: Record<string, string> = { upgrade: "websocket" };
+    if (authorization) headers.authorization = authorization;
+    const response = await exports.default.fetch(new Request("http://gpu.test/agent/v1/connect", { headers }));
+    expect(response.status).toBe(401);
+    expect(response.webSocket).toBeNull();
+    expect(await response.json()).toEqual({ error: "unauthorized", message: expect.any(String) });
+  });
+
+  it("a second connection for the same machine replaces the first", async () => {
+    await seedGpuModels();
+    const first = await FakeAgent.register("twice");
+    await first.connect(["rtx4090"]);
+    const second = new FakeAgent(first.machineId, first.token);
+    await second.connect(["rtx4090", "rtx4090"]);
+    const machines = (await admin("GET", "/machines")).body.items as { id: number; gpus: unknown[]; online: boolean }[];
+    expect(machines.find((m) => m.id === first.machineId)).toMatchObject({ online: true });
+    await until(async () => ((await admin("GET", "/machines")).body.items as { id: number; gpus: unknown[] }[]).find((m) => m.id === first.machineId)!.gpus.length,
+      (n) => n === 2, "the second hello's GPUs");
+    second.disconnect();
+    first.disconnect();
+  });
+
+  it("a host that goes silent is marked offline after the heartbeat timeout", async () => {
+    const agent = await FakeAgent.register("silent");
+    await agent.connect(["rtx4090"]);
+    expect(await machineOnline(agent.machineId)).toBe(true);
+    agent.stopHeartbeats();
+    await until(() => machineOnline(agent.machineId), (online) => !online, "the machine to go offline", 200);
+  });
+
+  it("a malformed frame is logged and the connection keeps working", async () => {
+    const agent = await FakeAgent.register("noisy");
+    await agent.connect(["rtx4090"]);
+    agent.send({ type: "bogus" } as never);
+    agent.send({ type: "container", instance_id: "not-an-id", state: "running", message: "" } as never);
+    agent.send({ type: "cache", models: ["org/model"] });
+    expect(await machineOnline(agent.machineId)).toBe(true);
+    agent.disconnect();
+  });
+});

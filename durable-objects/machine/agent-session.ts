@@ -1,0 +1,144 @@
+// The agent's session with this machine: the token check and accept, every frame it sends (hello,
+// heartbeat, container states, cache, proxied-stream frames), and the machine going online with a
+// hello and offline when the socket closes or falls silent.
+import { bearerToken } from "../../core/credentials.ts";
+import { clock } from "../../core/clock.ts";
+import { errorResponse } from "../../core/errors.ts";
+import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
+import { log } from "../../core/log.ts";
+import type { Env } from "../../core/env.ts";
+import { decodeAgentMessage, PROTOCOL_VERSION, type AgentMessage } from "../../protocol/index.ts";
+import type { SingleAlarm } from "../outbox/single-alarm.ts";
+import { closeQuietly, type AgentSocket } from "./agent-socket.ts";
+import type { ContainerLedger } from "./container-ledger.ts";
+import { Liveness } from "./liveness.ts";
+import type { MachineRecord } from "./machine-record.ts";
+import type { ProxyBridge } from "./proxy-bridge.ts";
+
+type Hello = Extract<AgentMessage, { type: "hello" }>;
+
+export interface SessionParts {
+  ctx: DurableObjectState;
+  env: Env;
+  record: MachineRecord;
+  agent: AgentSocket;
+  ledger: ContainerLedger;
+  bridge: ProxyBridge;
+  alarms: SingleAlarm;
+}
+
+export class AgentSession {
+  /** The heartbeat timeout, an alarm capability. */
+  readonly liveness: Liveness;
+  private readonly ctx: DurableObjectState;
+  private readonly record: MachineRecord;
+  private readonly agent: AgentSocket;
+  private readonly ledger: ContainerLedger;
+  private readonly bridge: ProxyBridge;
+  private readonly alarms: SingleAlarm;
+
+  constructor(parts: SessionParts) {
+    this.ctx = parts.ctx;
+    this.record = parts.record;
+    this.agent = parts.agent;
+    this.ledger = parts.ledger;
+    this.bridge = parts.bridge;
+    this.alarms = parts.alarms;
+    this.liveness = new Liveness(parts.env, parts.record, () => this.goOffline());
+  }
+
+  /** /agent/v1/connect: a newer connection replaces any older one. */
+  async accept(request: Request): Promise<Response> {
+    const machine = this.record.read();
+    const token = bearerToken(request.headers.get("authorization")) ?? "";
+    if (!machine || !constantTimeEqual(machine.token_hash, await sha256Hex(token))) {
+      return errorResponse("unauthorized", "agent token missing or wrong");
+    }
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.agent.closeAll(4001, "replaced by a newer connection");
+    this.bridge.abortAll();
+    this.agent.accept(server);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  async onFrame(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (!this.agent.isCurrent(ws)) return closeQuietly(ws, 4001, "replaced by a newer connection");
+    if (typeof message !== "string") {
+      const problem = this.bridge.onBinary(new Uint8Array(message));
+      if (problem) log("warn", "agent data frame rejected", { machine: this.record.read()?.id, problem });
+      return;
+    }
+    const decoded = decodeAgentMessage(message);
+    if (!decoded.ok) return log("warn", "agent frame rejected", { machine: this.record.read()?.id, reason: decoded.reason });
+    await this.onMessage(ws, decoded.message);
+  }
+
+  /** The socket closed or failed: only the current one takes the machine offline. */
+  onClose(ws: WebSocket): void {
+    if (this.agent.isCurrent(ws)) this.goOffline();
+  }
+
+  private async onMessage(ws: WebSocket, message: AgentMessage): Promise<void> {
+    switch (message.type) {
+      case "hello":
+        return this.onHello(ws, message);
+      case "heartbeat":
+        this.liveness.heard();
+        return this.alarms.reschedule();
+      case "container":
+        return this.ledger.onContainerState(message.instance_id, message.state, message.message);
+      case "pull_progress":
+        return this.ledger.onPullProgress(message.instance_id, message.percent);
+      case "ack":
+        if (!message.ok) log("warn", "agent command failed", { machine: this.record.read()?.id, command: message.command_id, error: message.error });
+        return;
+      case "cache":
+        this.record.replaceCache(message.models);
+        this.record.bumpState();
+        return this.alarms.afterChange();
+      default:
+        if (!this.bridge.onMessage(message) && message.type !== "window" && message.type !== "end") {
+          log("info", "frame for an unknown stream", { type: message.type, stream: message.stream });
+        }
+    }
+  }
+
+  /** Online, the host's inventory as it says, containers reconciled against what it runs. */
+  private onHello(ws: WebSocket, hello: Hello): void {
+    if (hello.protocol !== PROTOCOL_VERSION) {
+      log("warn", "agent speaks another protocol version", { version: hello.protocol });
+      return closeQuietly(ws, 4002, `protocol ${PROTOCOL_VERSION} required`);
+    }
+    const nowMs = clock.now();
+    const wasOnline = this.record.isOnline();
+    const reported = new Map(hello.containers.map((c) => [c.instance_id, c.state]));
+    this.ctx.storage.transactionSync(() => {
+      this.record.markOnline(Date.now());
+      this.record.replaceGpus(hello.gpus);
+      this.record.replaceCache(hello.cached_models);
+      this.ledger.takeReportedStates(reported, nowMs);
+      if (!wasOnline) this.ledger.reportHost(true, nowMs);
+      this.record.bumpState();
+    });
+    this.agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: this.record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs });
+    this.ledger.reconcile(reported.keys());
+    log("info", "agent online", { machine: this.record.read()?.id, gpus: hello.gpus.length, containers: hello.containers.length });
+    this.alarms.afterChange();
+  }
+
+  private goOffline(): void {
+    const machine = this.record.read();
+    this.bridge.abortAll();
+    if (!machine || machine.online !== 1) return;
+    const nowMs = clock.now();
+    this.ctx.storage.transactionSync(() => {
+      this.record.markOffline();
+      this.agent.forget();
+      this.ledger.reportHost(false, nowMs);
+      this.record.bumpState();
+    });
+    this.agent.closeAll(4003, "machine marked offline");
+    log("info", "agent offline", { machine: machine.id });
+    this.alarms.afterChange();
+  }
+}

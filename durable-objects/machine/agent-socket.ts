@@ -1,0 +1,68 @@
+// The agent's WebSocket and its identity: hibernatable (tag "agent"), carrying in its attachment the id
+// of the connection it belongs to. Only the connection the machine row names is current; a replaced
+// socket that still delivers frames is refused, and commands go to the current one only.
+import { randomBase32 } from "../../core/ids.ts";
+import { encodeMessage, type ServerMessage } from "../../protocol/index.ts";
+import type { MachineRecord } from "./machine-record.ts";
+
+const TAG = "agent";
+
+export class AgentSocket {
+  private readonly ctx: DurableObjectState;
+  private readonly record: MachineRecord;
+  /** machine.connection mirrored in memory: it is checked on every agent frame (undefined = not read yet). */
+  private connectionId: string | null | undefined = undefined;
+
+  constructor(ctx: DurableObjectState, record: MachineRecord) {
+    this.ctx = ctx;
+    this.record = record;
+  }
+
+  /** Makes `server` the current connection (close the old ones first). */
+  accept(server: WebSocket): void {
+    const connection = randomBase32(12);
+    this.ctx.acceptWebSocket(server, [TAG]);
+    server.serializeAttachment({ connection });
+    this.record.setConnection(connection);
+    this.connectionId = connection;
+  }
+
+  isCurrent(ws: WebSocket): boolean {
+    const attachment = ws.deserializeAttachment() as { connection?: string } | null;
+    this.connectionId ??= this.record.read()?.connection ?? null;
+    return attachment?.connection !== undefined && attachment.connection === this.connectionId;
+  }
+
+  current(): WebSocket | null {
+    return this.ctx.getWebSockets(TAG).find((ws) => this.isCurrent(ws)) ?? null;
+  }
+
+  /** Sends to the current agent while the machine is online; a frame lost with the connection is derived again at the next hello. */
+  send(message: ServerMessage): void {
+    const socket = this.current();
+    if (socket && this.record.isOnline()) {
+      try {
+        socket.send(encodeMessage(message));
+      } catch {
+        // Lost with the connection: the next hello reconciles from scratch.
+      }
+    }
+  }
+
+  /** No connection is current any more (the machine row's connection was cleared with it). */
+  forget(): void {
+    this.connectionId = null;
+  }
+
+  closeAll(code: number, reason: string): void {
+    for (const ws of this.ctx.getWebSockets(TAG)) closeQuietly(ws, code, reason);
+  }
+}
+
+export function closeQuietly(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, reason);
+  } catch {
+    // Already closed: nothing to tell it.
+  }
+}

@@ -1,0 +1,238 @@
+// The containers of this machine and the GPUs they hold. Authority for: which GPU index is reserved by
+// which instance (a GPU is free exactly when no reservation names it), each container's desired state
+// (set by its AccountDO, ordered by generation) and its actual state (as the agent last reported it).
+// Every change becomes the agent command that moves a container closer to its desired state, and a
+// report to the owning AccountDO through this object's outbox.
+import { clock } from "../../core/clock.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import { randomBase32 } from "../../core/ids.ts";
+import { log } from "../../core/log.ts";
+import type { Env } from "../../core/env.ts";
+import type { ContainerSpec, ContainerState } from "../../protocol/index.ts";
+import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveRequest } from "../object-messages.ts";
+import { Outbox, type Queued } from "../outbox/outbox.ts";
+import type { SingleAlarm } from "../outbox/single-alarm.ts";
+import type { Sql } from "../sql.ts";
+import type { AgentSocket } from "./agent-socket.ts";
+import type { MachineRecord } from "./machine-record.ts";
+import { commandFor, commandForStart, type Actual, type Desired, type Op } from "./reconcile.ts";
+
+export interface ContainerRow {
+  instance_id: string;
+  account_id: string;
+  gpu_model: string;
+  gpu_count: number;
+  spec: string;
+  desired: Desired;
+  actual: Actual;
+  generation: number;
+}
+
+export interface LedgerParts {
+  ctx: DurableObjectState;
+  env: Env;
+  sql: Sql;
+  record: MachineRecord;
+  agent: AgentSocket;
+  alarms: SingleAlarm;
+}
+
+export class ContainerLedger {
+  /** Reports to AccountDOs, keyed by account id; their seq is this machine's report number. */
+  readonly reports: Outbox<MachineReportBody>;
+  private readonly ctx: DurableObjectState;
+  private readonly env: Env;
+  private readonly sql: Sql;
+  private readonly record: MachineRecord;
+  private readonly agent: AgentSocket;
+  private readonly alarms: SingleAlarm;
+
+  constructor(parts: LedgerParts) {
+    this.ctx = parts.ctx;
+    this.env = parts.env;
+    this.sql = parts.sql;
+    this.record = parts.record;
+    this.agent = parts.agent;
+    this.alarms = parts.alarms;
+    // Retries are about real time passing: the platform's clock.
+    this.reports = new Outbox<MachineReportBody>(this.sql, {
+      name: "report",
+      now: () => Date.now(),
+      send: (accountId, batch) => this.sendReports(accountId, batch),
+    });
+  }
+
+  // ---- from AccountDOs ----
+
+  reserve(request: ReserveRequest): { ok: true; gpu_indices: number[] } | Failure {
+    if (!this.record.isOnline()) return fail("no_capacity", "the machine is offline");
+    const existing = this.container(request.instance_id);
+    if (existing) return { ok: true, gpu_indices: this.reservedIndices(request.instance_id) };
+    const indices = this.freeIndices(request.gpu_model).slice(0, request.gpu_count);
+    if (indices.length < request.gpu_count) return fail("no_capacity", "not enough free GPUs on this machine");
+    const spec: ContainerSpec = { ...request.spec, gpu_indices: indices };
+    this.ctx.storage.transactionSync(() => {
+      for (const index of indices) this.sql`INSERT INTO reservations (gpu_index, instance_id) VALUES (${index}, ${request.instance_id})`;
+      this.sql`INSERT INTO containers (instance_id, account_id, gpu_model, gpu_count, spec, desired, actual, generation)
+               VALUES (${request.instance_id}, ${request.account_id}, ${request.gpu_model}, ${request.gpu_count},
+                       ${JSON.stringify(spec)}, 'running', 'absent', ${request.generation})`;
+      this.record.bumpState();
+    });
+    this.sendCommand(request.instance_id, "create");
+    this.alarms.afterChange();
+    return { ok: true, gpu_indices: indices };
+  }
+
+  reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {
+    const row = this.container(instanceId);
+    if (!row || row.desired === "destroyed") return fail("conflict", "the instance has no container on this machine");
+    if (generation <= row.generation) return { ok: true };
+    const held = this.reservedIndices(instanceId);
+    const indices = [...held, ...this.freeIndices(row.gpu_model)].slice(0, gpuCount);
+    if (indices.length < gpuCount) return fail("gpus_busy", "the GPUs of this instance's machine are taken; try again later");
+    const spec: ContainerSpec = { ...(JSON.parse(row.spec) as ContainerSpec), gpu_indices: indices };
+    this.ctx.storage.transactionSync(() => {
+      for (const index of indices.filter((i) => !held.includes(i))) {
+        this.sql`INSERT INTO reservations (gpu_index, instance_id) VALUES (${index}, ${instanceId})`;
+      }
+      this.sql`UPDATE containers SET desired = 'running', generation = ${generation}, spec = ${JSON.stringify(spec)}
+               WHERE instance_id = ${instanceId}`;
+      this.record.bumpState();
+    });
+    const op = commandForStart(row.actual);
+    if (op) this.sendCommand(instanceId, op);
+    this.alarms.afterChange();
+    return { ok: true };
+  }
+
+  applyDesiredStates(changes: DesiredStateChange[]): void {
+    for (const change of changes) {
+      const row = this.container(change.instance_id);
+      if (!row || change.generation <= row.generation) continue;
+      this.ctx.storage.transactionSync(() => {
+        this.sql`UPDATE containers SET desired = ${change.desired}, generation = ${change.generation}
+                 WHERE instance_id = ${change.instance_id}`;
+        this.releaseGpus(change.instance_id);
+      });
+      const op = commandFor(change.desired, row.actual);
+      if (op) this.sendCommand(change.instance_id, op);
+    }
+    this.alarms.afterChange();
+  }
+
+  // ---- from the agent ----
+
+  /** Inside the hello's transaction: what the host reports becomes each container's actual state. */
+  takeReportedStates(reported: Map<string, ContainerState>, nowMs: number): void {
+    for (const row of this.containers()) {
+      const actual = reported.get(row.instance_id) ?? "absent";
+      this.sql`UPDATE containers SET actual = ${actual} WHERE instance_id = ${row.instance_id}`;
+      // A container meant to be stopped that the host reports stopped (or gone) is settled: say so.
+      if (row.desired === "stopped" && row.actual !== "stopped" && (actual === "stopped" || actual === "absent")) {
+        this.reports.enqueue(row.account_id, { kind: "state", instance_id: row.instance_id, state: "stopped", message: "", at: nowMs });
+      }
+    }
+  }
+
+  /** After the welcome: removes containers this machine does not know, and commands every other one. */
+  reconcile(reportedIds: Iterable<string>): void {
+    for (const instanceId of reportedIds) {
+      if (!this.container(instanceId)) this.sendCommand(instanceId, "destroy");
+    }
+    for (const row of this.containers()) {
+      const op = commandFor(row.desired, row.actual);
+      if (op) this.sendCommand(row.instance_id, op);
+    }
+  }
+
+  onContainerState(instanceId: string, state: ContainerState, message: string): void {
+    const row = this.container(instanceId);
+    if (!row) {
+      if (state !== "destroyed") this.sendCommand(instanceId, "destroy");
+      return;
+    }
+    const nowMs = clock.now();
+    this.ctx.storage.transactionSync(() => {
+      if (state === "destroyed" && row.desired === "destroyed") {
+        this.sql`DELETE FROM containers WHERE instance_id = ${instanceId}`;
+      } else {
+        this.sql`UPDATE containers SET actual = ${state} WHERE instance_id = ${instanceId}`;
+      }
+      if (state === "error") this.releaseGpus(instanceId);
+      this.reports.enqueue(row.account_id, { kind: "state", instance_id: instanceId, state, message, at: nowMs });
+    });
+    const op = state === "error" ? null : commandFor(row.desired, state);
+    if (op) this.sendCommand(instanceId, op);
+    this.alarms.afterChange();
+  }
+
+  onPullProgress(instanceId: string, percent: number): void {
+    const row = this.container(instanceId);
+    if (row) this.reports.enqueue(row.account_id, { kind: "event", instance_id: row.instance_id, message: `Pulling image: ${percent}%`, at: clock.now() });
+    this.alarms.afterChange();
+  }
+
+  /** Inside a transaction: tells every account with containers here that the host came or went. */
+  reportHost(online: boolean, nowMs: number): void {
+    const byAccount = Map.groupBy(this.containers().filter((c) => c.desired !== "destroyed"), (c) => c.account_id);
+    for (const [accountId, rows] of byAccount) {
+      this.reports.enqueue(accountId, { kind: "host", online, instance_ids: rows.map((r) => r.instance_id), at: nowMs });
+    }
+  }
+
+  // ---- reads ----
+
+  container(instanceId: string): ContainerRow | undefined {
+    return this.sql<ContainerRow>`SELECT * FROM containers WHERE instance_id = ${instanceId}`[0];
+  }
+
+  reservedGpuIndices(): Set<number> {
+    return new Set(this.sql<{ gpu_index: number }>`SELECT gpu_index FROM reservations`.map((r) => r.gpu_index));
+  }
+
+  // ---- internals ----
+
+  private async sendReports(accountId: string, batch: Queued<MachineReportBody>[]): Promise<void> {
+    const machine = this.record.read()!;
+    const reports = batch.map(({ seq, message }) => ({ ...message, seq }) as MachineReport);
+    const { unknown } = await this.env.ACCOUNTS.getByName(accountId).applyMachineReports(machine.id, reports);
+    for (const instanceId of unknown) this.forgetOrphan(instanceId, accountId);
+  }
+
+  /** An account does not know this container (a launch that never completed): remove it. */
+  private forgetOrphan(instanceId: string, accountId: string): void {
+    const row = this.container(instanceId);
+    if (!row || row.account_id !== accountId || row.desired === "destroyed") return;
+    this.ctx.storage.transactionSync(() => {
+      this.sql`UPDATE containers SET desired = 'destroyed' WHERE instance_id = ${instanceId}`;
+      this.releaseGpus(instanceId);
+    });
+    this.sendCommand(instanceId, "destroy");
+  }
+
+  private sendCommand(instanceId: string, op: Op): void {
+    const row = this.container(instanceId);
+    const spec = row ? (JSON.parse(row.spec) as ContainerSpec) : null;
+    const commandId = `${instanceId}/${row?.generation ?? 0}/${op}/${randomBase32(6)}`;
+    this.agent.send({ type: "command", command_id: commandId, op, instance_id: instanceId, spec });
+  }
+
+  private releaseGpus(instanceId: string): void {
+    this.sql`DELETE FROM reservations WHERE instance_id = ${instanceId}`;
+    this.record.bumpState();
+  }
+
+  private freeIndices(model: string): number[] {
+    return this.sql<{ idx: number }>`SELECT idx FROM gpus WHERE model = ${model}
+      AND idx NOT IN (SELECT gpu_index FROM reservations) ORDER BY idx`.map((r) => r.idx);
+  }
+
+  private reservedIndices(instanceId: string): number[] {
+    return this.sql<{ gpu_index: number }>`SELECT gpu_index FROM reservations WHERE instance_id = ${instanceId} ORDER BY gpu_index`
+      .map((r) => r.gpu_index);
+  }
+
+  private containers(): ContainerRow[] {
+    return this.sql<ContainerRow>`SELECT * FROM containers`;
+  }
+}

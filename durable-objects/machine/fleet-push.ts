@@ -1,0 +1,56 @@
+// Keeps FleetDO's index of this machine current (online, GPUs, free GPUs, cached models). Each push
+// carries the machine's state version, so FleetDO ignores one that arrives late; a failed push is
+// retried by the alarm a second later until FleetDO has the latest version.
+import { iso } from "../../core/clock.ts";
+import { log } from "../../core/log.ts";
+import type { Env } from "../../core/env.ts";
+import type { AlarmCapability } from "../outbox/single-alarm.ts";
+import type { ContainerLedger } from "./container-ledger.ts";
+import type { MachineRecord } from "./machine-record.ts";
+
+const RETRY_MS = 1000;
+
+export class FleetPush implements AlarmCapability {
+  private readonly env: Env;
+  private readonly record: MachineRecord;
+  private readonly ledger: ContainerLedger;
+
+  constructor(env: Env, record: MachineRecord, ledger: ContainerLedger) {
+    this.env = env;
+    this.record = record;
+    this.ledger = ledger;
+  }
+
+  nextAlarmMs(nowMs: number): number | null {
+    const machine = this.record.read();
+    return machine && machine.fleet_version < machine.state_version ? nowMs + RETRY_MS : null;
+  }
+
+  onAlarm(): Promise<void> {
+    return this.push();
+  }
+
+  onChange(): Promise<void> {
+    return this.push();
+  }
+
+  private async push(): Promise<void> {
+    const machine = this.record.read();
+    if (!machine || machine.fleet_version >= machine.state_version) return;
+    const gpus = this.record.gpus();
+    const reserved = this.ledger.reservedGpuIndices();
+    try {
+      await this.env.FLEET.getByName("fleet").reportMachine(machine.id, {
+        version: machine.state_version,
+        online: machine.online === 1,
+        last_seen_at: machine.last_seen_ms === null ? null : iso(machine.last_seen_ms),
+        gpus: gpus.map((g) => ({ model: g.model, index: g.idx })),
+        free_indices: gpus.filter((g) => !reserved.has(g.idx)).map((g) => g.idx),
+        cached_models: this.record.cachedModels(),
+      });
+      this.record.markFleetVersion(machine.state_version);
+    } catch (error) {
+      log("warn", "fleet index update failed; will retry", { machine: machine.id, error: String(error) });
+    }
+  }
+}

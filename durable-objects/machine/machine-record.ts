@@ -1,0 +1,84 @@
+// The machine itself in MachineDO storage: its row (identity, agent token hash, online, current agent
+// connection, state and fleet versions) and, as its agent's last hello said, its GPUs and cached models.
+import { sha256Hex } from "../../core/hash.ts";
+import type { GpuInfo } from "../../protocol/index.ts";
+import type { Sql } from "../sql.ts";
+
+export interface MachineRow {
+  id: number;
+  name: string;
+  token_hash: string;
+  online: number;
+  last_seen_ms: number | null;
+  connection: string | null;
+  /** Increases with every change FleetDO's index shows (online, GPUs, reservations, cache). */
+  state_version: number;
+  /** The last state_version FleetDO acknowledged. */
+  fleet_version: number;
+}
+
+export class MachineRecord {
+  private readonly sql: Sql;
+
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
+
+  async initialize(id: number, name: string, agentToken: string): Promise<void> {
+    const hash = await sha256Hex(agentToken);
+    this.sql`INSERT OR REPLACE INTO machine (id, name, token_hash, online, last_seen_ms, connection, state_version, fleet_version)
+             VALUES (${id}, ${name}, ${hash}, 0, NULL, NULL, 1, 0)`;
+  }
+
+  read(): MachineRow | undefined {
+    return this.sql<MachineRow>`SELECT id, name, token_hash, online, last_seen_ms, connection, state_version, fleet_version FROM machine`[0];
+  }
+
+  isOnline(): boolean {
+    return this.read()?.online === 1;
+  }
+
+  markOnline(lastSeenMs: number): void {
+    this.sql`UPDATE machine SET online = 1, last_seen_ms = ${lastSeenMs}`;
+  }
+
+  markOffline(): void {
+    this.sql`UPDATE machine SET online = 0, connection = NULL`;
+  }
+
+  markSeen(lastSeenMs: number): void {
+    this.sql`UPDATE machine SET last_seen_ms = ${lastSeenMs}`;
+  }
+
+  setConnection(connection: string): void {
+    this.sql`UPDATE machine SET connection = ${connection}`;
+  }
+
+  bumpState(): void {
+    this.sql`UPDATE machine SET state_version = state_version + 1`;
+  }
+
+  markFleetVersion(version: number): void {
+    this.sql`UPDATE machine SET fleet_version = MAX(fleet_version, ${version})`;
+  }
+
+  replaceGpus(gpus: GpuInfo[]): void {
+    this.sql`DELETE FROM gpus`;
+    for (const gpu of gpus) {
+      this.sql`INSERT INTO gpus (idx, model, name, uuid, vram_mb) VALUES (${gpu.index}, ${gpu.model}, ${gpu.name}, ${gpu.uuid}, ${gpu.vram_mb})`;
+    }
+  }
+
+  replaceCache(models: string[]): void {
+    this.sql`DELETE FROM cached_models`;
+    for (const hf of new Set(models)) this.sql`INSERT INTO cached_models (hf) VALUES (${hf})`;
+  }
+
+  gpus(): { idx: number; model: string }[] {
+    return this.sql<{ idx: number; model: string }>`SELECT idx, model FROM gpus ORDER BY idx`;
+  }
+
+  cachedModels(): string[] {
+    return this.sql<{ hf: string }>`SELECT hf FROM cached_models ORDER BY hf`.map((r) => r.hf);
+  }
+}

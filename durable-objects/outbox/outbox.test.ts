@@ -1,0 +1,134 @@
+// The shared outbox against a real SQLite-backed object in workerd (a scratch FleetDO, which has no
+// outbox of its own), with a clock the test moves and a destination it controls.
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { sqlFor, type Sql } from "../sql.ts";
+import { Outbox, type Queued } from "./outbox.ts";
+
+interface Note {
+  text: string;
+}
+
+type Sent = { destination: string; batch: Queued<Note>[] };
+
+let scratchCount = 0;
+
+/** Runs `test` with a fresh object's storage, an outbox over it, the clock and what was sent. */
+function withOutbox(
+  test: (harness: { outbox: Outbox<Note>; sql: Sql; clock: { ms: number }; sent: Sent[]; failFor: Set<string> }) => Promise<void>,
+): Promise<void> {
+  return runInDurableObject(env.FLEET.getByName(`outbox-scratch-${++scratchCount}`), async (_, state) => {
+    const sql = sqlFor(state.storage);
+    const clock = { ms: 1_000_000 };
+    const sent: Sent[] = [];
+    const failFor = new Set<string>();
+    const outbox = new Outbox<Note>(sql, {
+      name: "note",
+      now: () => clock.ms,
+      send: async (destination, batch) => {
+        sent.push({ destination, batch });
+        if (failFor.has(destination)) throw new Error(`${destination} is down`);
+      },
+    });
+    await test({ outbox, sql, clock, sent, failFor });
+  });
+}
+
+const texts = (batch: Queued<Note>[]) => batch.map((queued) => queued.message.text);
+
+describe("Outbox", () => {
+  it("an empty outbox needs no alarm", () =>
+    withOutbox(async ({ outbox }) => {
+      expect(outbox.nextAlarmMs()).toBeNull();
+    }));
+
+  it("a queued message is due at once; delivered, it is acknowledged and gone", () =>
+    withOutbox(async ({ outbox, sql, clock, sent }) => {
+      outbox.enqueue("m1", { text: "a" });
+      outbox.enqueue("m1", { text: "b" });
+      expect(outbox.nextAlarmMs()).toBe(clock.ms);
+      await outbox.deliver();
+      expect(sent).toEqual([{ destination: "m1", batch: [{ seq: expect.any(Number), message: { text: "a" } }, { seq: expect.any(Number), message: { text: "b" } }] }]);
+      expect(sent[0]!.batch[1]!.seq).toBeGreaterThan(sent[0]!.batch[0]!.seq);
+      expect(sql`SELECT * FROM outbox`).toEqual([]);
+      expect(outbox.nextAlarmMs()).toBeNull();
+    }));
+
+  it("a failing destination is retried after 1 s, 2 s, 4 s ... doubling up to 60 s, each retry its next due time", () =>
+    withOutbox(async ({ outbox, clock, sent, failFor }) => {
+      failFor.add("down");
+      outbox.enqueue("down", { text: "x" });
+      const delays: number[] = [];
+      for (let attempt = 0; attempt < 9; attempt++) {
+        await outbox.deliver();
+        const next = outbox.nextAlarmMs()!;
+        delays.push(next - clock.ms);
+        clock.ms = next - 1;
+        await outbox.deliver(); // a millisecond early: not due, nothing sent
+        clock.ms = next;
+      }
+      expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000]);
+      expect(sent.length).toBe(9);
+      failFor.clear();
+      await outbox.deliver();
+      expect(outbox.nextAlarmMs()).toBeNull();
+    }));
+
+  it("groups by destination, oldest first; a failing destination holds back only its own queue", () =>
+    withOutbox(async ({ outbox, sql, clock, sent, failFor }) => {
+      failFor.add("b");
+      outbox.enqueue("a", { text: "a1" });
+      outbox.enqueue("b", { text: "b1" });
+      outbox.enqueue("a", { text: "a2" });
+      await outbox.deliver();
+      expect(sent.map((s) => [s.destination, texts(s.batch)])).toEqual([["a", ["a1", "a2"]], ["b", ["b1"]]]);
+      expect(sql<{ destination: string; attempts: number }>`SELECT destination, attempts FROM outbox`).toEqual([{ destination: "b", attempts: 1 }]);
+      expect(outbox.nextAlarmMs()).toBe(clock.ms + 1000);
+    }));
+
+  it("a destination's whole queue goes together once any of it is due, so nothing newer overtakes an older message", () =>
+    withOutbox(async ({ outbox, clock, sent, failFor }) => {
+      failFor.add("m");
+      outbox.enqueue("m", { text: "old" });
+      await outbox.deliver();
+      expect(outbox.nextAlarmMs()).toBe(clock.ms + 1000);
+      failFor.clear();
+      outbox.enqueue("m", { text: "new" });
+      await outbox.deliver();
+      expect(texts(sent.at(-1)!.batch)).toEqual(["old", "new"]);
+      expect(outbox.nextAlarmMs()).toBeNull();
+    }));
+
+  it("single flight: a delivery asked for during one joins it and goes round once more, sending nothing twice", () =>
+    withOutbox(async ({ sql, sent }) => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const gated = new Outbox<Note>(sql, {
+        name: "note",
+        now: () => 1_000_000,
+        send: async (destination, batch) => {
+          sent.push({ destination, batch });
+          await gate;
+        },
+      });
+      gated.enqueue("m", { text: "first" });
+      const first = gated.deliver();
+      gated.enqueue("m", { text: "second" });
+      const second = gated.deliver();
+      expect(second).toBe(first);
+      release();
+      await first;
+      expect(sent.map((s) => texts(s.batch))).toEqual([["first"], ["second"]]);
+      expect(gated.nextAlarmMs()).toBeNull();
+    }));
+
+  it("sequence numbers keep increasing after the queue empties (receivers skip any seq they have seen)", () =>
+    withOutbox(async ({ outbox, sent }) => {
+      outbox.enqueue("m", { text: "1" });
+      await outbox.deliver();
+      outbox.enqueue("m", { text: "2" });
+      await outbox.deliver();
+      expect(sent[1]!.batch[0]!.seq).toBeGreaterThan(sent[0]!.batch[0]!.seq);
+    }));
+});
