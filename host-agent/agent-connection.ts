@@ -17,8 +17,8 @@ export interface AgentConnectionOptions {
   log: Logger;
   /** Built anew for every connection, so it carries the latest container states. */
   buildHello(): Promise<AgentMessage>;
-  /** Every decoded server frame but the welcome, which the connection handles itself. */
-  onMessage(message: Exclude<ServerMessage, { type: "welcome" }>): void;
+  /** Every decoded server frame but the welcome and heartbeat answers, which the connection handles itself. */
+  onMessage(message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>): void;
   onData(frame: DataFrame): void;
   /** The socket is gone: whatever was bound to it (proxied streams) must end. */
   onDisconnect(): void;
@@ -133,7 +133,7 @@ export class AgentConnection implements StreamTransport {
         },
       );
     });
-    // Pongs count as life too: the heartbeat message itself has no reply in the protocol.
+    // Pongs count as life too, besides every frame (the server answers each heartbeat with heartbeat_ack).
     socket.on("pong", () => {
       lastFrameAt = Date.now();
     });
@@ -151,6 +151,7 @@ export class AgentConnection implements StreamTransport {
       const decoded = decodeServerMessage(bytes.toString("utf8"));
       if (!decoded.ok) return log.warn("malformed frame ignored", { reason: decoded.reason });
       const message = decoded.message;
+      if (message.type === "heartbeat_ack") return;
       if (message.type !== "welcome") return this.#options.onMessage(message);
       if (message.protocol !== PROTOCOL_VERSION) log.warn("server speaks another protocol version", { server: message.protocol, agent: PROTOCOL_VERSION });
       if (welcomeTimer) clearTimeout(welcomeTimer);
@@ -162,6 +163,7 @@ export class AgentConnection implements StreamTransport {
           log.warn("server silent for 3 heartbeats, reconnecting");
           return socket.terminate();
         }
+        // Exactly `{"type":"heartbeat"}`: the server's runtime answers that text without waking the MachineDO.
         this.send({ type: "heartbeat" });
         socket.ping();
       }, message.heartbeat_ms);

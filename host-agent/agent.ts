@@ -48,7 +48,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, cacheDir, log }: 
       cached_models: cachedModels,
     };
   };
-  const onMessage = (message: Exclude<ServerMessage, { type: "welcome" }>) => {
+  const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {
     switch (message.type) {
       case "command":
         return void commands.run(message);

@@ -67,6 +67,8 @@ export type AgentMessage = z.infer<typeof agentMessage>;
 /** Frames the MachineDO sends to its agent. */
 export const serverMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("welcome"), protocol: z.number().int(), machine_id: z.number().int(), heartbeat_ms: z.number().int().min(100) }),
+  /** The answer to a heartbeat sent as exactly `{"type":"heartbeat"}`: the platform gives it without waking the MachineDO. */
+  z.object({ type: z.literal("heartbeat_ack") }),
   z.object({
     type: z.literal("command"),
     command_id: z.string(),

@@ -44,7 +44,7 @@ export class AgentSession {
     this.ledger = parts.ledger;
     this.bridge = parts.bridge;
     this.alarms = parts.alarms;
-    this.liveness = new Liveness(parts.env, parts.record, () => this.goOffline());
+    this.liveness = new Liveness(parts.ctx, parts.env, parts.record, parts.agent, () => this.goOffline(this.agent.current()));
   }
 
   /** /agent/v1/connect: a newer connection replaces any older one. */
@@ -75,7 +75,7 @@ export class AgentSession {
 
   /** The socket closed or failed: only the current one takes the machine offline. */
   onClose(ws: WebSocket): void {
-    if (this.agent.isCurrent(ws)) this.goOffline();
+    if (this.agent.isCurrent(ws)) this.goOffline(ws);
   }
 
   private async onMessage(ws: WebSocket, message: AgentMessage): Promise<void> {
@@ -83,6 +83,7 @@ export class AgentSession {
       case "hello":
         return this.onHello(ws, message);
       case "heartbeat":
+        // Only a heartbeat encoded otherwise than the runtime answers by itself gets here.
         this.liveness.heard();
         return this.alarms.reschedule();
       case "container":
@@ -126,13 +127,15 @@ export class AgentSession {
     this.alarms.afterChange();
   }
 
-  private goOffline(): void {
+  /** `socket` is the agent's last connection, whose answered heartbeats say when it was last seen. */
+  private goOffline(socket: WebSocket | null): void {
     const machine = this.record.read();
     this.bridge.abortAll();
     if (!machine || machine.online !== 1) return;
     const nowMs = clock.now();
+    const lastSeenMs = this.liveness.lastSeenMs(socket);
     this.ctx.storage.transactionSync(() => {
-      this.record.markOffline();
+      this.record.markOffline(lastSeenMs);
       this.agent.forget();
       this.ledger.reportHost(false, nowMs);
       this.record.bumpState();

@@ -6,6 +6,7 @@ import { log } from "../../core/log.ts";
 import type { Env } from "../../core/env.ts";
 import type { AlarmCapability } from "../outbox/single-alarm.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
+import type { Liveness } from "./liveness.ts";
 import type { MachineRecord } from "./machine-record.ts";
 
 const RETRY_MS = 1000;
@@ -14,11 +15,13 @@ export class FleetPush implements AlarmCapability {
   private readonly env: Env;
   private readonly record: MachineRecord;
   private readonly ledger: ContainerLedger;
+  private readonly liveness: Liveness;
 
-  constructor(env: Env, record: MachineRecord, ledger: ContainerLedger) {
+  constructor(env: Env, record: MachineRecord, ledger: ContainerLedger, liveness: Liveness) {
     this.env = env;
     this.record = record;
     this.ledger = ledger;
+    this.liveness = liveness;
   }
 
   nextAlarmMs(nowMs: number): number | null {
@@ -39,11 +42,12 @@ export class FleetPush implements AlarmCapability {
     if (!machine || machine.fleet_version >= machine.state_version) return;
     const gpus = this.record.gpus();
     const reserved = this.ledger.reservedGpuIndices();
+    const lastSeenMs = this.liveness.lastSeenMs();
     try {
       await this.env.FLEET.getByName("fleet").reportMachine(machine.id, {
         version: machine.state_version,
         online: machine.online === 1,
-        last_seen_at: machine.last_seen_ms === null ? null : iso(machine.last_seen_ms),
+        last_seen_at: lastSeenMs === null ? null : iso(lastSeenMs),
         gpus: gpus.map((g) => ({ model: g.model, index: g.idx })),
         free_indices: gpus.filter((g) => !reserved.has(g.idx)).map((g) => g.idx),
         cached_models: this.record.cachedModels(),

@@ -4,6 +4,16 @@
 // whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts). It keeps FleetDO's
 // index current (fleet-push.ts) and tells AccountDOs what happens through its outbox, all timed by one
 // alarm. It also carries proxied streams (proxy-bridge.ts).
+//
+// Liveness costs nothing per heartbeat, so an idle machine's object stays hibernated between them.
+// The agent sends `{"type":"heartbeat"}` every third of HEARTBEAT_TIMEOUT_MS; the runtime answers it
+// with `{"type":"heartbeat_ack"}` itself (WebSocket auto-response) and records when, per socket,
+// without running this object or writing storage. The machine row keeps only the hello's time. The
+// alarm is set for the last sign of life (the later of the two) plus the timeout: when it rings, a
+// newer answered heartbeat moves it on; if none came, the machine goes offline exactly as a timeout
+// always did (reported to AccountDOs, closed, its last heartbeat stored as last seen). So a healthy
+// machine's object wakes once per 10 to 15 s at the default 15 s timeout, to set the next alarm, and
+// writes no row; a heartbeat encoded any other way still reaches the object and is stored and answered.
 import { DurableObject } from "cloudflare:workers";
 import { errorResponse, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
@@ -37,7 +47,7 @@ export class MachineDO extends DurableObject<Env> {
     this.alarms = new SingleAlarm(ctx, () => Date.now());
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms });
     this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms });
-    this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger));
+    this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness));
   }
 
   initialize(id: number, name: string, agentToken: string): Promise<void> {

@@ -9,6 +9,7 @@ export interface MachineRow {
   name: string;
   token_hash: string;
   online: number;
+  /** Set at the hello and when going offline; heartbeats in between live in the runtime (liveness.ts). */
   last_seen_ms: number | null;
   connection: string | null;
   /** Increases with every change FleetDO's index shows (online, GPUs, reservations, cache). */
@@ -42,8 +43,8 @@ export class MachineRecord {
     this.sql`UPDATE machine SET online = 1, last_seen_ms = ${lastSeenMs}`;
   }
 
-  markOffline(): void {
-    this.sql`UPDATE machine SET online = 0, connection = NULL`;
+  markOffline(lastSeenMs: number | null): void {
+    this.sql`UPDATE machine SET online = 0, connection = NULL, last_seen_ms = ${lastSeenMs}`;
   }
 
   markSeen(lastSeenMs: number): void {

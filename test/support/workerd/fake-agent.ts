@@ -63,6 +63,11 @@ export class FakeAgent {
     }
   }
 
+  /** Sends a raw text frame, for encodings the typed `send` would never produce. */
+  sendText(text: string): void {
+    this.socket?.send(text);
+  }
+
   report(instanceId: string, state: ContainerReport["state"], message = ""): void {
     this.send({ type: "container", instance_id: instanceId, state, message });
   }
@@ -83,6 +88,16 @@ export class FakeAgent {
       await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), tick(50)]);
     }
     throw new Error(`no matching message; received: ${JSON.stringify(this.received.map((m) => m.type))}`);
+  }
+
+  /** How many heartbeats the server has answered on this connection. */
+  heartbeatAcks(): number {
+    return this.received.filter((m) => m.type === "heartbeat_ack").length;
+  }
+
+  /** Waits until the server has answered `count` heartbeats on this connection. */
+  async waitForHeartbeatAcks(count: number): Promise<void> {
+    await this.waitFor(() => this.heartbeatAcks() >= count);
   }
 
   commands(instanceId: string): Command[] {
