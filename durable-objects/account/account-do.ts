@@ -28,7 +28,7 @@ import { createAccountSchema } from "./schema.ts";
 import { addAccountSchemaAdditions } from "./schema-additions.ts";
 import { SerialQueue } from "./serial-queue.ts";
 import { revokeSession } from "./sessions.ts";
-import { abandonSignupUnlessCreated, changePassword, createLoginAccount, signIn, type LoginStore, type NewLoginAccount } from "./sign-in.ts";
+import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore, type NewLoginAccount } from "./sign-in.ts";
 
 export const DESTROYED_VISIBLE_MS = 7 * 24 * 3_600_000;
 
@@ -175,8 +175,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /** Sign-in, called by the EmailDO for the account holding `email`. */
   async signIn(email: string, password: string): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
-    const account = this.info();
-    const signedIn = await signIn(this.loginStore(), account?.id ?? "", email, password);
+    const signedIn = await signInWithPassword(this.loginStore(), email, password);
     if (!signedIn.ok) return signedIn;
     this.settleNow();
     return { ok: true, account: this.info()!, session: signedIn.session };
@@ -192,7 +191,7 @@ export class AccountDO extends DurableObject<Env> {
   async changePassword(credential: string, current: string, next: string): Promise<Ok<object> | Failure> {
     const caller = await this.caller(credential);
     if (caller?.kind !== "session") return fail("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie)");
-    return changePassword(this.loginStore(), caller.sessionId, current, next);
+    return replacePassword(this.loginStore(), caller.sessionId, current, next);
   }
 
   // ---- self-service: keys and the ledger ----

@@ -57,14 +57,15 @@ export function abandonSignupUnlessCreated(sql: Sql, email: string, at: string):
 }
 
 /** Checks the password of the account holding `email` and opens a session. */
-export async function signIn(store: LoginStore, accountId: string, email: string, password: string): Promise<{ ok: true; session: string } | Failure> {
-  const [account] = store.sql<{ email: string | null }>`SELECT email FROM account`;
+export async function signInWithPassword(store: LoginStore, email: string, password: string): Promise<{ ok: true; session: string } | Failure> {
+  const [account] = store.sql<{ id: string; email: string | null }>`SELECT id, email FROM account`;
   const stored = storedPassword(store.sql);
-  const usable = account?.email === email && stored !== undefined;
+  // Anything but this account's own email and password costs the same hashing and gets the same answer.
+  const usable = account !== undefined && account.email === email && stored !== undefined;
   const matches = await verifyPassword(password, usable ? stored : DUMMY_PASSWORD_HASH);
   if (!usable || !matches) return wrongLogin();
   const fresh = needsRehash(stored) ? await hashPassword(password) : null;
-  const session = await newSessionToken(accountId);
+  const session = await newSessionToken(account.id);
   store.transaction(() => {
     const nowMs = store.nowMs();
     // Only if the password did not change meanwhile.
@@ -76,7 +77,7 @@ export async function signIn(store: LoginStore, accountId: string, email: string
 }
 
 /** Sets a new password if `current` is right, and ends every session but `sessionId`. */
-export async function changePassword(store: LoginStore, sessionId: string, current: string, next: string): Promise<{ ok: true } | Failure> {
+export async function replacePassword(store: LoginStore, sessionId: string, current: string, next: string): Promise<{ ok: true } | Failure> {
   // A session exists only after a sign-in, so the account has a password.
   const stored = storedPassword(store.sql)!;
   // Not 401: the session is fine, a field is wrong.
