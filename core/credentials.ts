@@ -1,6 +1,7 @@
 // Every credential the service issues, made and recognised here only. Each carries the id of the
 // object that can check it (an account or a machine), so a request is routed without a lookup;
-// the secret part is random and only its SHA-256 is ever stored.
+// the secret part is random and only its SHA-256 is ever stored. (Passwords are not credentials of
+// this kind: they are chosen by people, so they get a slow salted hash instead.)
 import { randomBase32 } from "./ids.ts";
 
 const SECRET = "[a-z2-7]{32}";
@@ -36,6 +37,8 @@ const accountOwner = (text: string) => text;
 export const apiKeys = new CredentialFormat("gpk_", ACCOUNT_ID, accountOwner);
 /** An instance's own proxy token: `gpi_<account id>_<secret>`. */
 export const instanceTokens = new CredentialFormat("gpi_", ACCOUNT_ID, accountOwner);
+/** A browser session, sent only as the `gpr_session` cookie: `gps_<account id>_<secret>`. */
+export const sessionTokens = new CredentialFormat("gps_", ACCOUNT_ID, accountOwner);
 /** A host agent's machine token: `gma_<machine id>_<secret>`. */
 export const agentTokens = new CredentialFormat("gma_", "[1-9][0-9]{0,9}", Number);
 

@@ -5,3 +5,5 @@ export type Env = Cloudflare.Env;
 export const fleetOf = (env: Env) => env.FLEET.getByName("fleet");
 export const accountOf = (env: Env, accountId: string) => env.ACCOUNTS.getByName(accountId);
 export const machineOf = (env: Env, machineId: number) => env.MACHINES.getByName(String(machineId));
+/** `email` already trimmed and lower-cased: one object per address however it was typed. */
+export const emailOf = (env: Env, email: string) => env.EMAILS.getByName(email);

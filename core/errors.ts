@@ -5,6 +5,7 @@ export type ErrorCode =
   | "bad_request"
   | "invalid"
   | "unauthorized"
+  | "forbidden"
   | "insufficient_funds"
   | "not_found"
   | "no_capacity"
@@ -20,6 +21,7 @@ export const STATUS_OF = {
   bad_request: 400,
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   insufficient_funds: 402,
   not_found: 404,
   no_capacity: 409,
@@ -53,20 +55,22 @@ export class ApiError extends Error {
   }
 }
 
-/** A failure crossing a Durable Object RPC boundary. */
+/** A failure crossing a Durable Object RPC boundary; `headers` go on the response (e.g. Retry-After). */
 export interface Failure {
   ok: false;
   code: ErrorCode;
   message: string;
+  headers?: Record<string, string>;
 }
 
-export const fail = (code: ErrorCode, message: string): Failure => ({ ok: false, code, message });
+export const fail = (code: ErrorCode, message: string, headers?: Record<string, string>): Failure =>
+  headers ? { ok: false, code, message, headers } : { ok: false, code, message };
 
 /** Unwraps a discriminated RPC result, throwing its failure as an ApiError. */
 export function unwrap<R extends { ok: boolean }>(result: R): Exclude<R, { ok: false }> {
   if (!result.ok) {
     const failure = result as unknown as Failure;
-    throw new ApiError(failure.code, failure.message);
+    throw new ApiError(failure.code, failure.message, failure.headers);
   }
   return result as Exclude<R, { ok: false }>;
 }

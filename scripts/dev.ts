@@ -12,7 +12,7 @@ const stack = await startStack({
   stateDir,
   adminToken,
   fresh: process.argv.includes("--fresh"),
-  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS"]),
+  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS"]),
   agentEnv: { ...passed(["DEV_READY_DELAY_MS"]), ADMIN_TOKEN: adminToken },
   echo: true,
 }).catch((error: Error) => {
@@ -25,6 +25,7 @@ console.log(`
 GPU rental, local stack
   API base URL   ${base}
   API key        ${stack.setup.account.key}
+  dev login      ${stack.setup.account.email} / ${stack.setup.account.password}
   admin token    ${adminToken}
   machines       dev-1 (8 x rtx4090), dev-2 (2 x h100-80gb), local runtime
   state          ${stateDir}

@@ -1,6 +1,7 @@
 // The Worker entry: rate limit, then the agent endpoint, the proxy, or the API.
 import { AccountDO } from "../durable-objects/account/account-do.ts";
 import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
+import { EmailDO } from "../durable-objects/email/email-do.ts";
 import { MachineDO } from "../durable-objects/machine/machine-do.ts";
 import { connectAgent } from "./agent-connect.ts";
 import { createApiApp } from "./api/app.ts";
@@ -11,7 +12,7 @@ import { newRequestId, withRequestId } from "./http/request-id.ts";
 import type { Env } from "../core/env.ts";
 import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
 
-export { AccountDO, FleetDO, MachineDO };
+export { AccountDO, EmailDO, FleetDO, MachineDO };
 
 const api = createApiApp();
 

@@ -1,13 +1,15 @@
-// AccountDO, one per account. Authority for: the account row, its API keys, its balance and ledger,
-// its instances (status, desired state, billing), their events and idempotency keys.
-// Not the authority for GPUs (MachineDO) nor for prices (FleetDO; an instance's price is frozen here).
-// Every method that acts for a caller takes the caller's credential and checks it on the same call,
-// so a request costs one round trip and a revoked key fails on its very next use.
+// AccountDO, one per account. Authority for: the account row, its API keys, its password hash and
+// sessions, its balance and ledger, its instances (status, desired state, billing), their events
+// and idempotency keys. Not the authority for GPUs (MachineDO), prices (FleetDO; an instance's price
+// is frozen here) nor for which account holds an email (EmailDO).
+// Every method that acts for a caller takes the caller's credential (an API key or a session) and
+// checks it on the same call, so a request costs one round trip and a revoked key or session fails
+// on its very next use.
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { instanceTokens } from "../../core/credentials.ts";
-import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
+import { constantTimeEqual } from "../../core/hash.ts";
 import { newReferralCode } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
 import type { DesiredStateChange, MachineReport } from "../object-messages.ts";
@@ -18,17 +20,24 @@ import { nextSettlementMs, settleAll } from "./billing.ts";
 import { DESTROYED_VISIBLE_MS, Expiry } from "./expiry.ts";
 import * as actions from "./instance-actions.ts";
 import { findInstance, listEvents, listInstances, toInstance, type Instance } from "./instance-row.ts";
-import { createKey, findLiveKey, listKeys, liveKeyCount, MAX_LIVE_KEYS, revokeKey, type KeySummary } from "./keys.ts";
+import { checkCredential, type Caller } from "./credential-check.ts";
+import { createKey, listKeys, revokeKey, type CreatedKey, type KeySummary } from "./keys.ts";
+import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import { changeBalance } from "./ledger.ts";
 import { applyReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
+import { addAccountSchemaAdditions } from "./schema-additions.ts";
 import { SerialQueue } from "./serial-queue.ts";
+import { revokeSession } from "./sessions.ts";
+import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore, type NewLoginAccount } from "./sign-in.ts";
 
 export interface AccountInfo {
   id: string;
   referral_code: string;
   created_at: string;
+  /** Null for accounts the operator created without one. */
+  email: string | null;
   balance_micros: number;
 }
 
@@ -46,6 +55,7 @@ export class AccountDO extends DurableObject<Env> {
     super(ctx, env);
     this.sql = sqlFor(ctx.storage);
     createAccountSchema(this.sql);
+    addAccountSchemaAdditions(this.sql);
     this.outbox = new Outbox<DesiredStateChange>(this.sql, {
       name: "desired state",
       now: () => this.clock.now(),
@@ -82,11 +92,11 @@ export class AccountDO extends DurableObject<Env> {
     return { ok: true, balance_micros: balance };
   }
 
-  async createApiKey(name: string): Promise<Ok<{ key: { id: string; key: string; name: string; created_at: string } }> | Failure> {
+  async createApiKey(name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
     const account = this.info();
     if (!account) return fail("not_found", "no such account");
-    if (liveKeyCount(this.sql) >= MAX_LIVE_KEYS) return fail("conflict", `an account may hold at most ${MAX_LIVE_KEYS} live keys`);
-    return { ok: true, key: await createKey(this.sql, account.id, name, iso(this.clock.now())) };
+    const key = await createKey(this.sql, account.id, name, iso(this.clock.now()));
+    return "ok" in key ? key : { ok: true, key };
   }
 
   listApiKeys(): Ok<{ items: KeySummary[] }> | Failure {
@@ -99,10 +109,10 @@ export class AccountDO extends DurableObject<Env> {
     return revokeKey(this.sql, keyId, iso(this.clock.now())) ? { ok: true } : fail("not_found", `no live key ${keyId}`);
   }
 
-  // ---- caller API (each checks the caller's key) ----
+  // ---- caller API (each checks the caller's credential: an API key or a session) ----
 
-  async authenticate(key: string): Promise<boolean> {
-    return this.info() !== undefined && findLiveKey(this.sql, await sha256Hex(key), iso(this.clock.now()));
+  async authenticate(credential: string): Promise<boolean> {
+    return (await this.caller(credential)) !== null;
   }
 
   async me(key: string): Promise<Ok<{ account: AccountInfo }> | Failure> {
@@ -157,11 +167,70 @@ export class AccountDO extends DurableObject<Env> {
   async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
     const row = findInstance(this.sql, id);
     const tokenMatches = row !== undefined && instanceTokens.ownerOf(credential) !== null && constantTimeEqual(row.token, credential);
-    if (!tokenMatches && !(await this.authenticate(credential))) return unauthorized();
+    // The proxy takes Bearer credentials only: a session never opens it.
+    if (!tokenMatches && (await this.caller(credential))?.kind !== "key") return unauthorized();
     if (!row || !this.visible(row)) return fail("not_found", `no instance ${id} in this account`);
     if (row.status !== "running") return fail("not_running", `instance ${id} is ${row.status}, not running`);
     if (row.machine_online !== 1) return fail("upstream_unavailable", `the host of instance ${id} is offline`);
     return { ok: true, machine_id: row.machine_id! };
+  }
+
+  // ---- sign-up and sign-in (the EmailDO decides which account holds an email) ----
+
+  /** Sign-up, called by the EmailDO once it has claimed the email for `account.accountId`. */
+  async createWithLogin(account: NewLoginAccount): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
+    const created = await createLoginAccount(this.loginStore(), account);
+    return created.ok ? { ok: true, account: this.info()!, session: created.session } : created;
+  }
+
+  /** From the EmailDO, for a sign-up it lost track of: does the account exist? If not, it never will. */
+  abandonSignup(email: string): { exists: boolean } {
+    return abandonSignupUnlessCreated(this.sql, email, iso(this.clock.now()));
+  }
+
+  /** Sign-in, called by the EmailDO for the account holding `email`. */
+  async signIn(email: string, password: string): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
+    const signedIn = await signInWithPassword(this.loginStore(), email, password);
+    if (!signedIn.ok) return signedIn;
+    this.settleNow();
+    return { ok: true, account: this.info()!, session: signedIn.session };
+  }
+
+  /** Ends the session `credential` names, if it is live; anything else is already signed out. */
+  async signOut(credential: string): Promise<Ok<object>> {
+    const caller = await this.caller(credential);
+    if (caller?.kind === "session") revokeSession(this.sql, caller.sessionId);
+    return { ok: true };
+  }
+
+  async changePassword(credential: string, current: string, next: string): Promise<Ok<object> | Failure> {
+    const caller = await this.caller(credential);
+    if (caller?.kind !== "session") return fail("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie)");
+    return replacePassword(this.loginStore(), caller.sessionId, current, next);
+  }
+
+  // ---- self-service: keys and the ledger ----
+
+  async listKeysFor(credential: string): Promise<Ok<{ items: KeySummary[] }> | Failure> {
+    if (!(await this.caller(credential))) return unauthorized();
+    return { ok: true, items: listKeys(this.sql) };
+  }
+
+  async createKeyFor(credential: string, name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
+    if (!(await this.caller(credential))) return unauthorized();
+    return this.createApiKey(name);
+  }
+
+  async revokeKeyFor(credential: string, keyId: string): Promise<Ok<object> | Failure> {
+    if (!(await this.caller(credential))) return unauthorized();
+    return revokeKey(this.sql, keyId, iso(this.clock.now())) ? { ok: true } : fail("not_found", `no live key ${keyId} in this account`);
+  }
+
+  /** Newest first; `before` is the id of the last entry of the previous page. */
+  async ledger(credential: string, limit: number, before: number | null): Promise<Ok<{ items: LedgerEntry[]; next_cursor: string | null }> | Failure> {
+    if (!(await this.caller(credential))) return unauthorized();
+    this.settleNow();
+    return { ok: true, ...ledgerPage(this.sql, limit, before) };
   }
 
   // ---- from MachineDOs ----
@@ -183,7 +252,15 @@ export class AccountDO extends DurableObject<Env> {
   // ---- internals ----
 
   private info(): AccountInfo | undefined {
-    return this.sql<AccountInfo>`SELECT id, referral_code, created_at, balance_micros FROM account`[0];
+    return this.sql<AccountInfo>`SELECT id, referral_code, created_at, email, balance_micros FROM account`[0];
+  }
+
+  private async caller(credential: string): Promise<Caller | null> {
+    return this.info() === undefined ? null : checkCredential(this.sql, credential, this.clock.now());
+  }
+
+  private loginStore(): LoginStore {
+    return { sql: this.sql, transaction: (fn) => this.ctx.storage.transactionSync(fn), nowMs: () => this.clock.now() };
   }
 
   private visible(row: { destroyed_ms: number | null }): boolean {
@@ -221,4 +298,4 @@ export class AccountDO extends DurableObject<Env> {
   }
 }
 
-const unauthorized = () => fail("unauthorized", "API key missing, wrong or revoked");
+const unauthorized = () => fail("unauthorized", "API key or session missing, wrong, expired or revoked");

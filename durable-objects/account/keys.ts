@@ -4,6 +4,7 @@
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { apiKeys, keyPrefix } from "../../core/credentials.ts";
 import { newKeyId } from "../../core/ids.ts";
+import { fail, type Failure } from "../../core/errors.ts";
 import type { Sql } from "../sql.ts";
 
 export const MAX_LIVE_KEYS = 50;
@@ -21,12 +22,24 @@ export function liveKeyCount(sql: Sql): number {
   return row?.n ?? 0;
 }
 
-export async function createKey(sql: Sql, accountId: string, name: string, at: string) {
+export interface CreatedKey {
+  id: string;
+  key: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+}
+
+/** A new key, unless the account already holds MAX_LIVE_KEYS live ones. */
+export async function createKey(sql: Sql, accountId: string, name: string, at: string): Promise<CreatedKey | Failure> {
   const key = apiKeys.issue(accountId);
-  const id = newKeyId();
   const hash = await sha256Hex(key);
-  sql`INSERT INTO api_keys (id, name, prefix, hash, created_at) VALUES (${id}, ${name}, ${keyPrefix(key)}, ${hash}, ${at})`;
-  return { id, key, name, created_at: at };
+  // From here on synchronous: two creates cannot both pass the count and insert the 51st.
+  if (liveKeyCount(sql) >= MAX_LIVE_KEYS) return fail("conflict", `an account may hold at most ${MAX_LIVE_KEYS} live keys`);
+  const id = newKeyId();
+  const prefix = keyPrefix(key);
+  sql`INSERT INTO api_keys (id, name, prefix, hash, created_at) VALUES (${id}, ${name}, ${prefix}, ${hash}, ${at})`;
+  return { id, key, name, prefix, created_at: at };
 }
 
 export function listKeys(sql: Sql): KeySummary[] {

@@ -1,5 +1,5 @@
 // The only code that changes an account's balance: every change is a ledger row written in the same
-// transaction, so the balance always equals the sum of the ledger.
+// transaction, so the balance always equals the sum of the ledger; each row keeps the balance after it.
 import type { Sql } from "../sql.ts";
 
 export type LedgerKind = "credit" | "debit" | "charge";
@@ -9,10 +9,11 @@ export function changeBalance(
   change: { kind: LedgerKind; amountMicros: number; instanceId?: string; note: string; at: string },
 ): number {
   if (!Number.isSafeInteger(change.amountMicros)) throw new Error("balance change must be a safe integer");
-  sql`INSERT INTO ledger (kind, amount_micros, instance_id, note, created_at)
-      VALUES (${change.kind}, ${change.amountMicros}, ${change.instanceId ?? null}, ${change.note}, ${change.at})`;
-  sql`UPDATE account SET balance_micros = balance_micros + ${change.amountMicros}`;
-  return balanceOf(sql);
+  const after = balanceOf(sql) + change.amountMicros;
+  sql`INSERT INTO ledger (kind, amount_micros, balance_after_micros, instance_id, note, created_at)
+      VALUES (${change.kind}, ${change.amountMicros}, ${after}, ${change.instanceId ?? null}, ${change.note}, ${change.at})`;
+  sql`UPDATE account SET balance_micros = ${after}`;
+  return after;
 }
 
 export function balanceOf(sql: Sql): number {

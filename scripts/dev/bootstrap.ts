@@ -1,6 +1,8 @@
-// Idempotent set-up of the local stack through the operator API: GPU models, the two dev machines
-// and the dev account. What can be shown only once (agent tokens, the API key) is kept in a file
-// in the state dir, so a restart with the same state reuses it.
+// Idempotent set-up of the local stack: GPU models and the two dev machines through the operator
+// API, and the dev account, signed up like any customer (email dev@localhost and a generated
+// password), topped up to $100 and given an API key. What can be shown only once (agent tokens, the
+// key, the password) is kept in a file in the state dir, so a restart with the same state reuses it.
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -16,23 +18,38 @@ export const DEV_MACHINES = [
 ];
 
 export const DEV_BALANCE_MICROS = 100_000_000;
+export const DEV_EMAIL = "dev@localhost";
+
+export interface DevAccount {
+  id: string;
+  key: string;
+  email: string;
+  password: string;
+}
 
 export interface Bootstrap {
   machines: Record<string, { id: number; token: string }>;
-  account: { id: string; key: string };
+  account: DevAccount;
 }
 
+type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
+
 export async function bootstrap(baseUrl: string, adminToken: string, stateDir: string): Promise<Bootstrap> {
-  const adminCall = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}/admin/v1${path}`, {
+  const caller = (prefix: string, authorization?: string): Call => async (method, path, body) => {
+    const response = await fetch(`${baseUrl}${prefix}${path}`, {
       method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        ...(authorization ? { authorization } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
     return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
+  const adminCall = caller("/admin/v1", `Bearer ${adminToken}`);
   const file = join(stateDir, "dev-bootstrap.json");
+  // Files written before the dev login have an account without email and password.
   const saved = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Bootstrap) : null;
 
   for (const [model, entry] of Object.entries(DEV_GPU_MODELS)) {
@@ -53,13 +70,27 @@ export async function bootstrap(baseUrl: string, adminToken: string, stateDir: s
   }
 
   let account = saved?.account ?? null;
-  if (!account || (await adminCall("GET", `/accounts/${account.id}/keys`)).status !== 200) {
-    const created = await adminCall("POST", "/accounts", { balance_micros: DEV_BALANCE_MICROS });
-    const key = await adminCall("POST", `/accounts/${created.body.id as string}/keys`, { name: "dev" });
-    account = { id: created.body.id as string, key: key.body.key as string };
+  // State from before the dev account had a login keeps its old account; the dev login is a new one.
+  if (!account?.password || (await adminCall("GET", `/accounts/${account.id}/keys`)).status !== 200) {
+    account = await createDevAccount(caller("/v1"), adminCall, file);
   }
 
   const result = { machines, account };
   writeFileSync(file, JSON.stringify(result, null, 2));
   return result;
+}
+
+async function createDevAccount(api: Call, adminCall: Call, file: string): Promise<DevAccount> {
+  const password = randomBytes(18).toString("base64url");
+  const signup = await api("POST", "/auth/signup", { email: DEV_EMAIL, password });
+  if (signup.status === 409) {
+    throw new Error(`${DEV_EMAIL} already has an account, but ${file} does not hold its password: start from empty state with --fresh`);
+  }
+  if (signup.status !== 201) throw new Error(`signing up ${DEV_EMAIL}: ${signup.status} ${JSON.stringify(signup.body)}`);
+  const id = (signup.body.account as { id: string }).id;
+  // Whatever SIGNUP_CREDIT_MICROS gave, the dev account starts with exactly $100.
+  const topUp = DEV_BALANCE_MICROS - (signup.body.balance_micros as number);
+  if (topUp !== 0) await adminCall("POST", `/accounts/${id}/credits`, { amount_micros: topUp, note: "dev balance" });
+  const key = await adminCall("POST", `/accounts/${id}/keys`, { name: "dev" });
+  return { id, key: key.body.key as string, email: DEV_EMAIL, password };
 }

@@ -60,7 +60,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     baseUrl,
     stateDir,
     adminToken: options.adminToken,
-    setup: { machines: {}, account: { id: "", key: "" } },
+    setup: { machines: {}, account: { id: "", key: "", email: "", password: "" } },
     worker,
     agents,
     startAgent(name) {

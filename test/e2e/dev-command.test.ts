@@ -1,40 +1,12 @@
 // `npm run dev` as a user runs it: READY line, the printed curl works, Ctrl-C leaves nothing
 // behind, and a restart on the same state reuses the bootstrap.
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startDev, waitForReady } from "./support/dev-process.ts";
 import { freePort } from "./support/e2e-stack.ts";
-
-const ROOT = join(import.meta.dirname, "../..");
-
-interface Dev {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function startDev(env: Record<string, string>, args: string[] = []): Dev {
-  const child = spawn(join(ROOT, "node_modules/.bin/node"), ["scripts/dev.ts", ...args], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
-}
-
-async function waitForReady(dev: Dev): Promise<string> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    const line = dev.output().split("\n").find((l) => l.startsWith("READY "));
-    if (line) return line;
-    if (dev.child.exitCode !== null) throw new Error(`npm run dev exited: ${dev.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no READY line: ${dev.output()}`);
-}
 
 /** Processes whose command line or environment mentions `marker` (our state dir). */
 function processesMentioning(marker: string): string[] {

@@ -1,18 +1,28 @@
-// The API: /v1 for clients, /admin/v1 for operators, and the generated OpenAPI document.
+// The API: /v1 for clients (an API key or a session cookie; /v1/auth to get one), /admin/v1 for
+// operators, and the generated OpenAPI document.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../../core/errors.ts";
 import { toApiError } from "../http/to-api-error.ts";
 import type { ApiEnv } from "./context.ts";
 import { adminAuth } from "./middleware/admin-auth.ts";
+import { authBudget } from "./middleware/auth-budget.ts";
 import { callerAuth } from "./middleware/caller-auth.ts";
 import { accountRoutes } from "./routes/account-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
+import { authRoutes } from "./routes/auth-routes.ts";
+import { billingRoutes } from "./routes/billing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
+import { keyRoutes } from "./routes/key-routes.ts";
+import { SESSION_COOKIE } from "./session/session-cookie.ts";
 import { validationHook } from "./validation.ts";
 
 export function createApiApp(): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key: gpk_..." });
+  app.openAPIRegistry.registerComponent("securitySchemes", "sessionCookie", {
+    type: "apiKey", in: "cookie", name: SESSION_COOKIE,
+    description: "The session of a signed-in browser (POST /v1/auth/login). Requests that change something must send Origin: this service's origin.",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN" });
   app.doc31("/v1/openapi.json", (c) => ({
     openapi: "3.1.0",
@@ -21,10 +31,16 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   }));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*"]) app.use(path, callerAuth());
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/billing/*"]) {
+    app.use(path, callerAuth());
+  }
+  app.use("/v1/auth/*", authBudget());
   app.use("/admin/v1/*", adminAuth());
+  app.route("/v1", authRoutes);
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);
+  app.route("/v1", keyRoutes);
+  app.route("/v1", billingRoutes);
   app.route("/admin/v1", adminRoutes);
 
   app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());

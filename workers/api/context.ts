@@ -4,8 +4,8 @@ import type { Env } from "../../core/env.ts";
 export interface ApiEnv {
   Bindings: Env;
   Variables: {
-    /** The caller's API key, checked by the AccountDO on the same call as the operation. */
-    apiKey: string;
+    /** The caller's credential (an API key or a session), checked by the AccountDO on the same call as the operation. */
+    credential: string;
     accountId: string;
   };
 }

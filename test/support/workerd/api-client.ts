@@ -2,13 +2,15 @@
 import { exports } from "cloudflare:workers";
 
 export const ADMIN_TOKEN = "test-admin-token";
-const BASE = "http://gpu.test";
+export const BASE = "http://gpu.test";
 
 export interface CallOptions {
   key?: string | null;
   body?: unknown;
   rawBody?: BodyInit;
   headers?: Record<string, string>;
+  /** Scheme, host and port the request is sent to (default BASE). */
+  base?: string;
 }
 
 /** Sends a request through the Worker; `key` (default none) goes in Authorization. */
@@ -20,7 +22,7 @@ export async function call(method: string, path: string, options: CallOptions = 
     body = JSON.stringify(options.body);
     headers["content-type"] ??= "application/json";
   }
-  return exports.default.fetch(new Request(BASE + path, { method, headers, body }));
+  return exports.default.fetch(new Request((options.base ?? BASE) + path, { method, headers, body }));
 }
 
 export async function callJson<T = Record<string, unknown>>(method: string, path: string, options: CallOptions = {}) {

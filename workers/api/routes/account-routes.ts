@@ -5,34 +5,31 @@ import { models } from "../catalog/models.ts";
 import { templates } from "../catalog/templates.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
-import { Me } from "../schemas/account.ts";
+import { Me, meBody } from "../schemas/account.ts";
 import { Catalog } from "../schemas/catalog.ts";
-import { errors } from "../schemas/common.ts";
+import { callerSecurity, errors } from "../schemas/common.ts";
 import { GpuList } from "../schemas/gpu.ts";
 import { validationHook } from "../validation.ts";
 
-const security = [{ bearerAuth: [] }];
-
 const meRoute = createRoute({
-  method: "get", path: "/me", security, summary: "Account and balance",
+  method: "get", path: "/me", security: callerSecurity, summary: "Account and balance",
   responses: { 200: { description: "The account", content: { "application/json": { schema: Me } } }, ...errors(401) },
 });
 
 const gpusRoute = createRoute({
-  method: "get", path: "/gpus", security, summary: "GPU models, prices, availability",
+  method: "get", path: "/gpus", security: callerSecurity, summary: "GPU models, prices, availability",
   responses: { 200: { description: "GPU models", content: { "application/json": { schema: GpuList } } }, ...errors(401) },
 });
 
 const catalogRoute = createRoute({
-  method: "get", path: "/catalog", security, summary: "GPUs, templates, models with cache status",
+  method: "get", path: "/catalog", security: callerSecurity, summary: "GPUs, templates, models with cache status",
   responses: { 200: { description: "The catalog", content: { "application/json": { schema: Catalog } } }, ...errors(401) },
 });
 
 export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
   .openapi(meRoute, async (c) => {
-    const { account } = unwrap(await accountOf(c.env, c.var.accountId).me(c.var.apiKey));
-    const { balance_micros, ...info } = account;
-    return c.json({ account: info, balance_micros }, 200);
+    const { account } = unwrap(await accountOf(c.env, c.var.accountId).me(c.var.credential));
+    return c.json(meBody(account), 200);
   })
   .openapi(gpusRoute, async (c) => {
     const [authorized, gpus] = await Promise.all([authenticate(c.env, c.var), fleetOf(c.env).listGpus()]);
@@ -51,7 +48,7 @@ export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
   });
 
 function authenticate(env: ApiEnv["Bindings"], vars: ApiEnv["Variables"]): Promise<boolean> {
-  return accountOf(env, vars.accountId).authenticate(vars.apiKey);
+  return accountOf(env, vars.accountId).authenticate(vars.credential);
 }
 
-const unauthorized = () => new ApiError("unauthorized", "API key missing, wrong or revoked");
+const unauthorized = () => new ApiError("unauthorized", "API key or session missing, wrong, expired or revoked");

@@ -7,11 +7,10 @@ import type { ApiEnv } from "../context.ts";
 import type { LaunchPlan } from "../../../core/launch-plan.ts";
 import { planLaunch } from "../launch-rules.ts";
 import { jsonBody } from "../middleware/json-body.ts";
-import { errors, InstanceIdParam } from "../schemas/common.ts";
+import { callerSecurity, errors, InstanceIdParam } from "../schemas/common.ts";
 import { EventList, Instance, InstanceList, LaunchBody, RenameBody } from "../schemas/instance.ts";
 import { validationHook } from "../validation.ts";
 
-const security = [{ bearerAuth: [] }];
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 const noContent = { 204: { description: "Done" } };
 
@@ -21,34 +20,34 @@ const IdempotencyHeader = z.object({
 });
 
 const launchRoute = createRoute({
-  method: "post", path: "/instances", security, summary: "Launch an instance", middleware: [jsonBody()] as const,
+  method: "post", path: "/instances", security: callerSecurity, summary: "Launch an instance", middleware: [jsonBody()] as const,
   request: { headers: IdempotencyHeader, body: { required: true, content: { "application/json": { schema: LaunchBody } } } },
-  responses: { 201: json(Instance, "The new instance, status creating"), ...errors(400, 401, 402, 409) },
+  responses: { 201: json(Instance, "The new instance, status creating"), ...errors(400, 401, 402, 403, 409) },
 });
 
 const listRoute = createRoute({
-  method: "get", path: "/instances", security, summary: "The caller's instances, newest first (destroyed ones for 7 days)",
+  method: "get", path: "/instances", security: callerSecurity, summary: "The caller's instances, newest first (destroyed ones for 7 days)",
   responses: { 200: json(InstanceList, "Instances"), ...errors(401) },
 });
 
 const getRoute = createRoute({
-  method: "get", path: "/instances/{id}", security, summary: "One instance", request: { params: InstanceIdParam },
+  method: "get", path: "/instances/{id}", security: callerSecurity, summary: "One instance", request: { params: InstanceIdParam },
   responses: { 200: json(Instance, "The instance"), ...errors(401, 404) },
 });
 
 const renameRoute = createRoute({
-  method: "patch", path: "/instances/{id}", security, summary: "Rename", middleware: [jsonBody()] as const,
+  method: "patch", path: "/instances/{id}", security: callerSecurity, summary: "Rename", middleware: [jsonBody()] as const,
   request: { params: InstanceIdParam, body: { required: true, content: { "application/json": { schema: RenameBody } } } },
-  responses: { 200: json(Instance, "The renamed instance"), ...errors(400, 401, 404) },
+  responses: { 200: json(Instance, "The renamed instance"), ...errors(400, 401, 403, 404) },
 });
 
 const eventsRoute = createRoute({
-  method: "get", path: "/instances/{id}/events", security, summary: "Event log, newest first", request: { params: InstanceIdParam },
+  method: "get", path: "/instances/{id}/events", security: callerSecurity, summary: "Event log, newest first", request: { params: InstanceIdParam },
   responses: { 200: json(EventList, "Events"), ...errors(401, 404) },
 });
 
 const action = (method: "post" | "delete", path: string, summary: string, codes: (402 | 404 | 409)[]) =>
-  createRoute({ method, path, security, summary, request: { params: InstanceIdParam }, responses: { ...noContent, ...errors(401, ...codes) } });
+  createRoute({ method, path, security: callerSecurity, summary, request: { params: InstanceIdParam }, responses: { ...noContent, ...errors(401, 403, ...codes) } });
 
 const stopRoute = action("post", "/instances/{id}/stop", "Stop, keeping data", [404, 409]);
 const startRoute = action("post", "/instances/{id}/start", "Start a stopped instance", [402, 404, 409]);
@@ -66,39 +65,39 @@ export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationH
     } catch (error) {
       // A bad key is refused before anything about the catalog rules is revealed; a good request
       // has its key checked once, by launch itself.
-      if (!(await account.authenticate(c.var.apiKey))) throw new ApiError("unauthorized", "API key missing, wrong or revoked");
+      if (!(await account.authenticate(c.var.credential))) throw new ApiError("unauthorized", "API key or session missing, wrong, expired or revoked");
       throw error;
     }
     const idem = key ? { key, bodyHash: await sha256Hex(JSON.stringify(body)) } : null;
-    const { instance } = unwrap(await account.launch(c.var.apiKey, plan, idem));
+    const { instance } = unwrap(await account.launch(c.var.credential, plan, idem));
     return c.json(instance, 201);
   })
   .openapi(listRoute, async (c) => {
-    const { items } = unwrap(await accountOf(c.env, c.var.accountId).listInstances(c.var.apiKey));
+    const { items } = unwrap(await accountOf(c.env, c.var.accountId).listInstances(c.var.credential));
     return c.json({ items }, 200);
   })
   .openapi(getRoute, async (c) => {
-    const { instance } = unwrap(await accountOf(c.env, c.var.accountId).getInstance(c.var.apiKey, c.req.valid("param").id));
+    const { instance } = unwrap(await accountOf(c.env, c.var.accountId).getInstance(c.var.credential, c.req.valid("param").id));
     return c.json(instance, 200);
   })
   .openapi(renameRoute, async (c) => {
     const account = accountOf(c.env, c.var.accountId);
-    const { instance } = unwrap(await account.renameInstance(c.var.apiKey, c.req.valid("param").id, c.req.valid("json").label));
+    const { instance } = unwrap(await account.renameInstance(c.var.credential, c.req.valid("param").id, c.req.valid("json").label));
     return c.json(instance, 200);
   })
   .openapi(eventsRoute, async (c) => {
-    const { items } = unwrap(await accountOf(c.env, c.var.accountId).instanceEvents(c.var.apiKey, c.req.valid("param").id));
+    const { items } = unwrap(await accountOf(c.env, c.var.accountId).instanceEvents(c.var.credential, c.req.valid("param").id));
     return c.json({ items }, 200);
   })
   .openapi(stopRoute, async (c) => {
-    unwrap(await accountOf(c.env, c.var.accountId).stopInstance(c.var.apiKey, c.req.valid("param").id));
+    unwrap(await accountOf(c.env, c.var.accountId).stopInstance(c.var.credential, c.req.valid("param").id));
     return c.body(null, 204);
   })
   .openapi(startRoute, async (c) => {
-    unwrap(await accountOf(c.env, c.var.accountId).startInstance(c.var.apiKey, c.req.valid("param").id));
+    unwrap(await accountOf(c.env, c.var.accountId).startInstance(c.var.credential, c.req.valid("param").id));
     return c.body(null, 204);
   })
   .openapi(destroyRoute, async (c) => {
-    unwrap(await accountOf(c.env, c.var.accountId).destroyInstance(c.var.apiKey, c.req.valid("param").id));
+    unwrap(await accountOf(c.env, c.var.accountId).destroyInstance(c.var.credential, c.req.valid("param").id));
     return c.body(null, 204);
   });

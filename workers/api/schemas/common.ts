@@ -14,13 +14,17 @@ export const InstanceIdParam = z.object({
 
 export const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T12:00:00.000Z" });
 
+/** Who may call a /v1 route: an API key, or a signed-in browser with its session cookie. */
+export const callerSecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
+
 /** The error responses a route can give, documented with the one error shape. */
-export function errors(...statuses: (400 | 401 | 402 | 404 | 409 | 413 | 429 | 502)[]) {
+export function errors(...statuses: (400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 502)[]) {
   const described: Record<number, string> = {
     400: "Malformed request (bad_request) or invalid parameter (invalid)",
-    401: "API key missing, wrong or revoked (unauthorized)",
+    401: "API key or session missing, wrong, expired or revoked (unauthorized)",
+    403: "Signed in with the session cookie, but Origin is missing or not this service (forbidden)",
     402: "Balance does not cover one hour (insufficient_funds)",
-    404: "No such instance in the account (not_found)",
+    404: "No such instance or key in the account (not_found)",
     409: "no_capacity, gpus_busy, conflict or not_running",
     413: "Request body larger than 512 MB (payload_too_large)",
     429: "Too many requests (rate_limited)",

@@ -1,0 +1,23 @@
+// Checks the credential a caller presents to its AccountDO: an API key (Authorization: Bearer) or
+// a session (the gpr_session cookie). Both are checked on the same call as the operation they
+// allow, so a revoked key or session fails on its very next use.
+import { apiKeys, sessionTokens } from "../../core/credentials.ts";
+import { iso } from "../../core/clock.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import type { Sql } from "../sql.ts";
+import { findLiveKey } from "./keys.ts";
+import { findLiveSession } from "./sessions.ts";
+
+export type Caller = { kind: "key" } | { kind: "session"; sessionId: string };
+
+/** Who `credential` is, or null when it is no live key or session of this account. */
+export async function checkCredential(sql: Sql, credential: string, nowMs: number): Promise<Caller | null> {
+  if (apiKeys.ownerOf(credential) !== null) {
+    return findLiveKey(sql, await sha256Hex(credential), iso(nowMs)) ? { kind: "key" } : null;
+  }
+  if (sessionTokens.ownerOf(credential) !== null) {
+    const sessionId = findLiveSession(sql, await sha256Hex(credential), nowMs);
+    return sessionId === null ? null : { kind: "session", sessionId };
+  }
+  return null;
+}

@@ -1,0 +1,38 @@
+// An account stored before sign-in and the ledger's running balance existed upgrades in place.
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { admin, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
+import { sqlFor } from "../sql.ts";
+import { addAccountSchemaAdditions } from "./schema-additions.ts";
+
+describe("schema additions", () => {
+  it("add the new columns and tables to an account of the first schema, backfilling each ledger row's balance after", async () => {
+    const { id, key } = await newAccount(5_000_000);
+    await admin("POST", `/accounts/${id}/credits`, { amount_micros: 2_000_000 });
+    await admin("POST", `/accounts/${id}/credits`, { amount_micros: -500_000 });
+    const upgraded = await runInDurableObject(env.ACCOUNTS.getByName(id), (_, state) => {
+      const raw = state.storage.sql;
+      // Back to the first release's shape.
+      raw.exec("ALTER TABLE account DROP COLUMN email");
+      raw.exec("ALTER TABLE ledger DROP COLUMN balance_after_micros");
+      for (const table of ["password", "sessions", "abandoned_signup"]) raw.exec(`DROP TABLE ${table}`);
+
+      const sql = sqlFor(state.storage);
+      addAccountSchemaAdditions(sql);
+      const after = sql`SELECT amount_micros, balance_after_micros FROM ledger ORDER BY seq`;
+      addAccountSchemaAdditions(sql);
+      const tables = sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('password', 'sessions', 'abandoned_signup') ORDER BY name`;
+      return { after, again: sql`SELECT amount_micros, balance_after_micros FROM ledger ORDER BY seq`, tables: tables.map((t) => t.name) };
+    });
+    expect(upgraded.after).toEqual([
+      { amount_micros: 5_000_000, balance_after_micros: 5_000_000 },
+      { amount_micros: 2_000_000, balance_after_micros: 7_000_000 },
+      { amount_micros: -500_000, balance_after_micros: 6_500_000 },
+    ]);
+    expect(upgraded.again).toEqual(upgraded.after);
+    expect(upgraded.tables).toEqual(["abandoned_signup", "password", "sessions"]);
+    const me = await callJson("GET", "/v1/me", { key });
+    expect(me.body).toMatchObject({ account: { id, email: null }, balance_micros: 6_500_000 });
+  });
+});

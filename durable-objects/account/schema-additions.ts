@@ -1,0 +1,19 @@
+// What the AccountDO's schema gained with sign-in, sessions and the ledger's running balance.
+// Applied after the original schema on every start: objects created before upgrade in place.
+import { addColumnIfMissing } from "../add-column.ts";
+import type { Sql } from "../sql.ts";
+
+export function addAccountSchemaAdditions(sql: Sql): void {
+  // Null for accounts the operator created without one.
+  addColumnIfMissing(sql, "account", "email", "TEXT");
+  if (addColumnIfMissing(sql, "ledger", "balance_after_micros", "INTEGER")) {
+    // Rows written before the column existed: their running balance, once.
+    sql`UPDATE ledger SET balance_after_micros = (SELECT SUM(earlier.amount_micros) FROM ledger AS earlier WHERE earlier.seq <= ledger.seq)`;
+  }
+  sql`CREATE TABLE IF NOT EXISTS password (
+    algorithm TEXT NOT NULL, iterations INTEGER NOT NULL, salt TEXT NOT NULL, hash TEXT NOT NULL, updated_at TEXT NOT NULL)`;
+  sql`CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, last_used_ms INTEGER NOT NULL)`;
+  // Written when a sign-up that was to create this account was given up: it never can be created later.
+  sql`CREATE TABLE IF NOT EXISTS abandoned_signup (at TEXT NOT NULL)`;
+}

@@ -1,0 +1,45 @@
+// What the objects keep on disk: no password, session or API key in clear, only their hashes.
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { admin, callJson } from "../../test/support/workerd/api-client.ts";
+import { asBrowser, signIn, signUp } from "../../test/support/workerd/session-client.ts";
+import { sha256Hex } from "../../core/hash.ts";
+
+/** Every row of every table of an object, as text. */
+function dumpStorage(stub: DurableObjectStub): Promise<string> {
+  return runInDurableObject(stub, (_, state) => {
+    const sql = state.storage.sql;
+    const tables = sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+      .toArray().map((t) => t.name);
+    return JSON.stringify(Object.fromEntries(tables.map((table) => [table, sql.exec(`SELECT * FROM "${table}"`).toArray()])));
+  });
+}
+
+describe("secrets at rest", () => {
+  it("the AccountDO and the EmailDO store no password, session or API key in clear", async () => {
+    const account = await signUp();
+    const laptop = await signIn(account.email, account.password);
+    const newPassword = "another long passphrase";
+    expect((await asBrowser("POST", "/v1/auth/password", account.session, { body: { current_password: account.password, new_password: newPassword } })).status).toBe(204);
+    const phone = await signIn(account.email, newPassword);
+    const ownKey = (await asBrowser("POST", "/v1/keys", account.session, { body: { name: "mine" } })).body.key as string;
+    const operatorKey = (await admin("POST", `/accounts/${account.id}/keys`, { name: "ops" })).body.key as string;
+    expect((await callJson("GET", "/v1/me", { key: ownKey })).status).toBe(200);
+
+    const stored = (await dumpStorage(env.ACCOUNTS.getByName(account.id))) + (await dumpStorage(env.EMAILS.getByName(account.email)));
+    const secrets = [account.password, newPassword, account.session, laptop, phone, ownKey, operatorKey];
+    for (const secret of secrets) {
+      expect(stored).not.toContain(secret);
+      expect(stored).not.toContain(secret.split("_").at(-1)!);
+    }
+    // What is there instead: the SHA-256 of the live session and keys, and one salted password hash.
+    expect(stored).toContain(await sha256Hex(account.session));
+    expect(stored).toContain(await sha256Hex(phone));
+    expect(stored).not.toContain(await sha256Hex(laptop));
+    expect(stored).toContain(await sha256Hex(ownKey));
+    const password = await runInDurableObject(env.ACCOUNTS.getByName(account.id), (_, state) =>
+      state.storage.sql.exec<{ algorithm: string; iterations: number; salt: string; hash: string }>("SELECT * FROM password").toArray());
+    expect(password).toEqual([{ algorithm: "PBKDF2-SHA256", iterations: 100_000, salt: expect.stringMatching(/^[0-9a-f]{32}$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/), updated_at: expect.any(String) }]);
+  });
+});

@@ -1,0 +1,154 @@
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, callJson, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
+import { auditLedger } from "../../../test/support/workerd/ledger-audit.ts";
+import { until } from "../../../test/support/workerd/poll.ts";
+import { asBrowser, signUp } from "../../../test/support/workerd/session-client.ts";
+import { advanceClock, freezeClock, resumeClock } from "../../../test/support/workerd/test-clock.ts";
+
+interface Entry {
+  id: number;
+  created_at: string;
+  kind: "credit" | "debit" | "charge";
+  amount_micros: number;
+  balance_after_micros: number;
+  instance_id: string | null;
+  note: string;
+}
+type Page = { items: Entry[]; next_cursor: string | null };
+
+const MINUTE = 60_000;
+let agent: FakeAgent;
+
+beforeAll(async () => {
+  await seedGpuModels();
+  agent = await FakeAgent.register("ledger-host");
+  await agent.connect(Array(8).fill("rtx4090"));
+});
+
+const page = (key: string, query = "") => callJson<Page>("GET", `/v1/billing/ledger${query}`, { key });
+
+async function allPages(key: string, limit: number, between: () => Promise<void> = async () => undefined): Promise<Entry[][]> {
+  const pages: Entry[][] = [];
+  let cursor: string | null = null;
+  do {
+    const { status, body } = await page(key, `?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+    expect(status).toBe(200);
+    pages.push(body.items);
+    cursor = body.next_cursor;
+    await between();
+  } while (cursor !== null);
+  return pages;
+}
+
+async function runningInstance(key: string): Promise<string> {
+  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } });
+  await agent.waitForCommand(body.id, "create");
+  agent.report(body.id, "running");
+  await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key }), (r) => r.body.status === "running", "running");
+  return body.id;
+}
+
+const storedLedgerIds = (accountId: string) =>
+  runInDurableObject(env.ACCOUNTS.getByName(accountId), (_, state) =>
+    state.storage.sql.exec<{ seq: number }>("SELECT seq FROM ledger ORDER BY seq DESC").toArray().map((r) => r.seq));
+
+describe("GET /v1/billing/ledger", () => {
+  it("lists credits and debits newest first, each with the balance after it", async () => {
+    const { id, key } = await newAccount(5_000_000);
+    await admin("POST", `/accounts/${id}/credits`, { amount_micros: 2_500_000, note: "promo" });
+    await admin("POST", `/accounts/${id}/credits`, { amount_micros: -500_000, note: "refund" });
+    const { status, body } = await page(key);
+    expect(status).toBe(200);
+    expect(body.next_cursor).toBeNull();
+    expect(body.items.map(({ kind, amount_micros, balance_after_micros, instance_id, note }) => ({ kind, amount_micros, balance_after_micros, instance_id, note }))).toEqual([
+      { kind: "debit", amount_micros: -500_000, balance_after_micros: 7_000_000, instance_id: null, note: "refund" },
+      { kind: "credit", amount_micros: 2_500_000, balance_after_micros: 7_500_000, instance_id: null, note: "promo" },
+      { kind: "credit", amount_micros: 5_000_000, balance_after_micros: 5_000_000, instance_id: null, note: "opening balance" },
+    ]);
+    expect(body.items[0]!.id).toBeGreaterThan(body.items[1]!.id);
+  });
+
+  it("pages never repeat or skip an entry while charges are written between reads; the ledger sums to the balance", async () => {
+    const { id, key } = await newAccount(50_000_000);
+    for (let i = 0; i < 6; i++) await admin("POST", `/accounts/${id}/credits`, { amount_micros: 1_000 + i, note: `credit ${i}` });
+    const instances = [await runningInstance(key), await runningInstance(key)];
+    freezeClock();
+    try {
+      advanceClock(MINUTE);
+      const first = await page(key, "?limit=3");
+      const newestAtStart = first.body.items[0]!.id;
+      // Both instances were settled by that read, at one instant: one charge each, naming its instance.
+      const charges = first.body.items.slice(0, 2);
+      expect(charges.map((e) => e.kind)).toEqual(["charge", "charge"]);
+      expect(charges.map((e) => e.instance_id).sort()).toEqual([...instances].sort());
+      expect(charges[0]!.created_at).toBe(charges[1]!.created_at);
+      expect(charges.every((e) => e.amount_micros < 0 && e.note.includes("rtx4090"))).toBe(true);
+
+      const seen: Entry[] = [...first.body.items];
+      let cursor = first.body.next_cursor;
+      let round = 0;
+      while (cursor !== null) {
+        // Between two reads: more time is billed (the read itself settles it) and a credit lands.
+        advanceClock(MINUTE);
+        await admin("POST", `/accounts/${id}/credits`, { amount_micros: 7, note: `meanwhile ${round++}` });
+        const next = await page(key, `?limit=3&cursor=${cursor}`);
+        expect(next.status).toBe(200);
+        seen.push(...next.body.items);
+        cursor = next.body.next_cursor;
+      }
+      const ids = seen.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      expect(ids).toEqual((await storedLedgerIds(id)).filter((seq) => seq <= newestAtStart));
+      expect(round).toBeGreaterThanOrEqual(3);
+
+      const everything = (await allPages(key, 200)).flat();
+      const balance = (await callJson("GET", "/v1/me", { key })).body.balance_micros as number;
+      expect(everything.reduce((sum, e) => sum + e.amount_micros, 0)).toBe(balance);
+      expect(everything[0]!.balance_after_micros).toBe(balance);
+      for (let i = 0; i + 1 < everything.length; i++) {
+        expect(everything[i]!.balance_after_micros).toBe(everything[i + 1]!.balance_after_micros + everything[i]!.amount_micros);
+      }
+      const audit = await auditLedger(id);
+      expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+      for (const instance of instances) await callJson("DELETE", `/v1/instances/${instance}`, { key });
+    } finally {
+      resumeClock();
+    }
+  });
+
+  it("returns 50 entries by default and at most `limit`, up to 200", async () => {
+    const { id, key } = await newAccount(1);
+    for (let i = 0; i < 60; i++) await admin("POST", `/accounts/${id}/credits`, { amount_micros: 1 });
+    expect((await page(key)).body.items).toHaveLength(50);
+    expect((await page(key, "?limit=1")).body.items).toHaveLength(1);
+    const max = await page(key, "?limit=200");
+    expect(max.body.items).toHaveLength(61);
+    expect(max.body.next_cursor).toBeNull();
+    const pages = await allPages(key, 20);
+    expect(pages.map((p) => p.length)).toEqual([20, 20, 20, 1]);
+  });
+
+  it.each([["0"], ["201"], ["abc"], ["1.5"], ["-1"], [""]])("limit=%s is 400 invalid naming limit", async (limit) => {
+    const { key } = await newAccount();
+    const { status, body } = await callJson("GET", `/v1/billing/ledger?limit=${limit}`, { key });
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: "invalid", message: "limit: must be an integer from 1 to 200" });
+  });
+
+  it.each([["abc"], ["0"], ["-3"], ["12345678901234567"]])("cursor=%s is 400 invalid naming cursor", async (cursor) => {
+    const { key } = await newAccount();
+    const { status, body } = await callJson("GET", `/v1/billing/ledger?cursor=${cursor}`, { key });
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: "invalid", message: "cursor: must be the next_cursor of a previous page" });
+  });
+
+  it("a signed-in browser reads its ledger; without a credential it is 401", async () => {
+    const { session } = await signUp();
+    expect((await asBrowser("GET", "/v1/billing/ledger", session)).body).toEqual({ items: [], next_cursor: null });
+    expect((await callJson("GET", "/v1/billing/ledger")).status).toBe(401);
+  });
+});

@@ -1,0 +1,47 @@
+// /v1/keys: the caller's own API keys — list, create (shown once), revoke — with a key or a session.
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { accountOf } from "../../../core/env.ts";
+import { unwrap } from "../../../core/errors.ts";
+import type { ApiEnv } from "../context.ts";
+import { CreatedKey, CreateKeyBody, KeyList } from "../schemas/account.ts";
+import { callerSecurity, errors } from "../schemas/common.ts";
+import { validationHook } from "../validation.ts";
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+const KeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key-abcdefghijkl" }) });
+
+const listRoute = createRoute({
+  method: "get", path: "/keys", security: callerSecurity, summary: "The account's live API keys",
+  description: "Each key's prefix, name and last use (to the minute); never the key itself.",
+  responses: { 200: json(KeyList, "Live keys, oldest first"), ...errors(401) },
+});
+
+const createKeyRoute = createRoute({
+  method: "post", path: "/keys", security: callerSecurity, summary: "Create an API key; the key is shown this once",
+  description: "An account holds at most 50 live keys; the 51st is 409 conflict.",
+  // An empty POST is the same as `{}`.
+  request: { body: { required: false, content: { "application/json": { schema: CreateKeyBody } } } },
+  responses: { 201: json(CreatedKey, "The key"), ...errors(400, 401, 403, 409) },
+});
+
+const revokeRoute = createRoute({
+  method: "delete", path: "/keys/{id}", security: callerSecurity, summary: "Revoke an API key",
+  description: "The key gets 401 from its next request on. Revoking the key making this request is allowed.",
+  request: { params: KeyIdParam },
+  responses: { 204: { description: "Revoked" }, ...errors(401, 403, 404) },
+});
+
+export const keyRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
+  .openapi(listRoute, async (c) => {
+    const { items } = unwrap(await accountOf(c.env, c.var.accountId).listKeysFor(c.var.credential));
+    return c.json({ items }, 200);
+  })
+  .openapi(createKeyRoute, async (c) => {
+    const name = c.req.valid("json")?.name ?? "";
+    const { key } = unwrap(await accountOf(c.env, c.var.accountId).createKeyFor(c.var.credential, name));
+    return c.json(key, 201);
+  })
+  .openapi(revokeRoute, async (c) => {
+    unwrap(await accountOf(c.env, c.var.accountId).revokeKeyFor(c.var.credential, c.req.valid("param").id));
+    return c.body(null, 204);
+  });

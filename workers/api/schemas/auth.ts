@@ -1,0 +1,32 @@
+// Sign-up, sign-in and password change bodies. Emails are trimmed and lower-cased before anything
+// else sees them; passwords are 12 to 128 characters (code points, so any script counts fairly).
+import { z } from "@hono/zod-openapi";
+
+// The HTML `<input type="email">` rule (WHATWG): what a browser form accepts, `dev@localhost` included.
+const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 128;
+
+const email = z
+  .string("must be an email address")
+  .trim()
+  .toLowerCase()
+  .max(254, "must be at most 254 characters")
+  .regex(EMAIL, "must be an email address such as ada@example.com")
+  .openapi({ example: "ada@example.com" });
+
+const passwordRule = `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`;
+const password = z
+  .string(passwordRule)
+  .refine((text) => [...text].length >= PASSWORD_MIN && [...text].length <= PASSWORD_MAX, passwordRule)
+  .openapi({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, example: "correct horse battery" });
+
+export const Credentials = z.object({ email, password }).strict().openapi("Credentials");
+
+export const PasswordChange = z
+  .object({
+    current_password: z.string("must be the account's password").min(1, "must be the account's password").max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`),
+    new_password: password,
+  })
+  .strict()
+  .openapi("PasswordChange");

@@ -1,0 +1,30 @@
+// The `gpr_session` cookie: HttpOnly, SameSite=Lax, Path=/, Secure except on http://localhost and
+// http://127.0.0.1 (where a browser would not send a Secure cookie over plain HTTP). It lives as
+// long as the server keeps an idle session, and is renewed on every use.
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { sessionTokens } from "../../../core/credentials.ts";
+import { SESSION_IDLE_MS } from "../../../durable-objects/account/sessions.ts";
+
+export const SESSION_COOKIE = "gpr_session";
+
+const isLocalHttp = (url: URL) => url.protocol === "http:" && (url.hostname === "localhost" || url.hostname === "127.0.0.1");
+
+function options(c: Context) {
+  return { httpOnly: true, sameSite: "Lax", path: "/", secure: !isLocalHttp(new URL(c.req.url)) } as const;
+}
+
+/** The session token and its account, when the request carries a well-formed session cookie. */
+export function sessionFrom(c: Context): { token: string; accountId: string } | null {
+  const token = getCookie(c, SESSION_COOKIE);
+  const accountId = token ? sessionTokens.ownerOf(token) : null;
+  return token && accountId ? { token, accountId } : null;
+}
+
+export function setSessionCookie(c: Context, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, { ...options(c), maxAge: SESSION_IDLE_MS / 1000 });
+}
+
+export function clearSessionCookie(c: Context): void {
+  deleteCookie(c, SESSION_COOKIE, options(c));
+}
