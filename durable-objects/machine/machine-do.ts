@@ -9,10 +9,11 @@ import { clock, iso } from "../../core/clock.ts";
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
-import { decodeAgentMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerSpec, type ContainerState, type ServerMessage } from "../../protocol/index.ts";
+import { closeQuietly, decodeAgentMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerSpec, type ContainerState, type ServerMessage } from "../../protocol/index.ts";
 import type { DesiredStateChange, ReserveRequest } from "../object-messages.ts";
 import { sqlFor, type Sql } from "../sql.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
+import { decodeProxyRequest, PROXY_REQUEST_HEADER, type ProxyRequest } from "./proxy-request.ts";
 import { commandFor, commandForStart, type Actual, type Desired, type Op } from "./reconcile.ts";
 import { acknowledgeReports, dueReports, enqueueReport, nextReportMs, postponeReports } from "./report-outbox.ts";
 import { createMachineSchema } from "./schema.ts";
@@ -276,34 +277,18 @@ export class MachineDO extends DurableObject<Env> {
   // ---- the proxy ----
 
   private async proxy(request: Request): Promise<Response> {
-    const response = await this.openProxyStream(request);
-    response.headers.set("x-request-id", request.headers.get("x-gpr-request-id") ?? "");
+    const decoded = decodeProxyRequest(request.headers.get(PROXY_REQUEST_HEADER));
+    if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
+    const response = await this.openProxyStream(decoded.request, request.body);
+    response.headers.set("x-request-id", decoded.request.requestId);
     return response;
   }
 
-  private async openProxyStream(request: Request): Promise<Response> {
-    const instanceId = request.headers.get("x-gpr-instance") ?? "";
-    const row = this.container(instanceId);
+  private async openProxyStream(target: ProxyRequest, body: ReadableStream<Uint8Array> | null): Promise<Response> {
+    const row = this.container(target.instanceId);
     if (!row || row.desired !== "running") return upstreamGone();
-    const headers: [string, string][] = [];
-    const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
-    for (const [name, value] of request.headers) {
-      if (name.startsWith("x-gpr-")) continue;
-      if (websocket && (name.startsWith("sec-websocket-") || name === "upgrade" || name === "connection")) continue;
-      headers.push([name, value]);
-    }
-    const target = {
-      instanceId,
-      port: Number(request.headers.get("x-gpr-port")),
-      target: request.headers.get("x-gpr-target") ?? "/",
-      method: request.method,
-      headers,
-    };
-    if (websocket) {
-      const protocols = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim()).filter(Boolean);
-      return this.bridge.openWebSocket(target, protocols);
-    }
-    return this.bridge.openHttp(target, request.body);
+    if (target.websocket) return this.bridge.openWebSocket(target, target.websocket.protocols);
+    return this.bridge.openHttp(target, body);
   }
 
   // ---- alarm: heartbeat timeout, report delivery, fleet index ----
@@ -488,12 +473,4 @@ export class MachineDO extends DurableObject<Env> {
 
 function upstreamGone(): Response {
   return errorResponse("upstream_unavailable", "the instance has no running container on its host");
-}
-
-function closeQuietly(ws: WebSocket, code: number, reason: string): void {
-  try {
-    ws.close(code, reason);
-  } catch {
-    // Already closed: nothing to tell it.
-  }
 }
