@@ -2,8 +2,8 @@
 // agent token, hello on open, heartbeats at the server's pace, drop the socket after 3 silent
 // heartbeat periods, and reconnect with jittered backoff that resets after a stable period.
 import WebSocket from "ws";
-import { decodeServerMessage } from "../protocol/codec.ts";
-import { decodeDataFrame, encodeDataFrame, type DataFrame, type DataKind } from "../protocol/frames.ts";
+import { decodeServerMessage, encodeMessage } from "../protocol/codec.ts";
+import { decodeDataFrame, encodeDataFrame, type DataFrame, type DataKind } from "../protocol/mux/frames.ts";
 import type { AgentMessage, ServerMessage } from "../protocol/messages.ts";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { Backoff } from "./backoff.ts";
@@ -59,8 +59,8 @@ export class AgentConnection implements StreamTransport {
   /** Sends a control frame; dropped when not connected (container states are re-sent in the next hello). */
   send(message: AgentMessage): void {
     if (this.#socket?.readyState !== WebSocket.OPEN) return;
-    if (this.#helloSent) this.#socket.send(JSON.stringify(message));
-    else this.#afterHello.push(JSON.stringify(message));
+    if (this.#helloSent) this.#socket.send(encodeMessage(message));
+    else this.#afterHello.push(encodeMessage(message));
   }
 
   sendData(kind: DataKind, stream: number, payload: Uint8Array): void {
@@ -119,7 +119,7 @@ export class AgentConnection implements StreamTransport {
       this.#options.buildHello().then(
         (hello) => {
           if (socket !== this.#socket || socket.readyState !== WebSocket.OPEN) return;
-          socket.send(JSON.stringify(hello));
+          socket.send(encodeMessage(hello));
           this.#helloSent = true;
           for (const frame of this.#afterHello.splice(0)) socket.send(frame);
           welcomeTimer = setTimeout(() => {

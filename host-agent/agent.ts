@@ -66,7 +66,10 @@ export function startAgent({ connectUrl, token, runtime, gpus, cacheDir, log }: 
     backoff: new Backoff({ baseMs: 250, capMs: 5_000 }),
     buildHello,
     onMessage,
-    onData: (frame) => streams.receiveData(frame),
+    onData: (frame) => {
+      const refused = streams.receiveData(frame);
+      if (refused) log.warn("data frame refused", { reason: refused });
+    },
     onDisconnect: () => streams.closeAll(),
   });
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log);

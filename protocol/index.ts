@@ -1,5 +1,9 @@
 // The MachineDO <-> host-agent wire protocol: the only code both sides share.
 export * from "./version.ts";
 export * from "./messages.ts";
-export * from "./frames.ts";
 export * from "./codec.ts";
+export * from "./mux/frames.ts";
+export * from "./mux/flow-control.ts";
+export * from "./mux/headers.ts";
+export * from "./mux/close-codes.ts";
+export * from "./mux/stream-table.ts";

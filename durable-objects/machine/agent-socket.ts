@@ -2,7 +2,7 @@
 // of the connection it belongs to. Only the connection the machine row names is current; a replaced
 // socket that still delivers frames is refused, and commands go to the current one only.
 import { randomBase32 } from "../../core/ids.ts";
-import { encodeMessage, type ServerMessage } from "../../protocol/index.ts";
+import { closeQuietly, encodeMessage, type ServerMessage } from "../../protocol/index.ts";
 import type { MachineRecord } from "./machine-record.ts";
 
 const TAG = "agent";
@@ -56,13 +56,5 @@ export class AgentSocket {
 
   closeAll(code: number, reason: string): void {
     for (const ws of this.ctx.getWebSockets(TAG)) closeQuietly(ws, code, reason);
-  }
-}
-
-export function closeQuietly(ws: WebSocket, code: number, reason: string): void {
-  try {
-    ws.close(code, reason);
-  } catch {
-    // Already closed: nothing to tell it.
   }
 }

@@ -3,28 +3,29 @@
 // identity stream whose writes complete only as the client reads, returning credit as they do.
 // Neither side ever holds more than one window. A declared Content-Length is kept (FixedLengthStream).
 import {
-  DATA_HEADER_BYTES, DataKind, encodeDataFrame, frameInPlace, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES, WINDOW_UPDATE_THRESHOLD,
+  clientResponseHeaders, DATA_HEADER_BYTES, DataKind, encodeDataFrame, frameInPlace, MAX_DATA_FRAME_BYTES, ReceiveCredit, SendCredit,
+  type MuxStream, type ServerMessage,
 } from "../../protocol/index.ts";
 import { errorResponse } from "../../core/errors.ts";
-import type { ServerMessage } from "../../protocol/messages.ts";
-import { SendCredit } from "./credit.ts";
-import { responseHeaders } from "./headers.ts";
 
+/** What a stream sends through: the agent socket, and the bridge's table of open streams. */
 export interface StreamLink {
   sendControl(message: ServerMessage): void;
+  /** A data frame already encoded (frames.ts). */
   sendData(frame: Uint8Array): void;
   /** The stream is finished on this side; forget it. */
-  close(stream: number): void;
+  close(): void;
 }
 
 export const MAX_REQUEST_BODY_BYTES = 512 * 1024 * 1024;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-export class HttpStream {
-  private readonly credit = new SendCredit(INITIAL_WINDOW_BYTES);
+export class HttpStream implements MuxStream {
+  readonly carries = "http";
+  private readonly credit = new SendCredit();
+  private readonly received = new ReceiveCredit();
   private writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
-  private consumedSinceWindow = 0;
   private finished = false;
   private resolveHead!: (response: Response) => void;
   readonly head = new Promise<Response>((resolve) => (this.resolveHead = resolve));
@@ -68,17 +69,18 @@ export class HttpStream {
 
   onResponseHead(status: number, headers: [string, string][]): void {
     if (NULL_BODY_STATUSES.has(status) || this.method === "HEAD") {
-      this.resolveHead(new Response(null, { status, headers: responseHeaders(headers) }));
+      this.resolveHead(new Response(null, { status, headers: clientResponseHeaders(headers) }));
       return this.finishNormally();
     }
     const length = declaredLength(headers);
     const pipe = length === null ? new IdentityTransformStream() : new FixedLengthStream(length);
     this.writer = pipe.writable.getWriter() as WritableStreamDefaultWriter<Uint8Array>;
-    this.resolveHead(new Response(pipe.readable, { status, headers: responseHeaders(headers) }));
+    this.resolveHead(new Response(pipe.readable, { status, headers: clientResponseHeaders(headers) }));
   }
 
-  onData(payload: Uint8Array): void {
+  onData(_kind: DataKind, payload: Uint8Array): void {
     if (!this.writer || this.finished) return;
+    if (!this.received.receive(payload.byteLength)) return this.fail(new Error("response body exceeded the flow-control window"), null);
     // No copy: the payload views this message's own buffer, which nothing else holds.
     this.writer.write(payload).then(
       () => this.returnCredit(payload.byteLength),
@@ -103,6 +105,14 @@ export class HttpStream {
     this.finish(new Error(`upstream aborted: ${reason}`), upstreamUnavailable(reason === "upstream_unavailable" ? undefined : reason));
   }
 
+  onWsClose(): void {
+    // Not a WebSocket: nothing to close.
+  }
+
+  onDisconnect(): void {
+    this.onAbort("the host disconnected");
+  }
+
   /** The proxy side gave up (agent gone, body too large, client gone): tell the agent too. */
   fail(error: Error, beforeHead: Response | null): void {
     if (this.finished) return;
@@ -120,15 +130,12 @@ export class HttpStream {
   private finishNormally(): void {
     this.finished = true;
     this.credit.release();
-    this.link.close(this.id);
+    this.link.close();
   }
 
   private returnCredit(bytes: number): void {
-    this.consumedSinceWindow += bytes;
-    if (this.consumedSinceWindow >= WINDOW_UPDATE_THRESHOLD && !this.finished) {
-      this.link.sendControl({ type: "window", stream: this.id, bytes: this.consumedSinceWindow });
-      this.consumedSinceWindow = 0;
-    }
+    const credit = this.received.consume(bytes);
+    if (credit > 0 && !this.finished) this.link.sendControl({ type: "window", stream: this.id, bytes: credit });
   }
 }
 

@@ -26,6 +26,7 @@ import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
 import { MachineRecord } from "./machine-record.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
+import { decodeProxyRequest, PROXY_REQUEST_HEADER, type ProxyRequest } from "./proxy-request.ts";
 import { createMachineSchema } from "./schema.ts";
 
 export class MachineDO extends DurableObject<Env> {
@@ -96,34 +97,18 @@ export class MachineDO extends DurableObject<Env> {
   // ---- the proxy ----
 
   private async proxy(request: Request): Promise<Response> {
-    const response = await this.openProxyStream(request);
-    response.headers.set("x-request-id", request.headers.get("x-gpr-request-id") ?? "");
+    const decoded = decodeProxyRequest(request.headers.get(PROXY_REQUEST_HEADER));
+    if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
+    const response = await this.openProxyStream(decoded.request, request.body);
+    response.headers.set("x-request-id", decoded.request.requestId);
     return response;
   }
 
-  private async openProxyStream(request: Request): Promise<Response> {
-    const instanceId = request.headers.get("x-gpr-instance") ?? "";
-    const row = this.ledger.container(instanceId);
+  private async openProxyStream(target: ProxyRequest, body: ReadableStream<Uint8Array> | null): Promise<Response> {
+    const row = this.ledger.container(target.instanceId);
     if (!row || row.desired !== "running") return upstreamGone();
-    const headers: [string, string][] = [];
-    const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
-    for (const [name, value] of request.headers) {
-      if (name.startsWith("x-gpr-")) continue;
-      if (websocket && (name.startsWith("sec-websocket-") || name === "upgrade" || name === "connection")) continue;
-      headers.push([name, value]);
-    }
-    const target = {
-      instanceId,
-      port: Number(request.headers.get("x-gpr-port")),
-      target: request.headers.get("x-gpr-target") ?? "/",
-      method: request.method,
-      headers,
-    };
-    if (websocket) {
-      const protocols = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim()).filter(Boolean);
-      return this.bridge.openWebSocket(target, protocols);
-    }
-    return this.bridge.openHttp(target, request.body);
+    if (target.websocket) return this.bridge.openWebSocket(target, target.websocket.protocols);
+    return this.bridge.openHttp(target, body);
   }
 }
 

@@ -1,8 +1,8 @@
-// Multiplexes proxied HTTP exchanges and WebSockets over the one agent socket, by stream id.
-// Streams live in memory only: an open stream keeps the MachineDO awake, and when the agent socket
-// goes away every stream is failed at once so nothing waits forever.
-import { decodeDataFrame, DataKind, type DataFrame } from "../../protocol/frames.ts";
-import type { AgentMessage, ServerMessage } from "../../protocol/messages.ts";
+// The MachineDO's end of the proxy multiplexer: opens proxied HTTP exchanges and WebSockets over the
+// one agent socket (it assigns the stream ids) and routes the agent's frames to them through the
+// shared stream table. Streams live in memory only: an open stream keeps the MachineDO awake, and
+// when the agent socket goes away every stream is failed at once so nothing waits forever.
+import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
 import { HttpStream, upstreamUnavailable, type StreamLink } from "./http-stream.ts";
 import { WsStream } from "./ws-stream.ts";
 
@@ -12,13 +12,14 @@ export interface ProxyTarget {
   /** Path and query exactly as the client sent them. */
   target: string;
   method: string;
+  /** The upstream request headers, computed once by the Worker (protocol/mux/headers.ts). */
   headers: [string, string][];
 }
 
 type StreamMessage = Extract<AgentMessage, { stream: number }>;
 
 export class ProxyBridge {
-  private readonly streams = new Map<number, HttpStream | WsStream>();
+  private readonly streams = new StreamTable<HttpStream | WsStream>();
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
@@ -32,11 +33,12 @@ export class ProxyBridge {
   }
 
   openHttp(target: ProxyTarget, body: ReadableStream<Uint8Array> | null): Promise<Response> {
-    const link = this.link();
-    if (!link) return Promise.resolve(upstreamUnavailable());
+    const socket = this.socket();
+    if (!socket) return Promise.resolve(upstreamUnavailable());
     const id = this.allocate();
+    const link = this.link(socket, id, () => stream);
     const stream = new HttpStream(id, link, target.method);
-    this.streams.set(id, stream);
+    this.streams.add(id, stream);
     link.sendControl({
       type: "http_request", stream: id, instance_id: target.instanceId, port: target.port,
       method: target.method, path: target.target, headers: target.headers, has_body: body !== null,
@@ -46,11 +48,12 @@ export class ProxyBridge {
   }
 
   openWebSocket(target: ProxyTarget, protocols: string[]): Promise<Response> {
-    const link = this.link();
-    if (!link) return Promise.resolve(upstreamUnavailable());
+    const socket = this.socket();
+    if (!socket) return Promise.resolve(upstreamUnavailable());
     const id = this.allocate();
+    const link = this.link(socket, id, () => stream);
     const stream = new WsStream(id, link);
-    this.streams.set(id, stream);
+    this.streams.add(id, stream);
     link.sendControl({
       type: "ws_open", stream: id, instance_id: target.instanceId, port: target.port,
       path: target.target, headers: target.headers, protocols,
@@ -60,53 +63,25 @@ export class ProxyBridge {
 
   /** Routes a stream control message from the agent; false when no such stream is open. */
   onMessage(message: StreamMessage): boolean {
+    if (message.type !== "http_response" && message.type !== "ws_accepted") return this.streams.route(message);
+    // The answers that complete an opening are this end's own; the table routes the rest.
     const stream = this.streams.get(message.stream);
     if (!stream) return false;
-    switch (message.type) {
-      case "http_response":
-        if (stream instanceof HttpStream) stream.onResponseHead(message.status, message.headers);
-        break;
-      case "ws_accepted":
-        if (stream instanceof WsStream) stream.onAccepted(message.protocol);
-        break;
-      case "window":
-        stream.onWindow(message.bytes);
-        break;
-      case "end":
-        if (stream instanceof HttpStream) stream.onEnd();
-        break;
-      case "abort":
-        stream.onAbort(message.reason);
-        break;
-      case "ws_close":
-        if (stream instanceof WsStream) stream.onClose(message.code, message.reason);
-        break;
-    }
+    if (message.type === "http_response" && stream instanceof HttpStream) stream.onResponseHead(message.status, message.headers);
+    if (message.type === "ws_accepted" && stream instanceof WsStream) stream.onAccepted(message.protocol);
     return true;
   }
 
   /** Routes a binary frame; returns a reason when it is not acceptable. */
   onBinary(bytes: Uint8Array): string | null {
-    const frame: DataFrame | { error: string } = decodeDataFrame(bytes);
+    const frame = decodeDataFrame(bytes);
     if ("error" in frame) return frame.error;
-    const stream = this.streams.get(frame.stream);
-    if (!stream) return null; // late data for a stream already finished: expected, dropped
-    if (stream instanceof HttpStream) {
-      if (frame.kind !== DataKind.body) return `kind ${frame.kind} on an HTTP stream`;
-      stream.onData(frame.payload);
-    } else {
-      stream.onData(frame.kind, frame.payload);
-    }
-    return null;
+    return this.streams.routeData(frame);
   }
 
   /** The agent socket is gone: fail every stream (clients see a 502 or a broken body). */
   abortAll(): void {
-    for (const stream of [...this.streams.values()]) {
-      if (stream instanceof HttpStream) stream.onAbort("the host disconnected");
-      else stream.onAbort("agent disconnected");
-    }
-    this.streams.clear();
+    this.streams.disconnectAll();
   }
 
   private allocate(): number {
@@ -115,13 +90,11 @@ export class ProxyBridge {
     return id;
   }
 
-  private link(): StreamLink | null {
-    const socket = this.socket();
-    if (!socket) return null;
+  private link(socket: WebSocket, id: number, stream: () => HttpStream | WsStream): StreamLink {
     return {
-      sendControl: (message: ServerMessage) => sendQuietly(socket, JSON.stringify(message)),
+      sendControl: (message: ServerMessage) => sendQuietly(socket, encodeMessage(message)),
       sendData: (frame) => sendQuietly(socket, frame),
-      close: (id) => this.streams.delete(id),
+      close: () => this.streams.remove(id, stream()),
     };
   }
 }

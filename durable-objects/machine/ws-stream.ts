@@ -2,21 +2,23 @@
 // upstream socket the agent opens. Messages keep their type; close codes and reasons cross both ways.
 // Credit as for HTTP bodies, counted in message bytes: messages to the agent wait for its credit;
 // messages handed to the client return credit to the agent.
-import { DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOLD } from "../../protocol/index.ts";
+import {
+  closeQuietly, DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, INTERNAL_ERROR, MESSAGE_TOO_BIG, ReceiveCredit, SendCredit,
+  type MuxStream,
+} from "../../protocol/index.ts";
 import { upstreamUnavailable, type StreamLink } from "./http-stream.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Close codes that may not be sent in a close frame (RFC 6455 §7.4.1). */
-const RESERVED_CLOSE_CODES = new Set([1005, 1006, 1015]);
-
-export class WsStream {
+export class WsStream implements MuxStream {
+  readonly carries = "websocket";
   private client: WebSocket | null = null;
   private closed = false;
-  private sendCredit = INITIAL_WINDOW_BYTES;
+  private readonly credit = new SendCredit();
+  private readonly received = new ReceiveCredit();
+  /** Client messages, framed, waiting for the agent's credit. */
   private readonly waiting: { frame: Uint8Array; size: number }[] = [];
-  private consumedSinceWindow = 0;
   private resolveAccept!: (response: Response) => void;
   readonly accepted = new Promise<Response>((resolve) => (this.resolveAccept = resolve));
 
@@ -37,7 +39,8 @@ export class WsStream {
     server.addEventListener("message", (event) => {
       const kind = typeof event.data === "string" ? DataKind.wsText : DataKind.wsBinary;
       const payload = typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data as ArrayBuffer);
-      if (payload.byteLength > INITIAL_WINDOW_BYTES) return this.onClose(1009, "message too big for the proxy");
+      // One message is one data frame, so it must fit in one window of credit.
+      if (payload.byteLength > INITIAL_WINDOW_BYTES) return this.onWsClose(MESSAGE_TOO_BIG, "message too big for the proxy");
       this.waiting.push({ frame: encodeDataFrame(kind, this.id, payload), size: payload.byteLength });
       this.flush();
     });
@@ -51,34 +54,36 @@ export class WsStream {
     this.resolveAccept(new Response(null, { status: 101, webSocket: client, headers }));
   }
 
-  onData(kind: number, payload: Uint8Array): void {
+  onData(kind: DataKind, payload: Uint8Array): void {
     if (!this.client || this.closed) return;
+    if (!this.received.receive(payload.byteLength)) return this.abort("WebSocket data exceeded the flow-control window");
     this.client.send(kind === DataKind.wsText ? decoder.decode(payload) : payload.slice());
-    this.consumedSinceWindow += payload.byteLength;
-    if (this.consumedSinceWindow >= WINDOW_UPDATE_THRESHOLD) {
-      this.link.sendControl({ type: "window", stream: this.id, bytes: this.consumedSinceWindow });
-      this.consumedSinceWindow = 0;
-    }
+    const credit = this.received.consume(payload.byteLength);
+    if (credit > 0) this.link.sendControl({ type: "window", stream: this.id, bytes: credit });
   }
 
   onWindow(bytes: number): void {
-    this.sendCredit += bytes;
+    this.credit.grant(bytes);
     this.flush();
   }
 
   private flush(): void {
-    while (!this.closed && this.waiting[0] && this.waiting[0].size <= this.sendCredit) {
+    while (!this.closed && this.waiting[0] && this.waiting[0].size <= this.credit.available) {
       const { frame, size } = this.waiting.shift()!;
-      this.sendCredit -= size;
+      this.credit.consume(size);
       this.link.sendData(frame);
     }
   }
 
-  onClose(code: number, reason: string): void {
+  onEnd(): void {
+    // A WebSocket ends with ws_close, not end.
+  }
+
+  onWsClose(code: number, reason: string): void {
     if (this.closed) return;
     const client = this.client;
     this.finish();
-    if (client) closeQuietly(client, RESERVED_CLOSE_CODES.has(code) ? 1000 : code, reason);
+    if (client) closeQuietly(client, code, reason);
   }
 
   onAbort(reason: string): void {
@@ -87,10 +92,14 @@ export class WsStream {
       this.resolveAccept(reason === "upstream_unavailable" ? upstreamUnavailable() : upstreamUnavailable(reason));
       return;
     }
-    this.onClose(1011, "upstream failed");
+    this.onWsClose(INTERNAL_ERROR, "upstream failed");
   }
 
-  /** The proxy side gave up (agent gone). */
+  onDisconnect(): void {
+    this.onAbort("agent disconnected");
+  }
+
+  /** The proxy side gave up: tell the agent, and the client. */
   abort(reason: string): void {
     if (this.closed) return;
     this.link.sendControl({ type: "abort", stream: this.id, reason });
@@ -99,14 +108,6 @@ export class WsStream {
 
   private finish(): void {
     this.closed = true;
-    this.link.close(this.id);
-  }
-}
-
-function closeQuietly(socket: WebSocket, code: number, reason: string): void {
-  try {
-    socket.close(code, reason);
-  } catch {
-    // Already closed by the other side: nothing left to tell it.
+    this.link.close();
   }
 }

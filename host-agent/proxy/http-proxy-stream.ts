@@ -1,11 +1,11 @@
 // One proxied HTTP request: the request body from the MachineDO goes to the container port as it
 // arrives, the response comes back as data frames within the credit the MachineDO grants.
 import { Agent, request, type ClientRequest, type IncomingMessage } from "node:http";
-import { DataKind } from "../../protocol/frames.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
-import { MAX_DATA_FRAME_BYTES } from "../../protocol/version.ts";
+import { ReceiveCredit, SendCredit } from "../../protocol/mux/flow-control.ts";
+import { DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
+import type { MuxStream } from "../../protocol/mux/stream-table.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
-import { ReceiveWindow, SendWindow } from "./flow-windows.ts";
 import { responseHeaderPairs, upstreamRequestHeaders } from "./proxy-headers.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
@@ -13,12 +13,13 @@ export type HttpRequestMessage = Extract<ServerMessage, { type: "http_request" }
 
 const upstreamAgent = new Agent({ keepAlive: true });
 
-export class HttpProxyStream {
+export class HttpProxyStream implements MuxStream {
+  readonly carries = "http";
   readonly #message: HttpRequestMessage;
   readonly #transport: StreamTransport;
   readonly #onClosed: () => void;
-  readonly #sendWindow = new SendWindow();
-  readonly #receiveWindow = new ReceiveWindow();
+  readonly #sendCredit = new SendCredit();
+  readonly #receiveCredit = new ReceiveCredit();
   #request: ClientRequest | null = null;
   #response: IncomingMessage | null = null;
   /** Body frames that arrived while the container port was still being resolved. */
@@ -50,26 +51,39 @@ export class HttpProxyStream {
     if (this.#bodyEnded) req.end();
   }
 
-  receiveBody(payload: Uint8Array): void {
+  onData(_kind: DataKind, payload: Uint8Array): void {
     if (this.#closed) return;
     if (!this.#message.has_body || this.#bodyEnded) return this.#fail("request body data after its end");
-    if (!this.#receiveWindow.receive(payload.byteLength)) return this.#fail("request body exceeded the flow-control window");
+    if (!this.#receiveCredit.receive(payload.byteLength)) return this.#fail("request body exceeded the flow-control window");
     if (this.#request) this.#writeBody(payload);
     else this.#earlyBody.push(payload);
   }
 
-  endBody(): void {
+  onEnd(): void {
     if (this.#closed || this.#bodyEnded) return;
     this.#bodyEnded = true;
     this.#request?.end();
   }
 
-  grant(bytes: number): void {
-    this.#sendWindow.grant(bytes);
+  onWindow(bytes: number): void {
+    this.#sendCredit.grant(bytes);
     this.#pump();
   }
 
-  /** The MachineDO gave up on the stream (its client went away): drop everything, say nothing. */
+  /** The MachineDO gave up on the stream (its client went away). */
+  onAbort(): void {
+    this.close();
+  }
+
+  onWsClose(): void {
+    // Not a WebSocket: nothing to close.
+  }
+
+  onDisconnect(): void {
+    this.close();
+  }
+
+  /** Drops everything and says nothing to the MachineDO. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -82,7 +96,7 @@ export class HttpProxyStream {
 
   #writeBody(payload: Uint8Array): void {
     this.#request?.write(payload, () => {
-      const credit = this.#receiveWindow.consume(payload.byteLength);
+      const credit = this.#receiveCredit.consume(payload.byteLength);
       if (credit > 0 && !this.#closed) this.#transport.send({ type: "window", stream: this.#message.stream, bytes: credit });
     });
   }
@@ -117,10 +131,10 @@ export class HttpProxyStream {
 
   #pump(): void {
     if (this.#closed || !this.#response) return;
-    while (this.#pending.length > 0 && this.#sendWindow.available > 0 && !this.#transport.congested()) {
+    while (this.#pending.length > 0 && this.#sendCredit.available > 0 && !this.#transport.congested()) {
       // Each frame carries as many pending bytes as fit (up to MAX_DATA_FRAME_BYTES and the credit):
       // the MachineDO pays per frame, not per byte.
-      const limit = Math.min(MAX_DATA_FRAME_BYTES, this.#sendWindow.available);
+      const limit = Math.min(MAX_DATA_FRAME_BYTES, this.#sendCredit.available);
       const parts: Buffer[] = [];
       let size = 0;
       while (this.#pending.length > 0 && size < limit) {
@@ -132,7 +146,7 @@ export class HttpProxyStream {
         else this.#pending[0] = chunk.subarray(take);
       }
       this.#transport.sendData(DataKind.body, this.#message.stream, parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
-      this.#sendWindow.consume(size);
+      this.#sendCredit.consume(size);
     }
     if (this.#pending.length > 0) {
       this.#response.pause();

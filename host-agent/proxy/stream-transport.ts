@@ -1,5 +1,5 @@
 // What a proxied stream needs from the agent's connection to the MachineDO.
-import type { DataKind } from "../../protocol/frames.ts";
+import type { DataKind } from "../../protocol/mux/frames.ts";
 import type { AgentMessage } from "../../protocol/messages.ts";
 
 export interface StreamTransport {

@@ -1,28 +1,26 @@
 // One proxied WebSocket: messages both ways as wsText/wsBinary data frames (one frame per message),
 // close codes passed through, and upstream reads paused while the MachineDO's credit is exhausted.
 import WebSocket, { type RawData } from "ws";
-import { DataKind } from "../../protocol/frames.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
-import { MAX_DATA_FRAME_BYTES } from "../../protocol/version.ts";
+import { closeQuietly, MESSAGE_TOO_BIG } from "../../protocol/mux/close-codes.ts";
+import { ReceiveCredit, SendCredit } from "../../protocol/mux/flow-control.ts";
+import { DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
+import type { MuxStream } from "../../protocol/mux/stream-table.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
-import { ReceiveWindow, SendWindow } from "./flow-windows.ts";
 import { upstreamWsHeaders } from "./proxy-headers.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
 export type WsOpenMessage = Extract<ServerMessage, { type: "ws_open" }>;
 
-/** Close codes that exist only locally and must never be sent in a close frame. */
-const UNSENDABLE_CLOSE_CODES = new Set([1005, 1006, 1015]);
-/** A data frame carries exactly one message, so bigger messages cannot cross the protocol. */
-const MESSAGE_TOO_BIG = 1009;
 const TOO_BIG_ERROR = "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
 
-export class WsProxyStream {
+export class WsProxyStream implements MuxStream {
+  readonly carries = "websocket";
   readonly #message: WsOpenMessage;
   readonly #transport: StreamTransport;
   readonly #onClosed: () => void;
-  readonly #sendWindow = new SendWindow();
-  readonly #receiveWindow = new ReceiveWindow();
+  readonly #sendCredit = new SendCredit();
+  readonly #receiveCredit = new ReceiveCredit();
   #upstream: WebSocket | null = null;
   #accepted = false;
   /** Upstream messages waiting for credit; upstream reads are paused while any wait. */
@@ -76,34 +74,40 @@ export class WsProxyStream {
     });
   }
 
-  receiveMessage(kind: DataKind, payload: Uint8Array): void {
+  onData(kind: DataKind, payload: Uint8Array): void {
     const upstream = this.#upstream;
     if (this.#closed || !upstream || upstream.readyState !== WebSocket.OPEN) return;
-    if (kind === DataKind.body) return this.#fail("body data on a WebSocket stream");
-    if (!this.#receiveWindow.receive(payload.byteLength)) return this.#fail("WebSocket data exceeded the flow-control window");
+    if (!this.#receiveCredit.receive(payload.byteLength)) return this.#fail("WebSocket data exceeded the flow-control window");
     const data = kind === DataKind.wsText ? Buffer.from(payload).toString("utf8") : Buffer.from(payload);
     upstream.send(data, () => {
-      const credit = this.#receiveWindow.consume(payload.byteLength);
+      const credit = this.#receiveCredit.consume(payload.byteLength);
       if (credit > 0 && !this.#closed) this.#transport.send({ type: "window", stream: this.#message.stream, bytes: credit });
     });
   }
 
   /** The client closed: pass its code and reason on; the upstream's answering close comes back as ws_close. */
-  closeUpstream(code: number, reason: string): void {
+  onWsClose(code: number, reason: string): void {
     const upstream = this.#upstream;
     if (this.#closed) return;
     if (!upstream || upstream.readyState === WebSocket.CONNECTING) return this.close();
-    try {
-      if (UNSENDABLE_CLOSE_CODES.has(code)) upstream.close();
-      else upstream.close(code, reason);
-    } catch {
-      upstream.close();
-    }
+    closeQuietly(upstream, code, reason);
   }
 
-  grant(bytes: number): void {
-    this.#sendWindow.grant(bytes);
+  onWindow(bytes: number): void {
+    this.#sendCredit.grant(bytes);
     this.#pump();
+  }
+
+  onEnd(): void {
+    // A WebSocket ends with ws_close, not end.
+  }
+
+  onAbort(): void {
+    this.close();
+  }
+
+  onDisconnect(): void {
+    this.close();
   }
 
   /** Drops the stream without telling the MachineDO (it aborted, or the connection is gone). */
@@ -124,9 +128,9 @@ export class WsProxyStream {
     if (this.#closed) return;
     for (;;) {
       const next = this.#pending[0];
-      if (!next || next.payload.byteLength > this.#sendWindow.available || this.#transport.congested()) break;
+      if (!next || next.payload.byteLength > this.#sendCredit.available || this.#transport.congested()) break;
       this.#transport.sendData(next.kind, this.#message.stream, next.payload);
-      this.#sendWindow.consume(next.payload.byteLength);
+      this.#sendCredit.consume(next.payload.byteLength);
       this.#pending.shift();
     }
     if (this.#pending.length === 0) return void this.#upstream?.resume();

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { decodeAgentMessage, encodeMessage } from "../../../protocol/codec.ts";
-import { decodeDataFrame, encodeDataFrame, type DataFrame, type DataKind } from "../../../protocol/frames.ts";
+import { decodeDataFrame, encodeDataFrame, type DataFrame, type DataKind } from "../../../protocol/mux/frames.ts";
 import type { AgentMessage, ServerMessage } from "../../../protocol/messages.ts";
 import { waitUntil } from "./wait-until.ts";
 

@@ -1,7 +1,6 @@
 // Drives proxied HTTP requests through a FakeMachineDo the way the MachineDO does, for agent tests.
-import { DataKind } from "../../../protocol/frames.ts";
+import { DataKind, MAX_DATA_FRAME_BYTES } from "../../../protocol/mux/frames.ts";
 import type { AgentMessage } from "../../../protocol/messages.ts";
-import { MAX_DATA_FRAME_BYTES } from "../../../protocol/version.ts";
 import type { FakeMachineDo } from "./fake-machine-do.ts";
 import { waitUntil } from "./wait-until.ts";
 

@@ -4,6 +4,8 @@ export const DataKind = { body: 1, wsText: 2, wsBinary: 3 } as const;
 export type DataKind = (typeof DataKind)[keyof typeof DataKind];
 
 export const DATA_HEADER_BYTES = 5;
+/** Largest payload of one binary data frame; bigger chunks are split. */
+export const MAX_DATA_FRAME_BYTES = 256 * 1024;
 
 export interface DataFrame {
   kind: DataKind;

@@ -1,0 +1,86 @@
+// The header rules of the proxy: what the upstream gets under each policy, and what the client gets back.
+import { describe, expect, it } from "vitest";
+import { clientResponseHeaders, offeredSubprotocols, pathProxyPolicy, upstreamRequestHeaders, type UpstreamPolicy } from "./headers.ts";
+
+const forwarded = { clientIp: "203.0.113.9", url: "https://gpu.example.com/v1/instances/i-x/proxy/8000/a?b=1" };
+const prefix = "/v1/instances/i-x/proxy/8000";
+
+describe("upstream request headers under the path proxy policy", () => {
+  const upstream = (headers: Record<string, string>) => upstreamRequestHeaders(new Headers(headers), pathProxyPolicy(prefix), forwarded);
+
+  it("removes the caller's credentials and cookies, and X-Upstream-Authorization becomes Authorization", () => {
+    const headers = upstream({ authorization: "Bearer gpk_caller", cookie: "session=secret; gpr_app=x", "x-upstream-authorization": "Bearer up", accept: "*/*" });
+    expect(Object.fromEntries(headers)).toEqual({
+      accept: "*/*",
+      authorization: "Bearer up",
+      "x-forwarded-for": "203.0.113.9",
+      "x-forwarded-host": "gpu.example.com",
+      "x-forwarded-prefix": prefix,
+      "x-forwarded-proto": "https",
+    });
+  });
+
+  it("sends no Authorization at all when the caller gave no X-Upstream-Authorization", () => {
+    expect(Object.fromEntries(upstream({ authorization: "Bearer gpk_caller" })).authorization).toBeUndefined();
+  });
+
+  it("drops hop-by-hop headers, the headers Connection names, the client's Host and platform headers", () => {
+    const headers = upstream({
+      connection: "keep-alive, x-private", "keep-alive": "timeout=5", te: "trailers", upgrade: "websocket", "proxy-authorization": "p",
+      "x-private": "hop", host: "gpu.example.com", "cf-connecting-ip": "1.2.3.4", "x-gpr-proxy-request": "{}", "x-custom": "kept",
+    });
+    expect(headers.map(([name]) => name).filter((name) => !name.startsWith("x-forwarded-"))).toEqual(["x-custom"]);
+  });
+
+  it("keeps Content-Length and the WebSocket handshake headers (the agent's ws client writes its own)", () => {
+    const headers = Object.fromEntries(upstream({ "content-length": "5", "sec-websocket-protocol": "chat", "sec-websocket-key": "k" }));
+    expect(headers).toMatchObject({ "content-length": "5", "sec-websocket-protocol": "chat", "sec-websocket-key": "k" });
+  });
+
+  it("appends the client to an X-Forwarded-For it sent, and replaces the -Proto, -Host and -Prefix it sent", () => {
+    const headers = Object.fromEntries(upstream({ "x-forwarded-for": "10.0.0.1", "x-forwarded-proto": "gopher", "x-forwarded-host": "evil", "x-forwarded-prefix": "/evil", host: "api.test" }));
+    expect(headers).toMatchObject({ "x-forwarded-for": "10.0.0.1, 203.0.113.9", "x-forwarded-proto": "https", "x-forwarded-host": "api.test", "x-forwarded-prefix": prefix });
+  });
+});
+
+describe("upstream request headers under an app-origin policy", () => {
+  // The rule an instance web app on its own origin needs: its own credentials and cookies pass.
+  const appOrigin: UpstreamPolicy = { authorization: "pass", dropCookies: ["gpr_app"], prefix: null };
+
+  it("passes Authorization and the app's cookies, removes only the named platform cookie, and sends no prefix", () => {
+    const headers = Object.fromEntries(upstreamRequestHeaders(
+      new Headers({ authorization: "Bearer app-session", cookie: "a=1; gpr_app=secret;b=2", "x-forwarded-prefix": "/spoofed" }),
+      appOrigin,
+      forwarded,
+    ));
+    expect(headers).toEqual({
+      authorization: "Bearer app-session",
+      cookie: "a=1; b=2",
+      "x-forwarded-for": "203.0.113.9",
+      "x-forwarded-host": "gpu.example.com",
+      "x-forwarded-proto": "https",
+    });
+  });
+
+  it("drops the Cookie header when only the platform cookie was in it", () => {
+    expect(Object.fromEntries(upstreamRequestHeaders(new Headers({ cookie: "gpr_app=secret" }), appOrigin, forwarded)).cookie).toBeUndefined();
+  });
+});
+
+describe("client response headers", () => {
+  it("keep several Set-Cookie apart and drop hop-by-hop headers and those Connection names", () => {
+    const headers = clientResponseHeaders([
+      ["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"], ["Transfer-Encoding", "chunked"], ["Connection", "close, X-Hop"],
+      ["X-Hop", "1"], ["Keep-Alive", "timeout=5"], ["Content-Type", "text/plain"],
+    ]);
+    expect(headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect([...new Set(headers.keys())]).toEqual(["content-type", "set-cookie"]);
+  });
+});
+
+describe("offered subprotocols", () => {
+  it("are the client's list in order, blanks dropped", () => {
+    expect(offeredSubprotocols(new Headers({ "sec-websocket-protocol": "chat.v2, chat.v1,, " }))).toEqual(["chat.v2", "chat.v1"]);
+    expect(offeredSubprotocols(new Headers())).toEqual([]);
+  });
+});

@@ -1,0 +1,91 @@
+// Which headers cross the proxy, decided here once: the upstream request headers (computed by the
+// Worker; the MachineDO and the agent pass them on) and the response headers the client gets back
+// (applied by the MachineDO). Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and
+// never cross, in either direction.
+
+const HOP_BY_HOP = new Set([
+  "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
+  "te", "trailer", "transfer-encoding", "upgrade",
+]);
+
+/** The header names a Connection header lists: hop-by-hop for that message too. */
+export function connectionTokens(value: string | null): Set<string> {
+  return new Set((value ?? "").split(",").map((token) => token.trim().toLowerCase()).filter(Boolean));
+}
+
+export function isHopByHop(name: string, tokens: Set<string>): boolean {
+  const lower = name.toLowerCase();
+  return HOP_BY_HOP.has(lower) || tokens.has(lower);
+}
+
+/** How one kind of proxied origin treats what the caller sent it. */
+export interface UpstreamPolicy {
+  /**
+   * "replace": the caller's Authorization (its credential for us) never reaches the upstream, and
+   * X-Upstream-Authorization becomes the upstream's Authorization. "pass": Authorization passes.
+   */
+  readonly authorization: "replace" | "pass";
+  /** Cookies removed from the caller's Cookie header: all of them, or only the named ones. */
+  readonly dropCookies: "all" | readonly string[];
+  /** X-Forwarded-Prefix: the public path the app lives under, or null for an origin of its own. */
+  readonly prefix: string | null;
+}
+
+/** The path proxy (/v1/instances/{id}/proxy/{port}/...): the caller's credentials stay with us. */
+export function pathProxyPolicy(prefix: string): UpstreamPolicy {
+  return { authorization: "replace", dropCookies: "all", prefix };
+}
+
+/** Where the request came from, for the X-Forwarded-* headers. */
+export interface Forwarded {
+  clientIp: string;
+  /** The URL the caller asked for. */
+  url: string;
+}
+
+/** Set by the platform in front of us, or used between the Worker and its objects. */
+const PLATFORM_PREFIXES = ["cf-", "x-gpr-"];
+const REPLACED = new Set(["host", "authorization", "cookie", "x-upstream-authorization"]);
+
+/** The headers the upstream receives, as [name, value] pairs, for a request under `policy`. */
+export function upstreamRequestHeaders(incoming: Headers, policy: UpstreamPolicy, forwarded: Forwarded): [string, string][] {
+  const tokens = connectionTokens(incoming.get("connection"));
+  const headers = new Headers();
+  for (const [name, value] of incoming) {
+    if (REPLACED.has(name) || PLATFORM_PREFIXES.some((prefix) => name.startsWith(prefix)) || isHopByHop(name, tokens)) continue;
+    headers.set(name, value);
+  }
+  const authorization = incoming.get(policy.authorization === "replace" ? "x-upstream-authorization" : "authorization");
+  if (authorization) headers.set("authorization", authorization);
+  const cookie = keptCookies(incoming.get("cookie"), policy.dropCookies);
+  if (cookie) headers.set("cookie", cookie);
+  const url = new URL(forwarded.url);
+  const forwardedFor = incoming.get("x-forwarded-for");
+  headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${forwarded.clientIp}` : forwarded.clientIp);
+  headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
+  headers.set("x-forwarded-host", incoming.get("host") ?? url.host);
+  if (policy.prefix === null) headers.delete("x-forwarded-prefix");
+  else headers.set("x-forwarded-prefix", policy.prefix);
+  return [...headers];
+}
+
+function keptCookies(header: string | null, drop: "all" | readonly string[]): string | null {
+  if (header === null || drop === "all") return null;
+  const kept = header.split(";").map((cookie) => cookie.trim()).filter((cookie) => cookie && !drop.includes(cookie.split("=", 1)[0]!.trim()));
+  return kept.length > 0 ? kept.join("; ") : null;
+}
+
+/** The subprotocols a WebSocket client offered, in its order of preference. */
+export function offeredSubprotocols(incoming: Headers): string[] {
+  return (incoming.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+}
+
+/** The upstream's response headers as the client will see them; repeated names stay repeated. */
+export function clientResponseHeaders(pairs: readonly [string, string][]): Headers {
+  const tokens = connectionTokens(pairs.find(([name]) => name.toLowerCase() === "connection")?.[1] ?? null);
+  const headers = new Headers();
+  for (const [name, value] of pairs) {
+    if (!isHopByHop(name, tokens)) headers.append(name, value);
+  }
+  return headers;
+}

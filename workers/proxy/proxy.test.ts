@@ -1,0 +1,79 @@
+// The proxy entry in workerd, through the real Worker and MachineDO to an agent speaking the protocol:
+// the upstream request the agent is handed (headers computed once, in the Worker) and both kinds of
+// exchange carried by the MachineDO's fetch.
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ServerMessage } from "../../protocol/messages.ts";
+import { call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { until } from "../../test/support/workerd/poll.ts";
+
+type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
+type WsOpen = Extract<ServerMessage, { type: "ws_open" }>;
+
+async function runningInstance(): Promise<{ agent: FakeAgent; key: string; id: string }> {
+  await seedGpuModels();
+  const agent = await FakeAgent.register(`proxy-${crypto.randomUUID()}`);
+  await agent.connect(["h100-80gb"]);
+  const { key } = await newAccount();
+  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
+  await agent.waitForCommand(body.id, "create");
+  agent.report(body.id, "running");
+  await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key }), (r) => r.body.status === "running", "running");
+  return { agent, key, id: body.id };
+}
+
+describe("proxy entry", () => {
+  it("hands the agent the target and the upstream headers computed by the Worker, and answers with its response", async () => {
+    const { agent, key, id } = await runningInstance();
+    const pending = call("GET", `/v1/instances/${id}/proxy/8888/a%20b/?x=1`, {
+      key,
+      headers: { cookie: "s=1", "x-upstream-authorization": "Bearer up", "keep-alive": "timeout=5", "x-custom": "kept", "x-gpr-proxy-request": "{}" },
+    });
+    const request = await agent.waitFor((m): m is HttpRequest => m.type === "http_request");
+    expect(request).toEqual({
+      type: "http_request",
+      stream: expect.any(Number),
+      instance_id: id,
+      port: 8888,
+      method: "GET",
+      path: "/a%20b/?x=1",
+      headers: [
+        ["authorization", "Bearer up"],
+        ["x-custom", "kept"],
+        ["x-forwarded-for", "10.0.0.1"],
+        ["x-forwarded-host", "gpu.test"],
+        ["x-forwarded-prefix", `/v1/instances/${id}/proxy/8888`],
+        ["x-forwarded-proto", "http"],
+      ],
+      has_body: false,
+    });
+    agent.send({ type: "http_response", stream: request.stream, status: 203, headers: [["content-type", "text/plain"], ["connection", "close"]] });
+    agent.send({ type: "end", stream: request.stream });
+    const response = await pending;
+    expect(response.status).toBe(203);
+    expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(response.headers.get("connection")).toBeNull();
+    expect(await response.text()).toBe("");
+    agent.disconnect();
+  });
+
+  it("carries a WebSocket upgrade: the agent gets ws_open with the offered subprotocols, the client a 101 with a socket", async () => {
+    const { agent, key, id } = await runningInstance();
+    const pending = exports.default.fetch(new Request(`http://gpu.test/v1/instances/${id}/proxy/8888/ws`, {
+      headers: { upgrade: "websocket", authorization: `Bearer ${key}`, "sec-websocket-protocol": "chat.v2, chat.v1", "cf-connecting-ip": "10.0.0.1" },
+    }));
+    const open = await agent.waitFor((m): m is WsOpen => m.type === "ws_open");
+    expect(open).toMatchObject({ instance_id: id, port: 8888, path: "/ws", protocols: ["chat.v2", "chat.v1"] });
+    expect(open.headers.map(([name]) => name)).not.toContain("upgrade");
+    agent.send({ type: "ws_accepted", stream: open.stream, protocol: "chat.v2" });
+    const response = await pending;
+    expect(response.status).toBe(101);
+    expect(response.headers.get("sec-websocket-protocol")).toBe("chat.v2");
+    expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+    expect(response.webSocket).not.toBeNull();
+    response.webSocket!.accept();
+    response.webSocket!.close(1000, "done");
+    agent.disconnect();
+  });
+});
