@@ -8,17 +8,19 @@ import { callerAuth } from "./middleware/caller-auth.ts";
 import { accountRoutes } from "./routes/account-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
+import { documentProxyPath } from "./routes/proxy-docs.ts";
+import { openApiDocument } from "./openapi-document.ts";
 import { validationHook } from "./validation.ts";
 
 export function createApiApp(): OpenAPIHono<ApiEnv> {
   const app = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", description: "An API key: gpk_..." });
+  app.openAPIRegistry.registerComponent("securitySchemes", "instanceToken", {
+    type: "http", scheme: "bearer", description: "An instance's own token: opens that instance's proxy and nothing else",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN" });
-  app.doc31("/v1/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: { title: "GPU rental API", version: "1.0.0", description: "Rent GPU servers, pay by the hour, reach them through the proxy." },
-    servers: [{ url: new URL(c.req.url).origin }],
-  }));
+  // The committed openapi.json is this document with a fixed server (npm run openapi).
+  app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
   for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*"]) app.use(path, callerAuth());
@@ -26,6 +28,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);
   app.route("/admin/v1", adminRoutes);
+  documentProxyPath(app);
 
   app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
   app.onError((error) => toApiError(error).toResponse());

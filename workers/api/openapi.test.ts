@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import committed from "../../openapi.json";
 import { call } from "../../test/support/workerd/api-client.ts";
 
 const SPEC_ROUTES: [string, string][] = [
@@ -15,5 +16,11 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     for (const [method, path] of SPEC_ROUTES) expect(doc.paths[`/v1${path}`]?.[method], `${method} ${path}`).toBeDefined();
     expect(Object.keys(doc.paths).filter((p) => p.startsWith("/admin/v1")).length).toBeGreaterThanOrEqual(5);
+  });
+
+  it("is the committed openapi.json, with the request's origin as server", async () => {
+    const served = (await (await call("GET", "/v1/openapi.json")).json()) as typeof committed;
+    expect(served.servers).toEqual([{ url: "http://gpu.test" }]);
+    expect({ ...served, servers: committed.servers }).toEqual(committed);
   });
 });
