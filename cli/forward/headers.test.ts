@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { towardsClient, towardsService } from "./headers.ts";
 
 describe("forwarder headers", () => {
-  it("adds the key, moves the tool's Authorization to X-Upstream-Authorization, and drops Host and hop-by-hop headers", () => {
-    const raw = ["Host", "127.0.0.1:8000", "Authorization", "Bearer tool", "Connection", "keep-alive, X-Hop", "X-Hop", "1", "TE", "trailers", "Accept", "a", "Accept", "b"];
+  it("adds the key, moves the tool's Authorization to X-Upstream-Authorization, and drops Host, Expect and hop-by-hop headers", () => {
+    const raw = ["Host", "127.0.0.1:8000", "Expect", "100-continue", "Authorization", "Bearer tool", "Connection", "keep-alive, X-Hop", "X-Hop", "1", "TE", "trailers", "Accept", "a", "Accept", "b"];
     expect(towardsService(raw, "gpk_key", null)).toEqual([
       "x-upstream-authorization", "Bearer tool", "Accept", "a", "Accept", "b", "authorization", "Bearer gpk_key",
     ]);

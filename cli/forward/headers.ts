@@ -6,13 +6,16 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "pro
 /** Raw header pairs [name, value, name, value, ...] as node:http gives and takes them. */
 export type RawHeaders = string[];
 
+/** `Expect: 100-continue` was answered on the local hop already (node:http does it). */
+const LOCAL_ONLY = new Set(["host", "expect"]);
+
 export function towardsService(raw: RawHeaders, apiKey: string, upgrade: string | null): RawHeaders {
   const dropped = droppedBy(raw);
   const hasUpstreamAuth = pairs(raw).some(([name]) => name.toLowerCase() === "x-upstream-authorization");
   const out: RawHeaders = [];
   for (const [name, value] of pairs(raw)) {
     const lower = name.toLowerCase();
-    if (lower === "host" || dropped.has(lower)) continue;
+    if (LOCAL_ONLY.has(lower) || dropped.has(lower)) continue;
     if (lower === "authorization") {
       if (!hasUpstreamAuth) out.push("x-upstream-authorization", value);
       continue;
