@@ -14,6 +14,7 @@ export async function waitUntilSettled(api: GpuClient, io: IoStreams, launched: 
   const progress = new ProgressLine(io);
   const started = Date.now();
   let instance = launched;
+  progress.update(`${instance.id} ${instance.status}`);
   for (;;) {
     const [latest, events] = await Promise.all([ok(api.GET("/v1/instances/{id}", params)), ok(api.GET("/v1/instances/{id}/events", params))]);
     instance = latest;

@@ -124,7 +124,7 @@ describe("an instance's life through the CLI", () => {
     });
     expect(instance).toEqual(await read(id));
     const progress = result.stderr.trim().split("\n");
-    expect(progress[0]).toMatch(new RegExp(`^${id} creating`));
+    expect(progress[0]).toBe(`${id} creating`);
     expect(progress.at(-1)).toMatch(new RegExp(`^${id} running: `));
     expect(result.stderr).not.toContain("\r");
   });
@@ -259,8 +259,10 @@ describe("forward", () => {
       if (done) break;
       reads.push(Buffer.from(value).toString());
     }
-    // Streamed, each event arrives in a read of its own; buffered, they would come as one.
-    expect(reads).toEqual([0, 1, 2, 3].map((i) => `data: {"i": ${i}}\n\n`));
+    expect(reads.join("")).toBe([0, 1, 2, 3].map((i) => `data: {"i": ${i}}\n\n`).join(""));
+    // Streamed, the events arrive as they are sent (a read each, unless the reader falls behind);
+    // a forwarder that buffered the response would deliver it in one piece.
+    expect(reads.length).toBeGreaterThan(1);
   });
 
   it("a streamed upload arrives whole; the key is added and the tool's own Authorization reaches the server", async () => {
