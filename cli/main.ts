@@ -23,7 +23,7 @@ const COMMANDS = [
   stopCommand, startCommand, rmCommand, renameCommand, forwardCommand, balanceCommand,
 ];
 
-export function buildProgram(f: Factory) {
+function buildProgram(f: Factory) {
   const program = new Command("gpu")
     .description("Rent GPU servers from the command line. Configure with GPU_API_URL and GPU_API_KEY, or `gpu login`.")
     .addHelpText("after", "\nEvery command takes --help, and --json to print the API's JSON answer unchanged.");

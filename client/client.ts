@@ -54,7 +54,7 @@ const errorsThrown: Middleware = {
 };
 
 /** 128 random bits; getRandomValues also works on plain-http pages, where randomUUID does not. */
-export function newIdempotencyKey(): string {
+function newIdempotencyKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return `launch-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

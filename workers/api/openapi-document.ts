@@ -6,7 +6,7 @@ import type { ApiEnv } from "./context.ts";
 
 type Document = ReturnType<OpenAPIHono<ApiEnv>["getOpenAPI31Document"]>;
 
-export const OPENAPI_INFO = {
+const OPENAPI_INFO = {
   title: "GPU rental API",
   version: "1.0.0",
   description:
