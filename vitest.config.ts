@@ -20,7 +20,10 @@ export default defineConfig({
       {
         test: {
           name: "node",
-          include: ["protocol/**/*.test.ts", "host-agent/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "protocol/**/*.test.ts", "host-agent/**/*.test.ts", "client/**/*.test.ts", "cli/**/*.test.ts",
+            "test/**/*.test.ts", "bench/**/*.test.ts", "scripts/**/*.test.ts",
+          ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -30,6 +30,17 @@ describe("the layering rule", () => {
     ]);
   });
 
+  it("keeps the typed client free of the service's code and the CLI on the client alone", () => {
+    const tree = new Map([
+      ["client/client.ts", 'import { ApiError } from "../core/errors.ts";'],
+      ["cli/commands/ls.ts", 'import { ok } from "../../client/index.ts";\nimport { Instance } from "../../workers/api/schemas/instance.ts";'],
+    ]);
+    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
+      "client/client.ts -> core/errors.ts",
+      "cli/commands/ls.ts -> workers/api/schemas/instance.ts",
+    ]);
+  });
+
   it("lets tests and tooling import anything, and flags a folder with no layer", () => {
     const tree = new Map([
       ["durable-objects/machine/machine-do.test.ts", 'import { call } from "../../test/support/workerd/api-client.ts";'],

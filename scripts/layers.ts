@@ -13,6 +13,10 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   { folder: "workers/proxy/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/api/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/", mayImport: ["durable-objects/", "core/", "protocol/"] },
+  // The typed client stands apart: it speaks to the service over HTTP only (generated types included),
+  // so it runs in a browser too. The CLI builds on it alone.
+  { folder: "client/", mayImport: [] },
+  { folder: "cli/", mayImport: ["client/"] },
   // Tooling on top of everything: the dev stack, tests and benchmarks drive the whole service.
   { folder: "scripts/", mayImport: ["*"] },
   { folder: "bench/", mayImport: ["*"] },

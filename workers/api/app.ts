@@ -14,6 +14,8 @@ import { billingRoutes } from "./routes/billing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { SESSION_COOKIE } from "./session/session-cookie.ts";
+import { documentProxyPath } from "./routes/proxy-docs.ts";
+import { openApiDocument } from "./openapi-document.ts";
 import { validationHook } from "./validation.ts";
 
 export function createApiApp(): OpenAPIHono<ApiEnv> {
@@ -23,12 +25,12 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
     type: "apiKey", in: "cookie", name: SESSION_COOKIE,
     description: "The session of a signed-in browser (POST /v1/auth/login). Requests that change something must send Origin: this service's origin.",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "instanceToken", {
+    type: "http", scheme: "bearer", description: "An instance's own token: opens that instance's proxy and nothing else",
+  });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN" });
-  app.doc31("/v1/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: { title: "GPU rental API", version: "1.0.0", description: "Rent GPU servers, pay by the hour, reach them through the proxy." },
-    servers: [{ url: new URL(c.req.url).origin }],
-  }));
+  // The committed openapi.json is this document with a fixed server (npm run openapi).
+  app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
   for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/billing/*"]) {
@@ -42,6 +44,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
   app.route("/admin/v1", adminRoutes);
+  documentProxyPath(app);
 
   app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
   app.onError((error) => toApiError(error).toResponse());

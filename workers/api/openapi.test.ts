@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import committed from "../../openapi.json";
 import { call } from "../../test/support/workerd/api-client.ts";
 
 const SPEC_ROUTES: [string, string][] = [
@@ -64,5 +65,11 @@ describe("GET /v1/openapi.json", () => {
     expect(JSON.stringify(doc.components.schemas.LedgerPage)).toContain("balance_after_micros");
     expect(JSON.stringify(doc.components.schemas.Me)).toContain("email");
     expect(op("post", "/keys").responses["403"]!.description).toContain("forbidden");
+  });
+
+  it("is the committed openapi.json, with the request's origin as server", async () => {
+    const served = (await (await call("GET", "/v1/openapi.json")).json()) as typeof committed;
+    expect(served.servers).toEqual([{ url: "http://gpu.test" }]);
+    expect({ ...served, servers: committed.servers }).toEqual(committed);
   });
 });

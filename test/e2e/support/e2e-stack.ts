@@ -1,24 +1,26 @@
-// The real local stack for end-to-end tests: wrangler dev, real agents, fresh state, free port.
+// The real local stack for end-to-end tests: wrangler dev, real agents, fresh state, free port. API
+// calls go through the typed client (client/), as the CLI's and the dashboard's do.
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createGpuClient, GpuApiError, ok, type GpuClient, type Instance, type LaunchRequest } from "../../../client/index.ts";
 import { startStack, type Stack } from "../../../scripts/dev/stack.ts";
+
+export type { Instance };
 
 export interface E2eStack extends Stack {
   key: string;
+  /** The typed client with the dev account's key. */
+  client: GpuClient;
+  /**
+   * Any call by method and concrete path, answering the status and the JSON body (for an error,
+   * `{error, message}`) instead of throwing: for tests about statuses and other keys.
+   */
   api<T = Record<string, unknown>>(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: T }>;
   /** Launches an instance and waits until it runs and its first port answers its readiness path. */
-  launchRunning(body: Record<string, unknown>): Promise<Instance>;
+  launchRunning(body: LaunchRequest): Promise<Instance>;
   proxyUrl(instance: Instance, port: number, path: string): string;
-}
-
-export interface Instance {
-  id: string;
-  status: string;
-  token: string;
-  ports: { port: number; path: string }[];
-  [field: string]: unknown;
 }
 
 export async function startE2eStack(vars: Record<string, string> = {}): Promise<E2eStack> {
@@ -31,34 +33,39 @@ export async function startE2eStack(vars: Record<string, string> = {}): Promise<
     agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100" },
   });
   const key = stack.setup.account.key;
+  const client = createGpuClient({ baseUrl: stack.baseUrl, apiKey: key });
   const api: E2eStack["api"] = async (method, path, body, useKey = key) => {
-    const response = await fetch(`${stack.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${useKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as never };
+    const caller = useKey === key ? client : createGpuClient({ baseUrl: stack.baseUrl, apiKey: useKey });
+    // Concrete paths ("/v1/instances/i-…") are not the document's templated ones: typed loosely here.
+    const request = caller.request as (method: string, path: string, init: { body?: unknown }) => Promise<{ data?: unknown; response: Response }>;
+    try {
+      const { data, response } = await request(method.toLowerCase(), path, body === undefined ? {} : { body });
+      return { status: response.status, body: (data ?? null) as never };
+    } catch (error) {
+      if (!(error instanceof GpuApiError)) throw error;
+      return { status: error.status, body: { error: error.error, message: error.message } as never };
+    }
   };
   const proxyUrl = (instance: Instance, port: number, path: string) =>
     `${stack.baseUrl}/v1/instances/${instance.id}/proxy/${port}${path}`;
   return {
     ...stack,
     key,
+    client,
     api,
     proxyUrl,
     async launchRunning(body) {
-      const created = await api<Instance>("POST", "/v1/instances", body);
-      if (created.status !== 201) throw new Error(`launch failed: ${JSON.stringify(created.body)}`);
-      const running = await poll(() => api<Instance>("GET", `/v1/instances/${created.body.id}`), (r) => r.body.status === "running");
-      const port = running.body.ports[0];
+      const created = await ok(client.POST("/v1/instances", { body }));
+      const params = { params: { path: { id: created.id } } };
+      const running = await poll(() => ok(client.GET("/v1/instances/{id}", params)), (instance) => instance.status === "running");
+      const port = running.ports[0];
       if (port) {
         await poll(
-          () => fetch(proxyUrl(running.body, port.port, "/health"), { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status),
+          () => fetch(proxyUrl(running, port.port, "/health"), { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status),
           (status) => status === 200,
         );
       }
-      return running.body;
+      return running;
     },
   };
 }

@@ -13,16 +13,23 @@ import { validationHook } from "../validation.ts";
 
 const meRoute = createRoute({
   method: "get", path: "/me", security: callerSecurity, summary: "Account and balance",
+  description: "The caller's account (`id`, `referral_code`, `created_at`) and its balance in micro-dollars, settled up to now.",
   responses: { 200: { description: "The account", content: { "application/json": { schema: Me } } }, ...errors(401) },
 });
 
 const gpusRoute = createRoute({
   method: "get", path: "/gpus", security: callerSecurity, summary: "GPU models, prices, availability",
+  description:
+    "Every GPU model with its hourly price per GPU, `free_gpus` (free GPUs of that model on online machines now) and " +
+    "`max_per_server` (the largest `gpu_count` one launch can get now: the most free GPUs on a single machine).",
   responses: { 200: { description: "GPU models", content: { "application/json": { schema: GpuList } } }, ...errors(401) },
 });
 
 const catalogRoute = createRoute({
   method: "get", path: "/catalog", security: callerSecurity, summary: "GPUs, templates, models with cache status",
+  description:
+    "What can be launched: the GPU models (as GET /gpus), the templates (software stacks with their image, ports and " +
+    "requirements) and the models they serve; a model is `cached` when an online machine has it in its cache.",
   responses: { 200: { description: "The catalog", content: { "application/json": { schema: Catalog } } }, ...errors(401) },
 });
 

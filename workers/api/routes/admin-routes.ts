@@ -14,12 +14,14 @@ import { validationHook } from "../validation.ts";
 const security = [{ adminAuth: [] }];
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 const body = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
-const adminErrors = {
-  400: json(ErrorBody, "bad_request or invalid"),
-  401: json(ErrorBody, "Operator token missing or wrong"),
-  404: json(ErrorBody, "No such account or key"),
-  409: json(ErrorBody, "conflict"),
+const ADMIN_ERRORS = {
+  400: json(ErrorBody, "Malformed request (bad_request) or invalid parameter (invalid)"),
+  401: json(ErrorBody, "Operator token missing or wrong (unauthorized)"),
+  404: json(ErrorBody, "No such account or key (not_found)"),
+  409: json(ErrorBody, "The account cannot take it (conflict)"),
 };
+/** The error responses a route can give (the operator API has no rate limit). */
+const adminErrors = (...statuses: (keyof typeof ADMIN_ERRORS)[]) => Object.fromEntries(statuses.map((s) => [s, ADMIN_ERRORS[s]]));
 // Bodies are optional on these routes: an empty POST is the same as `{}`.
 const optionalBody = <T extends z.ZodType>(schema: T) => ({ required: false, content: { "application/json": { schema } } });
 
@@ -28,35 +30,45 @@ const KeyParam = AccountParam.extend({ key_id: z.string().openapi({ param: { nam
 
 const putGpuModel = createRoute({
   method: "put", path: "/gpu-models/{model}", security, middleware: [jsonBody()] as const, summary: "Create or update a GPU model and its price",
+  description: "Sets a GPU model's display name, VRAM, tier, architecture and hourly price per GPU; launches from now on pay the new price.",
   request: { params: z.object({ model: gpuModelId.openapi({ param: { name: "model", in: "path" } }) }), body: body(GpuModelBody) },
-  responses: { 200: json(GpuModelEntry, "The entry"), ...adminErrors },
+  responses: { 200: json(GpuModelEntry, "The entry"), ...adminErrors(400, 401) },
 });
 const createMachine = createRoute({
   method: "post", path: "/machines", security, summary: "Register a machine; its agent token is shown once",
-  request: { body: optionalBody(CreateMachineBody) }, responses: { 201: json(CreatedMachine, "The machine"), ...adminErrors },
+  description: "Registers a GPU machine. Its host agent connects with the returned `agent_token`, which is never shown again.",
+  request: { body: optionalBody(CreateMachineBody) }, responses: { 201: json(CreatedMachine, "The machine"), ...adminErrors(400, 401) },
 });
 const listMachines = createRoute({
-  method: "get", path: "/machines", security, summary: "Machines and their GPUs", responses: { 200: json(MachineList, "Machines"), ...adminErrors },
+  method: "get", path: "/machines", security, summary: "Machines and their GPUs",
+  description: "Every registered machine: whether its agent is connected, its GPUs, how many are free, and when it was last seen.",
+  responses: { 200: json(MachineList, "Machines"), ...adminErrors(401) },
 });
 const createAccount = createRoute({
   method: "post", path: "/accounts", security, summary: "Create an account",
-  request: { body: optionalBody(CreateAccountBody) }, responses: { 201: json(AdminAccount, "The account"), ...adminErrors },
+  description: "Creates an account with an optional starting balance (written to its ledger as a credit).",
+  request: { body: optionalBody(CreateAccountBody) }, responses: { 201: json(AdminAccount, "The account"), ...adminErrors(400, 401) },
 });
 const credit = createRoute({
   method: "post", path: "/accounts/{id}/credits", security, middleware: [jsonBody()] as const, summary: "Credit (or debit) an account",
-  request: { params: AccountParam, body: body(CreditBody) }, responses: { 200: json(Balance, "The new balance"), ...adminErrors },
+  description: "Adds `amount_micros` (negative to debit) to the balance, with a ledger row carrying the note.",
+  request: { params: AccountParam, body: body(CreditBody) }, responses: { 200: json(Balance, "The new balance"), ...adminErrors(400, 401, 404) },
 });
 const createKey = createRoute({
   method: "post", path: "/accounts/{id}/keys", security, summary: "Create an API key; the key is shown once",
-  request: { params: AccountParam, body: optionalBody(CreateKeyBody) }, responses: { 201: json(CreatedKey, "The key"), ...adminErrors },
+  description: "Creates an API key for the account. Only its hash is stored: the key is in this answer and nowhere else.",
+  request: { params: AccountParam, body: optionalBody(CreateKeyBody) },
+  responses: { 201: json(CreatedKey, "The key"), ...adminErrors(400, 401, 404, 409) },
 });
 const listKeys = createRoute({
   method: "get", path: "/accounts/{id}/keys", security, summary: "Live keys of an account (never the key itself)",
-  request: { params: AccountParam }, responses: { 200: json(KeyList, "Keys"), ...adminErrors },
+  description: "The account's live keys with their prefix, name, creation and last use; never the key itself.",
+  request: { params: AccountParam }, responses: { 200: json(KeyList, "Keys"), ...adminErrors(401, 404) },
 });
 const revokeKey = createRoute({
   method: "delete", path: "/accounts/{id}/keys/{key_id}", security, summary: "Revoke a key, effective on its next use",
-  request: { params: KeyParam }, responses: { 204: { description: "Revoked" }, ...adminErrors },
+  description: "Revokes the key: its next request, and every one after, is 401.",
+  request: { params: KeyParam }, responses: { 204: { description: "Revoked" }, ...adminErrors(401, 404) },
 });
 
 export const adminRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })

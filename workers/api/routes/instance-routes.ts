@@ -21,37 +21,56 @@ const IdempotencyHeader = z.object({
 
 const launchRoute = createRoute({
   method: "post", path: "/instances", security: callerSecurity, summary: "Launch an instance", middleware: [jsonBody()] as const,
+  description:
+    "Places the instance on one machine with `gpu_count` free GPUs of `gpu_model` and starts creating it: 201 with " +
+    "status `creating`, then `running` (or `error` with the reason in `status_message`). The balance must cover one " +
+    "hour of its price (`price_hour_micros` of the GPU model x `gpu_count`, frozen at launch). An `Idempotency-Key` " +
+    "makes a retried launch with the same body return the first instance for 24 hours.",
   request: { headers: IdempotencyHeader, body: { required: true, content: { "application/json": { schema: LaunchBody } } } },
   responses: { 201: json(Instance, "The new instance, status creating"), ...errors(400, 401, 402, 403, 409) },
 });
 
 const listRoute = createRoute({
   method: "get", path: "/instances", security: callerSecurity, summary: "The caller's instances, newest first (destroyed ones for 7 days)",
+  description: "Every instance of the account, newest first; destroyed instances stay listed for 7 days.",
   responses: { 200: json(InstanceList, "Instances"), ...errors(401) },
 });
 
 const getRoute = createRoute({
   method: "get", path: "/instances/{id}", security: callerSecurity, summary: "One instance", request: { params: InstanceIdParam },
+  description: "The instance with its status, ports, token and price; `machine_online` says whether its host is connected.",
   responses: { 200: json(Instance, "The instance"), ...errors(401, 404) },
 });
 
 const renameRoute = createRoute({
   method: "patch", path: "/instances/{id}", security: callerSecurity, summary: "Rename", middleware: [jsonBody()] as const,
+  description: "Sets the instance's `label` (at most 64 characters), in any status.",
   request: { params: InstanceIdParam, body: { required: true, content: { "application/json": { schema: RenameBody } } } },
   responses: { 200: json(Instance, "The renamed instance"), ...errors(400, 401, 403, 404) },
 });
 
 const eventsRoute = createRoute({
   method: "get", path: "/instances/{id}/events", security: callerSecurity, summary: "Event log, newest first", request: { params: InstanceIdParam },
+  description: "What happened to the instance (placement, image pull, start, stop, errors, billing stops), newest first.",
   responses: { 200: json(EventList, "Events"), ...errors(401, 404) },
 });
 
-const action = (method: "post" | "delete", path: string, summary: string, codes: (402 | 404 | 409)[]) =>
-  createRoute({ method, path, security: callerSecurity, summary, request: { params: InstanceIdParam }, responses: { ...noContent, ...errors(401, 403, ...codes) } });
+const action = (method: "post" | "delete", path: string, summary: string, description: string, codes: (402 | 404 | 409)[]) =>
+  createRoute({
+    method, path, security: callerSecurity, summary, description, request: { params: InstanceIdParam },
+    responses: { ...noContent, ...errors(401, 403, ...codes) },
+  });
 
-const stopRoute = action("post", "/instances/{id}/stop", "Stop, keeping data", [404, 409]);
-const startRoute = action("post", "/instances/{id}/start", "Start a stopped instance", [402, 404, 409]);
-const destroyRoute = action("delete", "/instances/{id}", "Destroy the instance and its data", [404, 409]);
+const stopRoute = action("post", "/instances/{id}/stop", "Stop, keeping data",
+  "Stops the container and billing and releases the GPUs; the data is kept. Allowed in running, starting and creating; otherwise 409 conflict.",
+  [404, 409]);
+const startRoute = action("post", "/instances/{id}/start", "Start a stopped instance",
+  "Starts a stopped (or failed) instance again on the same machine: status `starting`, then `running`. 409 gpus_busy when its " +
+  "GPUs were taken meanwhile, 402 when the balance does not cover one hour, 409 conflict in any other status.",
+  [402, 404, 409]);
+const destroyRoute = action("delete", "/instances/{id}", "Destroy the instance and its data",
+  "Removes the container and its data for good; billing stops. Allowed in any status but destroyed (409 conflict).",
+  [404, 409]);
 
 export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
   .openapi(launchRoute, async (c) => {

@@ -1,0 +1,56 @@
+// `gpu launch`: launches an instance from flags named after the API's fields; --wait follows it
+// until it runs (exit 0) or fails (exit 1).
+import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
+import { ok, type LaunchRequest } from "../../client/index.ts";
+import { CliError } from "../errors.ts";
+import type { Factory } from "../factory.ts";
+import { printJson } from "../format.ts";
+import { instanceSummary, statusText } from "../instance-text.ts";
+import { integer, JSON_HELP } from "../options.ts";
+import { waitUntilSettled } from "../wait-running.ts";
+
+export function launchCommand(f: Factory) {
+  return new Command("launch")
+    .description("Launch an instance: GPUs of one model on one machine, running a template or a public image")
+    .requiredOption("--gpu-model <model>", "GPU model id (see `gpu gpus`)")
+    .option("--gpu-count <n>", "GPUs, 1 to 8, all on one machine", integer, 1)
+    .requiredOption("--template <id>", "vllm, sglang, embeddings, comfyui, pytorch, ollama or custom (see `gpu catalog`)")
+    .option("--model <id>", "model id from `gpu catalog` (vllm, sglang and embeddings need one)")
+    .option("--image <ref>", "public container image, only with --template custom")
+    .option("--disk-gb <n>", "disk size in GB, 10 to 2000 (default: the template's)", integer)
+    .option("--label <text>", "a name for the instance, at most 64 characters")
+    .option("--env <NAME=VALUE>", "environment variable for the container (repeatable)", addEnv)
+    .option("--wait", "wait until the instance is running; exit non-zero if it fails")
+    .option("--json", `${JSON_HELP} (with --wait, the instance as last read)`)
+    .addHelpText("after", "\nExample:\n  gpu launch --gpu-model rtx4090 --template vllm --model qwen2.5-0.5b-instruct --label demo --wait")
+    .action(async (options) => {
+      const body: LaunchRequest = {
+        gpu_model: options.gpuModel,
+        gpu_count: options.gpuCount,
+        template: options.template,
+        ...(options.model !== undefined && { model: options.model }),
+        ...(options.image !== undefined && { image: options.image }),
+        ...(options.diskGb !== undefined && { disk_gb: options.diskGb }),
+        ...(options.label !== undefined && { label: options.label }),
+        ...(options.env !== undefined && { env: options.env }),
+      };
+      const api = await f.client();
+      const launched = await ok(api.POST("/v1/instances", { body }));
+      if (f.io.isStdoutTty && !options.json) f.io.out(`Launched ${launched.id}: ${instanceSummary(launched)}`);
+      const instance = options.wait ? await waitUntilSettled(api, f.io, launched) : launched;
+      if (options.json) printJson(f.io, instance);
+      else if (!f.io.isStdoutTty) f.io.out(instance.id);
+      if (!options.wait) return;
+      if (instance.status !== "running") throw new CliError(`instance ${instance.id} is ${statusText(instance)}`);
+      if (f.io.isStdoutTty && !options.json) {
+        f.io.out(`✓ ${instance.id} is running`);
+        for (const port of instance.ports) f.io.out(`  port ${port.port} (${port.api}): gpu forward ${instance.id} ${port.port}`);
+      }
+    });
+}
+
+function addEnv(pair: string, env: Record<string, string> = {}): Record<string, string> {
+  const at = pair.indexOf("=");
+  if (at <= 0) throw new InvalidArgumentError("must be NAME=VALUE");
+  return { ...env, [pair.slice(0, at)]: pair.slice(at + 1) };
+}

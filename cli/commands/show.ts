@@ -1,0 +1,40 @@
+// `gpu show <id>`: one instance in full, with the proxy address of each port.
+import { Command } from "@commander-js/extra-typings";
+import { ok } from "../../client/index.ts";
+import type { Factory } from "../factory.ts";
+import { dollars, printJson, printTable } from "../format.ts";
+import { proxyUrl, statusText } from "../instance-text.ts";
+import { JSON_HELP } from "../options.ts";
+
+export function showCommand(f: Factory) {
+  return new Command("show")
+    .description("Show an instance: status, GPUs, software, price, ports and their proxy addresses")
+    .argument("<id>", "instance id (i-...)")
+    .option("--json", JSON_HELP)
+    .action(async (id, options) => {
+      const api = await f.client();
+      const instance = await ok(api.GET("/v1/instances/{id}", { params: { path: { id } } }));
+      if (options.json) return printJson(f.io, instance);
+      const { apiUrl } = await f.config();
+      const env = Object.entries(instance.env).map(([name, value]) => `${name}=${value}`).join(" ");
+      const rows: [string, string][] = [
+        ["id", instance.id],
+        ["label", instance.label],
+        ["status", statusText(instance)],
+        ["gpus", `${instance.gpu_count} × ${instance.gpu_model}`],
+        ["template", instance.template],
+        ["model", instance.model],
+        ["image", instance.image],
+        ["disk", `${instance.disk_gb} GB`],
+        ["price", `${dollars(instance.price_hour_micros)}/hour`],
+        ["machine", `${instance.machine_id} (${instance.machine_online ? "online" : "offline"})`],
+        ["created", instance.created_at],
+        ["started", instance.started_at ?? "-"],
+        ["env", env || "-"],
+        ...instance.ports.map((p): [string, string] => [`port ${p.port}`, `${p.name} (${p.api}) ${proxyUrl(apiUrl, instance, p.port)}`]),
+      ];
+      if (!f.io.isStdoutTty) return printTable(f.io, [], rows);
+      const width = Math.max(...rows.map(([name]) => name.length));
+      for (const [name, value] of rows) f.io.out(`${`${name}:`.padEnd(width + 2)}${value}`);
+    });
+}

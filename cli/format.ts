@@ -1,0 +1,28 @@
+// Text for people and for scripts: exact dollar amounts, tables (aligned with a header on a
+// terminal, tab-separated without one in a pipe, as gh prints them), JSON as the API sent it.
+import type { IoStreams } from "./iostreams.ts";
+
+/** Micro-dollars as dollars, exact: at least cents, more digits only when the amount has them. */
+export function dollars(micros: number): string {
+  const sign = micros < 0 ? "-" : "";
+  const abs = Math.abs(micros);
+  const whole = Math.floor(abs / 1_000_000);
+  const fraction = String(abs % 1_000_000).padStart(6, "0").replace(/0{1,4}$/, "");
+  return `${sign}$${whole}.${fraction}`;
+}
+
+export function printTable(io: IoStreams, header: string[], rows: string[][]): void {
+  if (!io.isStdoutTty) {
+    for (const row of rows) io.out(row.join("\t"));
+    return;
+  }
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ");
+  io.out(line(header));
+  for (const row of rows) io.out(line(row));
+}
+
+/** The API's JSON answer, unchanged apart from indentation. */
+export function printJson(io: IoStreams, data: unknown): void {
+  io.out(JSON.stringify(data, null, 2));
+}

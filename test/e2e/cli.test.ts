@@ -1,0 +1,315 @@
+// The `gpu` CLI as a subprocess against the real local stack (one stack for every CLI test): every
+// command, --json, terminal and pipe output, configuration, errors, and `forward` for HTTP,
+// server-sent events, WebSockets and the openai SDK.
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { ok, type Instance } from "../../client/index.ts";
+import { freePort, poll, startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
+import { cliEnv, ROOT, RunningGpu, runCommand, runGpu, runGpuOnTerminal } from "./support/gpu-cli.ts";
+
+let stack: E2eStack;
+let env: NodeJS.ProcessEnv;
+const configHome = () => mkdtempSync(join(tmpdir(), "gpu-cli-config-"));
+
+beforeAll(async () => {
+  stack = await startE2eStack();
+  env = cliEnv(configHome(), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const gpu = (...args: string[]) => runGpu(args, env);
+const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "stop", "start", "rm", "rename", "forward", "balance"];
+
+describe("installing and configuring", () => {
+  it("`npx gpu` in the repo runs the package's bin on the repo's Node 22, even with the machine's older node first in PATH", async () => {
+    const path = (process.env.PATH ?? "").split(delimiter).filter((dir) => !dir.startsWith(join(ROOT, "node_modules"))).join(delimiter);
+    const result = await runCommand("npx", ["gpu", "--help"], { ...env, PATH: path, npm_config_update_notifier: "false" });
+    expect(result.code).toBe(0);
+    for (const command of COMMANDS) expect(result.stdout).toContain(`  ${command} `);
+  });
+
+  it("--help works on every command", async () => {
+    for (const command of COMMANDS) {
+      const { code, stdout } = await gpu(command, "--help");
+      expect(code, command).toBe(0);
+      expect(stdout).toContain(`Usage: gpu ${command}`);
+      expect(stdout, command).toContain("--json");
+    }
+  });
+
+  it("without a URL, or a key, a command says how to configure and exits 1", async () => {
+    const noUrl = await runGpu(["ls"], cliEnv(configHome(), { GPU_API_KEY: stack.key }));
+    expect(noUrl).toMatchObject({ code: 1, stdout: "" });
+    expect(noUrl.stderr).toBe("error: no API URL: set GPU_API_URL (e.g. http://127.0.0.1:8787) or run `gpu login`\n");
+    const noKey = await runGpu(["ls"], cliEnv(configHome(), { GPU_API_URL: stack.baseUrl }));
+    expect(noKey).toMatchObject({ code: 1, stderr: "error: no API key: set GPU_API_KEY or run `gpu login`\n" });
+  });
+
+  it("login checks the key, saves URL and key in a 0600 file, and later commands use it", async () => {
+    const home = configHome();
+    const bare = cliEnv(home);
+    const refused = await runGpu(["login", "--url", `${stack.baseUrl}/v1`], bare, "gpk_acc-aaaaaaaaaaaaaaaa_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: .*\(unauthorized, HTTP 401\)\n$/);
+    expect(() => statSync(join(home, "gpu-rental", "config.json"))).toThrow();
+
+    const login = await runGpu(["login", "--url", `${stack.baseUrl}/v1`], bare, `${stack.key}\n`);
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain(`Logged in to ${stack.baseUrl} as ${stack.setup.account.id}`);
+    const file = join(home, "gpu-rental", "config.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ api_url: stack.baseUrl, api_key: stack.key });
+
+    const balance = await runGpu(["balance", "--json"], bare);
+    expect(balance.code).toBe(0);
+    expect(JSON.parse(balance.stdout)).toEqual(await ok(stack.client.GET("/v1/me")));
+  });
+
+  it("an unreachable API is a clear error", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const result = await runGpu(["gpus"], cliEnv(configHome(), { GPU_API_URL: url, GPU_API_KEY: stack.key }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^error: cannot reach ${url}: .*ECONNREFUSED`));
+  });
+});
+
+describe("reading the catalog and the account", () => {
+  it("gpus, catalog and balance print the API's JSON unchanged with --json", async () => {
+    for (const [command, path] of [["gpus", "/v1/gpus"], ["catalog", "/v1/catalog"], ["balance", "/v1/me"]] as const) {
+      const { code, stdout } = await gpu(command, "--json");
+      expect(code, command).toBe(0);
+      expect(JSON.parse(stdout), command).toEqual(await ok(stack.client.GET(path)));
+    }
+  });
+
+  it("in a pipe, tables are tab-separated lines without a header", async () => {
+    const { stdout } = await gpu("gpus");
+    expect(stdout.trim().split("\n").map((line) => line.split("\t").slice(0, 3))).toEqual([
+      ["rtx4090", "NVIDIA GeForce RTX 4090", "24 GB"],
+      ["a100-80gb", "NVIDIA A100 80GB", "80 GB"],
+      ["h100-80gb", "NVIDIA H100 80GB", "80 GB"],
+    ]);
+    expect((await gpu("gpus")).stdout).toContain("\t$0.69\t");
+    expect((await gpu("balance")).stdout).toMatch(/^\$\d+\.\d{2,6}\n$/);
+    const catalog = (await gpu("catalog")).stdout.split("\n");
+    expect(catalog).toContainEqual(expect.stringMatching(/^vllm\tvLLM\t8000\/openai\trequired\t/));
+  });
+});
+
+describe("an instance's life through the CLI", () => {
+  let id: string;
+
+  it("launch takes every field as a flag; --wait follows it to running in plain lines; --json prints it as last read", async () => {
+    const result = await gpu(
+      "launch", "--gpu-model", "rtx4090", "--gpu-count", "1", "--template", "vllm", "--model", "qwen2.5-0.5b-instruct",
+      "--disk-gb", "60", "--label", "cli-demo", "--env", "A=1", "--env", "B=x=y", "--wait", "--json",
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const instance = JSON.parse(result.stdout) as Instance;
+    id = instance.id;
+    expect(instance).toMatchObject({
+      status: "running", gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct",
+      disk_gb: 60, label: "cli-demo", env: { A: "1", B: "x=y" },
+    });
+    expect(instance).toEqual(await read(id));
+    const progress = result.stderr.trim().split("\n");
+    expect(progress[0]).toBe(`${id} creating`);
+    expect(progress.at(-1)).toMatch(new RegExp(`^${id} running: `));
+    expect(result.stderr).not.toContain("\r");
+  });
+
+  it("on a terminal, launch --wait redraws one live line and ends with the instance running", async () => {
+    const { code, stdout } = await runGpuOnTerminal(["launch", "--gpu-model", "h100-80gb", "--template", "pytorch", "--wait"], env);
+    expect(code).toBe(0);
+    const launched = /Launched (i-[a-z2-7]{16}): 1 × h100-80gb, pytorch, \$2\.99\/hour/.exec(stdout);
+    expect(launched).not.toBeNull();
+    expect(stdout).toContain("\r\x1b[2K");
+    expect(stdout).toContain(`✓ ${launched![1]} is running`);
+    expect(stdout).toContain(`gpu forward ${launched![1]} 8888`);
+    expect((await gpu("rm", launched![1]!, "--yes")).code).toBe(0);
+  });
+
+  it("ls and show list it (tab-separated in a pipe) and print the API's JSON with --json", async () => {
+    const ls = await gpu("ls");
+    expect(ls.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${id}\tcli-demo\trunning\t1 × rtx4090\tvllm\t`)));
+    expect(JSON.parse((await gpu("ls", "--json")).stdout)).toEqual(await ok(stack.client.GET("/v1/instances")));
+    const show = (await gpu("show", id)).stdout.split("\n");
+    expect(show).toContain("status\trunning");
+    expect(show).toContain(`port 8000\tapi (openai) ${stack.baseUrl}/v1/instances/${id}/proxy/8000/`);
+    expect(JSON.parse((await gpu("show", id, "--json")).stdout)).toEqual(await read(id));
+  });
+
+  it("rename sets the label; events lists the log oldest first", async () => {
+    const renamed = await gpu("rename", id, "renamed", "--json");
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ id, label: "renamed" });
+    const api = await ok(stack.client.GET("/v1/instances/{id}/events", { params: { path: { id } } }));
+    expect(JSON.parse((await gpu("events", id, "--json")).stdout)).toEqual(api);
+    const lines = (await gpu("events", id)).stdout.trim().split("\n");
+    expect(lines).toEqual([...api.items].reverse().map((e) => `${e.created_at}  ${e.message}`));
+  });
+
+  it("events --follow prints new events as they happen, and ends on Ctrl-C", async () => {
+    const follow = new RunningGpu(["events", id, "--follow"], env);
+    await follow.line((line) => line.includes("Renamed to"));
+    expect((await gpu("stop", id)).code).toBe(0);
+    await follow.line((line) => line.includes("Stop requested"));
+    expect(await follow.interrupt()).toBe(0);
+  });
+
+  it("stop, start and rm act and, with --json, print the instance as read after", async () => {
+    const again = await gpu("stop", id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`error: cannot stop an instance whose status is stopped (conflict, HTTP 409)\n`);
+    const started = await gpu("start", id, "--json");
+    expect(["starting", "running"]).toContain((JSON.parse(started.stdout) as Instance).status);
+    await poll(() => read(id), (i) => i.status === "running");
+    const refused = await gpu("rm", id);
+    expect(refused).toMatchObject({ code: 1, stderr: `error: destroying ${id} deletes its data: pass --yes to confirm\n` });
+    const destroyed = await gpu("rm", id, "--yes", "--json");
+    expect(JSON.parse(destroyed.stdout)).toMatchObject({ id, status: "destroyed" });
+  });
+});
+
+describe("errors", () => {
+  it("every API refusal is the API's message on stderr and exit 1", async () => {
+    const cases: [string[], string][] = [
+      [["launch", "--gpu-model", "rtx4090", "--template", "pytorch", "--gpu-count", "9"], "error: gpu_count: must be an integer from 1 to 8 (invalid, HTTP 400)\n"],
+      [["launch", "--gpu-model", "rtx4090", "--template", "vllm"], "error: model: is required for template vllm (invalid, HTTP 400)\n"],
+      [["show", "i-aaaaaaaaaaaaaaaa"], "error: no instance i-aaaaaaaaaaaaaaaa in this account (not_found, HTTP 404)\n"],
+    ];
+    for (const [args, stderr] of cases) expect(await gpu(...args), args.join(" ")).toEqual({ code: 1, stdout: "", stderr });
+    const badKey = await runGpu(["ls"], { ...env, GPU_API_KEY: "gpk_nope" });
+    expect(badKey).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: .*\(unauthorized, HTTP 401\)\n$/) });
+  });
+
+  it("a command line the parser refuses exits 2 with the reason", async () => {
+    const missing = await gpu("launch", "--template", "pytorch");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("required option '--gpu-model <model>' not specified");
+    const notNumber = await gpu("launch", "--gpu-model", "rtx4090", "--template", "pytorch", "--gpu-count", "two");
+    expect(notNumber.code).toBe(2);
+    expect(notNumber.stderr).toContain("--gpu-count <n>' argument 'two' is invalid. must be a whole number");
+    expect((await gpu("launch", "--env", "NOEQUALS", "--gpu-model", "x", "--template", "y")).stderr).toContain("must be NAME=VALUE");
+  });
+
+  it("launch --wait exits 1 with the reason when the instance fails on its host", async () => {
+    // The host cannot make the container's folder (a file stands where the folder must go).
+    const containers = join(stack.stateDir, "agents", "dev-2", "containers");
+    mkdirSync(containers, { recursive: true });
+    renameSync(containers, `${containers}.kept`);
+    writeFileSync(containers, "not a folder");
+    try {
+      const result = await gpu("launch", "--gpu-model", "h100-80gb", "--template", "pytorch", "--wait", "--json");
+      expect(result.code).toBe(1);
+      const instance = JSON.parse(result.stdout) as Instance;
+      expect(instance).toMatchObject({ status: "error", status_message: expect.stringContaining("create failed") });
+      expect(result.stderr.trim().split("\n").at(-1)).toBe(`error: instance ${instance.id} is error: ${instance.status_message}`);
+      await ok(stack.client.DELETE("/v1/instances/{id}", { params: { path: { id: instance.id } } }));
+    } finally {
+      rmSync(containers);
+      renameSync(`${containers}.kept`, containers);
+    }
+  });
+});
+
+describe("forward", () => {
+  let llm: Instance;
+  let forward: RunningGpu;
+  let local: string;
+
+  beforeAll(async () => {
+    llm = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
+    forward = new RunningGpu(["forward", llm.id, "8000", "--local-port", "0"], env);
+    local = await forward.line((line) => line.startsWith("http://127.0.0.1:"));
+  }, 60_000);
+
+  afterAll(async () => {
+    await forward?.interrupt();
+  });
+
+  it("the openai SDK talks to http://127.0.0.1:N/v1 as if the model server ran here", async () => {
+    const client = new OpenAI({ baseURL: `${local}/v1`, apiKey: "not-needed" });
+    expect((await client.models.list()).data.map((m) => m.id)).toEqual(["Qwen/Qwen2.5-0.5B-Instruct"]);
+    const stream = await client.chat.completions.create({
+      model: "Qwen/Qwen2.5-0.5B-Instruct", messages: [{ role: "user", content: "Say hello" }], stream: true, max_tokens: 5,
+    });
+    const pieces: string[] = [];
+    for await (const chunk of stream) pieces.push(chunk.choices[0]?.delta?.content ?? "");
+    expect(pieces.join("").trim().split(/\s+/).length).toBe(5);
+  });
+
+  it("server-sent events pass one by one", async () => {
+    const response = await fetch(`${local}/sse?n=4&interval_ms=300`);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body!.getReader();
+    const reads: string[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      reads.push(Buffer.from(value).toString());
+    }
+    expect(reads.join("")).toBe([0, 1, 2, 3].map((i) => `data: {"i": ${i}}\n\n`).join(""));
+    // Streamed, the events arrive as they are sent (a read each, unless the reader falls behind);
+    // a forwarder that buffered the response would deliver it in one piece.
+    expect(reads.length).toBeGreaterThan(1);
+  });
+
+  it("a streamed upload arrives whole; the key is added and the tool's own Authorization reaches the server", async () => {
+    const body = Buffer.alloc(8 * 1024 * 1024, 7);
+    const response = await fetch(`${local}/echo/up?x=%20y`, { method: "PUT", headers: { authorization: "Bearer for-the-server" }, body });
+    const echo = (await response.json()) as { method: string; path: string; query: string; headers: Record<string, string>; body_bytes: number; body_sha256: string };
+    expect(echo).toMatchObject({ method: "PUT", path: "/echo/up", query: "x=%20y", body_bytes: body.length });
+    expect(echo.body_sha256).toBe(createHash("sha256").update(body).digest("hex"));
+    expect(echo.headers.authorization).toBe("Bearer for-the-server");
+    expect(JSON.stringify(echo.headers)).not.toContain(stack.key);
+  });
+
+  it("a WebSocket keeps its subprotocol, text and binary messages, and the server's close code", async () => {
+    const ws = new WebSocket(`${local.replace("http", "ws")}/ws`, ["chat.v1"]);
+    await once(ws, "open");
+    expect(ws.protocol).toBe("chat.v1");
+    const messages: [string, boolean][] = [];
+    ws.on("message", (data: Buffer, isBinary) => messages.push([data.toString("hex"), isBinary]));
+    ws.send("hello");
+    ws.send(Buffer.from([0, 1, 255]));
+    await poll(async () => messages.length, (n) => n === 2);
+    expect(messages).toEqual([[Buffer.from("hello").toString("hex"), false], ["0001ff", true]]);
+    ws.send("close:4001:done here");
+    const [code, reason] = (await once(ws, "close")) as [number, Buffer];
+    expect([code, reason.toString()]).toEqual([4001, "done here"]);
+  });
+
+  it("the service's refusals pass through: a stopped instance is 409 not_running", async () => {
+    await ok(stack.client.POST("/v1/instances/{id}/stop", { params: { path: { id: llm.id } } }));
+    const response = await fetch(`${local}/v1/models`);
+    expect(response.status).toBe(409);
+    expect(await response.json()).toEqual({ error: "not_running", message: expect.any(String) });
+  });
+
+  it("a local port in use and an unknown instance are clear errors", async () => {
+    const taken = createServer().listen(0, "127.0.0.1");
+    await once(taken, "listening");
+    const port = String((taken.address() as { port: number }).port);
+    const busy = await gpu("forward", llm.id, "8000", "--local-port", port);
+    taken.close();
+    expect(busy).toMatchObject({ code: 1, stderr: `error: 127.0.0.1:${port} is in use: pick another with --local-port\n` });
+    const unknown = await gpu("forward", "i-aaaaaaaaaaaaaaaa", "8000", "--local-port", "0");
+    expect(unknown).toMatchObject({ code: 1, stderr: "error: no instance i-aaaaaaaaaaaaaaaa in this account (not_found, HTTP 404)\n" });
+  });
+
+  it("Ctrl-C stops forwarding and exits 0", async () => {
+    expect(await forward.interrupt()).toBe(0);
+    await expect(fetch(`${local}/v1/models`)).rejects.toThrow();
+  });
+});
