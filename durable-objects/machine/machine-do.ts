@@ -137,6 +137,7 @@ export class MachineDO extends DurableObject<Env> {
     if (!machine || !constantTimeEqual(machine.token_hash, await sha256Hex(token))) {
       return errorResponse("unauthorized", "agent token missing or wrong");
     }
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response(null, { status: 204 }); // token check only
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     const connection = randomBase32(12);
     for (const old of this.ctx.getWebSockets("agent")) closeQuietly(old, 4001, "replaced by a newer connection");
@@ -212,6 +213,8 @@ export class MachineDO extends DurableObject<Env> {
         this.sql`INSERT INTO gpus (idx, model, name, uuid, vram_mb) VALUES (${gpu.index}, ${gpu.model}, ${gpu.name}, ${gpu.uuid}, ${gpu.vram_mb})`;
       }
       this.replaceCache(hello.cached_models);
+      this.sql`INSERT OR REPLACE INTO host_versions (id, agent_version, driver_version, cuda_version)
+               VALUES (1, ${hello.agent_version}, ${hello.driver_version}, ${hello.cuda_version})`;
       for (const row of this.containers()) {
         const actual = reported.get(row.instance_id) ?? "absent";
         this.sql`UPDATE containers SET actual = ${actual} WHERE instance_id = ${row.instance_id}`;
@@ -380,14 +383,16 @@ export class MachineDO extends DurableObject<Env> {
   private async pushFleet(): Promise<void> {
     const machine = this.machine();
     if (!machine || machine.fleet_version >= machine.state_version) return;
-    const gpus = this.sql<{ idx: number; model: string }>`SELECT idx, model FROM gpus ORDER BY idx`;
+    const gpus = this.sql<{ idx: number; model: string; name: string }>`SELECT idx, model, name FROM gpus ORDER BY idx`;
     const reserved = new Set(this.sql<{ gpu_index: number }>`SELECT gpu_index FROM reservations`.map((r) => r.gpu_index));
+    const versions = this.sql<{ agent_version: string; driver_version: string; cuda_version: string }>`SELECT agent_version, driver_version, cuda_version FROM host_versions`[0];
     try {
       await this.env.FLEET.getByName("fleet").reportMachine(machine.id, {
+        ...(versions ?? { agent_version: "", driver_version: "", cuda_version: "" }),
         version: machine.state_version,
         online: machine.online === 1,
         last_seen_at: machine.last_seen_ms === null ? null : iso(machine.last_seen_ms),
-        gpus: gpus.map((g) => ({ model: g.model, index: g.idx })),
+        gpus: gpus.map((g) => ({ model: g.model, index: g.idx, name: g.name })),
         free_indices: gpus.filter((g) => !reserved.has(g.idx)).map((g) => g.idx),
         cached_models: this.sql<{ hf: string }>`SELECT hf FROM cached_models ORDER BY hf`.map((r) => r.hf),
       });

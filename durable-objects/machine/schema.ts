@@ -15,4 +15,5 @@ export function createMachineSchema(sql: Sql): void {
     seq INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, report TEXT NOT NULL,
     attempts INTEGER NOT NULL, next_ms INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS cached_models (hf TEXT PRIMARY KEY)`;
+  sql`CREATE TABLE IF NOT EXISTS host_versions (id INTEGER PRIMARY KEY CHECK (id = 1), agent_version TEXT NOT NULL, driver_version TEXT NOT NULL, cuda_version TEXT NOT NULL)`;
 }
