@@ -1,4 +1,5 @@
 // Command line and environment parsing of the agent's settings.
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCommandLine, USAGE } from "./config.ts";
@@ -68,6 +69,15 @@ describe("agent command line", () => {
     for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
       expect(USAGE).toContain(name);
     }
+  });
+
+  it("the README's GPU host section and --help name the same flags and variables", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("### A GPU host"), readme.indexOf("### Deploying the control plane"));
+    const names = (text: string) => new Set(text.match(/--[a-z][a-z-]+|\b(?:AGENT|DOCKER|DEV)_[A-Z_]+\b/g));
+    const inHelp = names(USAGE);
+    expect([...inHelp].filter((name) => !section.includes(name))).toEqual([]);
+    expect([...names(section)].filter((name) => !inHelp.has(name))).toEqual([]);
   });
 
   it.each([
