@@ -4,7 +4,7 @@ import { AGENT_VERSION, startAgent } from "./agent.ts";
 import { parseCommandLine, USAGE, type AgentConfig } from "./config.ts";
 import { exitCodeOf, formatReport } from "./doctor/check.ts";
 import { runDoctor } from "./doctor/doctor.ts";
-import { discoverNvidiaHost } from "./gpus/nvidia-smi.ts";
+import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
 import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage } from "./log.ts";
 import { DockerRuntime } from "./runtime/docker-runtime.ts";
@@ -36,7 +36,7 @@ switch (commandLine.command) {
 
 async function runAgent(config: AgentConfig): Promise<void> {
   const log = createLogger();
-  let host;
+  let host: NvidiaHost;
   try {
     host = config.gpus
       ? { gpus: config.gpus, driverVersion: config.syntheticVersions.driver, cudaVersion: config.syntheticVersions.cuda }

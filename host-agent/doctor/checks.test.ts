@@ -51,7 +51,7 @@ describe("doctor on a healthy host", () => {
       `engine 4.3.1 on debian at ${SOCKET}`,
       "registered (runtimes: io.containerd.runc.v2, nvidia, runc)",
       "76.1 GiB free in /var/lib/gpu-rental/hf-cache",
-      "instances in 10.213.0.0/16 cannot reach each other, 169.254.0.0/16 or the host",
+      "instances in 10.213.0.0/16 cannot reach each other, and reach the host and 169.254.0.0/16 only for DNS",
       "https://api.example.com answers and accepts this machine's token",
     ]);
     expect(exitCodeOf(results)).toBe(0);

@@ -27,5 +27,5 @@ export function checkFirewall(iptables: CommandResult, pool: string): CheckResul
     missing.push({ rule: "-A DOCKER-USER -j GPU-RENTAL-FORWARD", why: "forwarded traffic skips GPU-RENTAL-FORWARD" });
   }
   if (missing.length > 0) return fail("firewall", `rules for ${pool} missing: ${missing.map((m) => m.why).join("; ")}`, FIX);
-  return ok("firewall", `instances in ${pool} cannot reach each other, 169.254.0.0/16 or the host`);
+  return ok("firewall", `instances in ${pool} cannot reach each other, and reach the host and 169.254.0.0/16 only for DNS`);
 }
