@@ -1,8 +1,9 @@
 // Tenant isolation of the docker runtime on a real engine (podman, as root, like CI): with the host
 // firewall the install script sets (deploy/host-agent/firewall.sh), two instances cannot connect to
-// each other or to the host; the model cache is read-only inside; privileges and limits hold.
-// Changes the machine's iptables: rules for the agent's default pool only, left in place (idempotent).
-import { execFile } from "node:child_process";
+// each other, to the host, or to a link-local metadata service; the model cache is read-only inside;
+// privileges and limits hold. Changes the machine's iptables (rules for the agent's default pool
+// only, left in place: idempotent) and adds a network namespace for the test's duration.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,6 +13,7 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIn } from "../../test/support/agent/docker-exec.ts";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
+import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import { checkFirewall } from "../doctor/firewall-check.ts";
 import { runHostCommand } from "../host-command.ts";
 import { containerName } from "./docker-container-config.ts";
@@ -22,6 +24,27 @@ import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 const FIREWALL_SCRIPT = new URL("../../deploy/host-agent/firewall.sh", import.meta.url).pathname;
 const MODEL = "Qwen/Qwen2.5-0.5B-Instruct";
+const sh = (script: string) => promisify(execFile)("bash", ["-c", script]);
+
+/**
+ * A stand-in for a cloud metadata service: an HTTP server on a link-local address in a network
+ * namespace of its own, routed from the host as a real one is. Not 169.254.169.254 itself, which
+ * this machine's own platform may answer on; the firewall drops all of 169.254.0.0/16 alike.
+ */
+const METADATA = { ns: "gpr-metadata-test", veth: "gprmeta0", address: "169.254.123.1", hostSide: "169.254.123.2" };
+const removeMetadata = () => sh(`ip netns del ${METADATA.ns} 2>/dev/null; ip link del ${METADATA.veth} 2>/dev/null; true`);
+async function startMetadata(): Promise<ChildProcess> {
+  const { ns, veth, address, hostSide } = METADATA;
+  await removeMetadata();
+  await sh(`set -e
+    ip netns add ${ns}
+    ip link add ${veth} type veth peer name ${veth}p netns ${ns}
+    ip addr add ${hostSide}/32 dev ${veth} && ip link set ${veth} up && ip route add ${address}/32 dev ${veth}
+    ip -n ${ns} link set lo up && ip -n ${ns} addr add ${address}/32 dev ${veth}p && ip -n ${ns} link set ${veth}p up
+    ip -n ${ns} route add ${hostSide}/32 dev ${veth}p && ip -n ${ns} route add default via ${hostSide} dev ${veth}p`);
+  const server = `require("node:http").createServer((_, res) => res.end("instance credentials\\n")).listen(80, "${address}")`;
+  return spawn("ip", ["netns", "exec", ns, process.execPath, "-e", server], { stdio: "ignore" });
+}
 
 describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", () => {
   const docker = new Docker();
@@ -31,6 +54,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
   let runtime: DockerRuntime;
   let hostService: Server;
   const hostServiceConnections: string[] = [];
+  let metadata: ChildProcess;
 
   beforeAll(async () => {
     await promisify(execFile)("bash", [FIREWALL_SCRIPT, DEFAULT_NETWORK_POOL]);
@@ -47,8 +71,11 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
       socket.end("host secret\n");
     });
     await new Promise<void>((resolve) => hostService.listen(0, "0.0.0.0", resolve));
+    metadata = await startMetadata();
   }, 60_000);
   afterAll(async () => {
+    metadata?.kill();
+    await removeMetadata();
     hostService?.close();
     await runtime?.destroy(tenantA);
     await runtime?.destroy(tenantB);
@@ -74,6 +101,10 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     expect(b.IPAddress).toMatch(/^10\.213\./);
   });
 
+  // Two layers drop this traffic: the firewall rule, and here podman's own per-network isolation
+  // (its compat API creates networks with isolate=true; netavark 1.4 inserts that jump above ours,
+  // and drops it again when any isolated network is torn down). The host and metadata tests below
+  // fail without the firewall rule; this one proves the outcome, whichever layer drops.
   it("two instances cannot connect to each other, though the host reaches both", async () => {
     const [a, b] = [await addressOf(tenantA), await addressOf(tenantB)];
     for (const address of [a.IPAddress, b.IPAddress]) {
@@ -95,6 +126,17 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     expect(attempt.output).not.toContain("host secret");
     expect(attempt.exitCode).not.toBe(0);
     expect(hostServiceConnections).toEqual([]);
+  });
+
+  it("a container cannot reach a link-local metadata service, though the host can", async () => {
+    const fromHost = await waitUntil(
+      async () => (await fetch(`http://${METADATA.address}/`).catch(() => null))?.text(),
+      "the metadata stand-in answers the host",
+    );
+    expect(fromHost).toBe("instance credentials\n");
+    const attempt = await execIn(docker, containerName(tenantB), ["sh", "-c", `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${METADATA.address} 80`]);
+    expect(attempt.output).not.toContain("instance credentials");
+    expect(attempt.exitCode).not.toBe(0);
   });
 
   it("mounts the model cache read-only: a write to it fails inside the container, the server reads it offline", async () => {
