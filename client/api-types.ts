@@ -2728,8 +2728,11 @@ export interface components {
                 name: string;
                 online: boolean;
                 gpus: {
+                    /** @description Priced GPU model id; "" for a GPU the agent does not know (never offered). */
                     model: string;
                     index: number;
+                    /** @description The GPU's name as nvidia-smi reports it. */
+                    name: string;
                 }[];
                 free_gpus: number;
                 /**
@@ -2737,6 +2740,12 @@ export interface components {
                  * @example 2026-11-21T12:00:00.000Z
                  */
                 last_seen_at: string | null;
+                /** @description Version of the connected host agent; "" before one has connected. */
+                agent_version: string;
+                /** @description NVIDIA driver version the agent reported; "" when unknown. */
+                driver_version: string;
+                /** @description Newest CUDA version the driver supports; "" when unknown (no template is placed there). */
+                cuda_version: string;
             }[];
         };
         Me: {

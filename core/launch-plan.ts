@@ -6,6 +6,8 @@ export interface LaunchPlan {
   gpu_model: string;
   gpu_count: number;
   template: string;
+  /** The template's minimum CUDA version (e.g. "12.8"): placement skips hosts whose driver supports less. */
+  min_cuda: string;
   /** Catalog model id, "" when none. */
   model: string;
   /** Hugging Face id of the model, "" when none. */

@@ -1,11 +1,17 @@
-// The agent process's edges: bad arguments, a rejected token retried with backoff, and containers
+// The agent process's edges: bad arguments, --help and --version, a rejected token retried with backoff, and containers
 // that never outlive their agent (SIGTERM or SIGKILL).
+import { execFile } from "node:child_process";
 import { readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
+import { AGENT_VERSION } from "./agent.ts";
+import { USAGE } from "./config.ts";
 import { startAgentChild, type AgentChild } from "../test/support/agent/agent-child.ts";
+import { NODE_BINARY } from "../test/support/agent/node-binary.ts";
 import { FakeMachineDo } from "../test/support/agent/fake-machine-do.ts";
 import { testSpec } from "../test/support/agent/specs.ts";
 import { healthAnswers, waitUntil } from "../test/support/agent/wait-until.ts";
@@ -48,7 +54,13 @@ describe("host agent process", () => {
     const agent = startAgentChild(["--token", "t"], { AGENT_SERVER: "" });
     expect(await agent.exited).toBe(2);
     expect(agent.stderr()).toContain("--server (or AGENT_SERVER) is required");
-    expect(agent.stderr()).toContain("usage: node host-agent/main.ts");
+    expect(agent.stderr()).toContain("Run gpu-rental-agent --help for the flags.");
+  });
+
+  it("--help prints the usage and exits 0; --version prints the version", async () => {
+    const main = fileURLToPath(new URL("./main.ts", import.meta.url));
+    expect(await promisify(execFile)(NODE_BINARY, [main, "--help"])).toEqual({ stdout: USAGE, stderr: "" });
+    expect(await promisify(execFile)(NODE_BINARY, [main, "--version"])).toEqual({ stdout: `${AGENT_VERSION}\n`, stderr: "" });
   });
 
   it("logs a rejected token and keeps retrying until it is let in", async () => {

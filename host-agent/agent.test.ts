@@ -41,7 +41,7 @@ afterAll(async () => {
 
 // One agent lives through the whole file, so the tests run in order, like an instance's life.
 describe("host agent against a fake MachineDO", () => {
-  it("says hello with its GPUs, containers and cached models, then heartbeats at the welcome's pace", async () => {
+  it("says hello with its GPUs, driver and CUDA versions, containers and cached models, then heartbeats at the welcome's pace", async () => {
     const hello = await fake.waitFor("hello");
     expect(hello).toEqual({
       type: "hello",
@@ -49,6 +49,8 @@ describe("host agent against a fake MachineDO", () => {
       agent_version: expect.any(String),
       runtime: "local",
       hostname: expect.any(String),
+      driver_version: "580.126.09",
+      cuda_version: "13.0",
       gpus: [
         { index: 0, model: "rtx4090", name: "NVIDIA GeForce RTX 4090", uuid: "GPU-local-0", vram_mb: 24564 },
         { index: 1, model: "rtx4090", name: "NVIDIA GeForce RTX 4090", uuid: "GPU-local-1", vram_mb: 24564 },

@@ -19,6 +19,8 @@ export interface AgentOptions {
   token: string;
   runtime: ContainerRuntime;
   gpus: GpuInfo[];
+  /** Reported in the hello: placement keeps templates off hosts whose CUDA is too old. */
+  versions: { driver: string; cuda: string };
   cacheDir: string;
   log: Logger;
 }
@@ -28,7 +30,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function startAgent({ connectUrl, token, runtime, gpus, cacheDir, log }: AgentOptions): RunningAgent {
+export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log }: AgentOptions): RunningAgent {
   const states = new ContainerStates();
   const report = (containerReport: ContainerReport) => {
     states.record(containerReport);
@@ -43,6 +45,8 @@ export function startAgent({ connectUrl, token, runtime, gpus, cacheDir, log }: 
       agent_version: AGENT_VERSION,
       runtime: runtime.name,
       hostname: hostname(),
+      driver_version: versions.driver,
+      cuda_version: versions.cuda,
       gpus,
       containers: states.forHello(listed),
       cached_models: cachedModels,

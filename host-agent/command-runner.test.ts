@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentMessage, ContainerReport } from "../protocol/messages.ts";
 import { CommandRunner, type CommandMessage } from "./command-runner.ts";
+import { testSpec } from "../test/support/agent/specs.ts";
 import { createLogger } from "./log.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 
@@ -17,7 +18,7 @@ function recordingRuntime(log: string[]): ContainerRuntime {
   return {
     name: "local",
     list: async () => [],
-    create: async () => {},
+    create: async () => ({ notice: "" }),
     start: step("start"),
     stop: step("stop"),
     destroy: async () => {
@@ -30,6 +31,7 @@ function recordingRuntime(log: string[]): ContainerRuntime {
 }
 
 const command = (id: string, op: CommandMessage["op"], instanceId: string): CommandMessage => ({ type: "command", command_id: id, op, instance_id: instanceId, spec: null });
+const NOTICE = "disk_gb (10 GB) is not enforced on this host: --storage-opt is supported only for overlay over xfs with 'pquota' mount option";
 
 describe("command runner", () => {
   it("serializes commands of one instance and overlaps different instances", async () => {
@@ -38,6 +40,31 @@ describe("command runner", () => {
     await Promise.all([runner.run(command("1", "start", A)), runner.run(command("2", "stop", A)), runner.run(command("3", "start", B))]);
     expect(steps.indexOf(`start ${A} end`)).toBeLessThan(steps.indexOf(`stop ${A} begin`));
     expect(steps.indexOf(`start ${B} begin`)).toBeLessThan(steps.indexOf(`start ${A} end`));
+  });
+
+  it("a create reports pulling, its pull progress, creating with the runtime's notice, then running", async () => {
+    const reports: ContainerReport[] = [];
+    const sent: AgentMessage[] = [];
+    const runtime: ContainerRuntime = {
+      ...recordingRuntime([]),
+      create: async (_spec, onPullProgress) => {
+        onPullProgress(0);
+        onPullProgress(100);
+        return { notice: NOTICE };
+      },
+    };
+    const runner = new CommandRunner(runtime, (r) => reports.push(r), (m) => sent.push(m), createLogger(() => {}));
+    await runner.run({ ...command("c", "create", A), spec: testSpec(A) });
+    expect(reports).toEqual([
+      { instance_id: A, state: "pulling", message: "" },
+      { instance_id: A, state: "creating", message: NOTICE },
+      { instance_id: A, state: "running", message: "" },
+    ]);
+    expect(sent).toEqual([
+      { type: "pull_progress", instance_id: A, percent: 0 },
+      { type: "pull_progress", instance_id: A, percent: 100 },
+      { type: "ack", command_id: "c", ok: true, error: "" },
+    ]);
   });
 
   it("turns a failure into an error report and a failed ack, and a create without spec into one too", async () => {

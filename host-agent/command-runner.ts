@@ -47,21 +47,19 @@ export class CommandRunner {
   }
 
   async #apply({ op, instance_id: instanceId, spec }: CommandMessage): Promise<void> {
-    const state = (state: ContainerReport["state"]) => this.#report({ instance_id: instanceId, state, message: "" });
+    const state = (state: ContainerReport["state"], message = "") => this.#report({ instance_id: instanceId, state, message });
     switch (op) {
-      case "create":
+      case "create": {
         if (!spec || spec.instance_id !== instanceId) throw new Error("create needs the instance's spec");
         state("pulling");
-        let creating = false;
-        await this.#runtime.create(spec, (percent) => {
+        const { notice } = await this.#runtime.create(spec, (percent) => {
           this.#send({ type: "pull_progress", instance_id: instanceId, percent });
-          // The runtime creates the container right after its image is in place.
-          if (percent === 100 && !creating) state("creating");
-          creating ||= percent === 100;
         });
-        if (!creating) state("creating");
+        // The notice (e.g. "disk_gb is not enforced on this host") becomes part of the instance's event.
+        state("creating", notice);
         await this.#runtime.start(instanceId);
         return state("running");
+      }
       case "start":
         await this.#runtime.start(instanceId);
         return state("running");

@@ -1,48 +1,79 @@
-// Entry of the host agent: `node host-agent/main.ts --server URL --token TOKEN [--runtime docker|local]
-// [--gpus rtx4090:8] [--state-dir DIR] [--cache-dir DIR]` (see config.ts for the environment fallbacks).
-import type { GpuInfo } from "../protocol/messages.ts";
-import { startAgent } from "./agent.ts";
-import { parseConfig, USAGE } from "./config.ts";
-import { discoverNvidiaGpus } from "./gpus/nvidia-smi.ts";
+// Entry of the host agent (`gpu-rental-agent` once built; `node host-agent/main.ts` from the repo):
+// runs the agent, or `doctor`, `--help`, `--version`. See config.ts for the flags and variables.
+import { AGENT_VERSION, startAgent } from "./agent.ts";
+import { parseCommandLine, USAGE, type AgentConfig } from "./config.ts";
+import { exitCodeOf, formatReport } from "./doctor/check.ts";
+import { runDoctor } from "./doctor/doctor.ts";
+import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
+import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage } from "./log.ts";
 import { DockerRuntime } from "./runtime/docker-runtime.ts";
 import { LocalRuntime } from "./runtime/local-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 
-const parsed = parseConfig(process.argv.slice(2), process.env);
-if (!parsed.ok) {
-  process.stderr.write(`host-agent: ${parsed.error}\n${USAGE}\n`);
+const commandLine = parseCommandLine(process.argv.slice(2), process.env);
+if (!commandLine.ok) {
+  process.stderr.write(`gpu-rental-agent: ${commandLine.error}\nRun gpu-rental-agent --help for the flags.\n`);
   process.exit(2);
 }
-const config = parsed.config;
-const log = createLogger();
-
-let gpus: GpuInfo[];
-try {
-  gpus = config.gpus ?? (await discoverNvidiaGpus());
-} catch (error) {
-  log.error("GPU discovery failed", { error: errorMessage(error) });
-  process.exit(1);
+switch (commandLine.command) {
+  case "help":
+    process.stdout.write(USAGE);
+    break;
+  case "version":
+    process.stdout.write(`${AGENT_VERSION}\n`);
+    break;
+  case "doctor": {
+    const results = await runDoctor(commandLine.config, runHostCommand);
+    process.stdout.write(formatReport(results));
+    process.exitCode = exitCodeOf(results);
+    break;
+  }
+  case "run":
+    await runAgent(commandLine.config);
+    break;
 }
 
-const runtime: ContainerRuntime =
-  config.runtime === "docker"
-    ? new DockerRuntime({ modelCacheDir: config.cacheDir })
-    : new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs });
-const agent = startAgent({ connectUrl: config.connectUrl, token: config.token, runtime, gpus, cacheDir: config.cacheDir, log });
+async function runAgent(config: AgentConfig): Promise<void> {
+  const log = createLogger();
+  let host: NvidiaHost;
+  try {
+    host = config.gpus
+      ? { gpus: config.gpus, driverVersion: config.syntheticVersions.driver, cudaVersion: config.syntheticVersions.cuda }
+      : await discoverNvidiaHost(runHostCommand);
+  } catch (error) {
+    log.error("GPU discovery failed", { error: errorMessage(error) });
+    process.exit(1);
+  }
+  if (!host.cudaVersion) log.warn("nvidia-smi shows no CUDA version: no template will be placed on this host", { driver: host.driverVersion });
 
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info("shutting down", { signal });
-    agent.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error("shutdown failed", { error: errorMessage(error) });
-        process.exit(1);
-      },
-    );
+  const runtime: ContainerRuntime =
+    config.runtime === "docker"
+      ? new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool })
+      : new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs });
+  const agent = startAgent({
+    connectUrl: config.connectUrl,
+    token: config.token,
+    runtime,
+    gpus: host.gpus,
+    versions: { driver: host.driverVersion, cuda: host.cudaVersion },
+    cacheDir: config.cacheDir,
+    log,
   });
+
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info("shutting down", { signal });
+      agent.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error("shutdown failed", { error: errorMessage(error) });
+          process.exit(1);
+        },
+      );
+    });
+  }
 }

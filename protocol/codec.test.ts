@@ -14,7 +14,12 @@ const agentMessages: AgentMessage[] = [
     agent_version: "0.1.0",
     runtime: "local",
     hostname: "box",
-    gpus: [{ index: 0, model: "rtx4090", name: "NVIDIA GeForce RTX 4090", uuid: "GPU-local-0", vram_mb: 24564 }],
+    driver_version: "550.54.15",
+    cuda_version: "12.4",
+    gpus: [
+      { index: 0, model: "rtx4090", name: "NVIDIA GeForce RTX 4090", uuid: "GPU-local-0", vram_mb: 24564 },
+      { index: 1, model: "", name: "NVIDIA GeForce GTX 680", uuid: "GPU-local-1", vram_mb: 4095 },
+    ],
     containers: [{ instance_id: ID, state: "running", message: "" }],
     cached_models: ["Qwen/Qwen2.5-0.5B-Instruct"],
   },
@@ -71,6 +76,13 @@ describe("control frame codec", () => {
     const decoded = decodeServerMessage(JSON.stringify(frame));
     expect(decoded.ok).toBe(false);
     expect(!decoded.ok && decoded.reason).toContain(where);
+  });
+
+  it("rejects a hello that does not say the driver and CUDA versions", () => {
+    const hello = { type: "hello", protocol: 1, agent_version: "0.1.0", runtime: "docker", hostname: "box", gpus: [], containers: [], cached_models: [] };
+    const decoded = decodeAgentMessage(JSON.stringify(hello));
+    expect(decoded).toEqual({ ok: false, reason: expect.stringContaining("driver_version") });
+    expect(decodeAgentMessage(JSON.stringify({ ...hello, driver_version: "550.54.15", cuda_version: "12.4" })).ok).toBe(true);
   });
 
   it("keeps the two directions apart", () => {

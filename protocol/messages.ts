@@ -11,6 +11,7 @@ export type ContainerState = (typeof containerStates)[number];
 
 export const gpuInfo = z.object({
   index: z.number().int().min(0),
+  /** Our priced GPU model id for this GPU's name, or "" for a GPU we do not know: never offered to customers. */
   model: z.string(),
   name: z.string(),
   uuid: z.string(),
@@ -48,6 +49,10 @@ export const agentMessage = z.discriminatedUnion("type", [
     agent_version: z.string(),
     runtime: z.string(),
     hostname: z.string(),
+    /** The NVIDIA driver version, e.g. "550.54.15" ("" when unknown). */
+    driver_version: z.string(),
+    /** The newest CUDA version the driver supports, e.g. "12.4" ("" when unknown: no template is placed there). */
+    cuda_version: z.string(),
     gpus: z.array(gpuInfo),
     containers: z.array(containerReport),
     cached_models: z.array(z.string()),

@@ -43,8 +43,8 @@ export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempo
   if (balance < plan.price_hour_micros) {
     return fail("insufficient_funds", `balance_micros ${balance} does not cover one hour of this instance (price_hour_micros ${plan.price_hour_micros})`);
   }
-  const fleet = ctx.env.FLEET.getByName("fleet");
-  const candidates = await fleet.placementCandidates(plan.gpu_model, plan.gpu_count);
+  const placement = await ctx.env.FLEET.getByName("fleet").placementCandidates(plan);
+  if (!placement.ok) return placement;
   const id = newInstanceId();
   const token = instanceTokens.issue(ctx.accountId);
   const nowMs = clock.now();
@@ -57,7 +57,7 @@ export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempo
         ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, ${token},
         ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0)`;
   const spec = containerSpec(id, token, plan);
-  for (const machineId of candidates) {
+  for (const machineId of placement.machine_ids) {
     const reserved = await ctx.env.MACHINES.getByName(String(machineId)).reserve({
       account_id: ctx.accountId, instance_id: id, gpu_model: plan.gpu_model, gpu_count: plan.gpu_count, generation: 1, spec,
     }).catch(() => ({ ok: false as const }));

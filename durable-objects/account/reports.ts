@@ -39,7 +39,7 @@ function applyOne(sql: Sql, row: InstanceRow, report: MachineReport): void {
     case "pulling":
       return addEvent(sql, row.id, "Pulling image " + row.image, at);
     case "creating":
-      return addEvent(sql, row.id, "Creating container", at);
+      return addEvent(sql, row.id, report.message ? `Creating container: ${report.message}` : "Creating container", at);
     case "running":
       if (!wantsRunning || (row.status !== "creating" && row.status !== "starting")) return;
       sql`UPDATE instances SET status = 'running', status_message = '', started_at = ${at} WHERE id = ${row.id}`;

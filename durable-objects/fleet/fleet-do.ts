@@ -1,13 +1,15 @@
 // FleetDO, a single object named "fleet". Authority for: GPU models and their prices, the machine
-// registry (ids, names) and the model-cache index. Its free-GPU counts are an index kept current by
-// each MachineDO, which stays the single authority on whether a GPU is free: placement here only
-// proposes machines, and a MachineDO refuses a reservation it cannot honour.
+// registry (ids, names) and the model-cache index. Its free-GPU counts, GPU names and driver/CUDA
+// versions are an index kept current by each MachineDO, which stays the single authority on whether
+// a GPU is free: placement here only proposes machines, and a MachineDO refuses a reservation it
+// cannot honour. A GPU of model "" (one the agent does not know) is listed but never offered.
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { agentTokens } from "../../core/credentials.ts";
 import type { Env } from "../../core/env.ts";
 import { sqlFor, type Sql } from "../sql.ts";
+import { placeLaunch, type Placement, type PlacementRequest } from "./placement.ts";
 
 export interface GpuModel {
   model: string;
@@ -23,27 +25,41 @@ export interface GpuAvailability extends GpuModel {
   max_per_server: number;
 }
 
+/** A machine's GPU as the fleet indexes it: `model` "" is a GPU the agent does not know. */
+export interface MachineGpu {
+  model: string;
+  index: number;
+  name: string;
+}
+
+/** What its agent last said about the host (all "" until an agent has connected). */
+export interface HostVersions {
+  agent_version: string;
+  driver_version: string;
+  cuda_version: string;
+}
+
 /** What a MachineDO tells the fleet about its machine. */
-export interface MachineState {
+export interface MachineState extends HostVersions {
   /** Increases with every change on the MachineDO: an older state arriving late is ignored. */
   version: number;
   online: boolean;
   last_seen_at: string | null;
-  gpus: { model: string; index: number }[];
+  gpus: MachineGpu[];
   free_indices: number[];
   cached_models: string[];
 }
 
-export interface MachineSummary {
+export interface MachineSummary extends HostVersions {
   id: number;
   name: string;
   online: boolean;
-  gpus: { model: string; index: number }[];
+  gpus: MachineGpu[];
   free_gpus: number;
   last_seen_at: string | null;
 }
 
-interface MachineRow {
+interface MachineRow extends HostVersions {
   id: number;
   name: string;
   online: number;
@@ -52,6 +68,9 @@ interface MachineRow {
   free_indices: string;
   cached_models: string;
 }
+
+/** Columns added after the machines table first shipped: added in place to an older database. */
+const HOST_VERSION_COLUMNS = ["agent_version", "driver_version", "cuda_version"] as const;
 
 export class FleetDO extends DurableObject<Env> {
   private readonly clock = clock;
@@ -67,6 +86,10 @@ export class FleetDO extends DurableObject<Env> {
       id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, created_at TEXT NOT NULL, online INTEGER NOT NULL,
       last_seen_at TEXT, gpus TEXT NOT NULL, free_indices TEXT NOT NULL, cached_models TEXT NOT NULL,
       state_version INTEGER NOT NULL DEFAULT 0)`;
+    const columns = ctx.storage.sql.exec("SELECT * FROM machines LIMIT 0").columnNames;
+    for (const column of HOST_VERSION_COLUMNS.filter((c) => !columns.includes(c))) {
+      ctx.storage.sql.exec(`ALTER TABLE machines ADD COLUMN ${column} TEXT NOT NULL DEFAULT ''`);
+    }
   }
 
   putGpuModel(entry: GpuModel): GpuModel {
@@ -97,13 +120,14 @@ export class FleetDO extends DurableObject<Env> {
     }));
   }
 
-  /** Online machines with enough free GPUs of `model`, best fit first (fewest free that still fit). */
-  placementCandidates(model: string, count: number): number[] {
-    return this.onlineMachines()
-      .map((machine) => ({ id: machine.id, free: freeByModel(machine).get(model) ?? 0 }))
-      .filter((candidate) => candidate.free >= count)
-      .sort((a, b) => a.free - b.free || a.id - b.id)
-      .map((candidate) => candidate.id);
+  /** Online machines that could take the launch (enough free GPUs, CUDA new enough), best fit first; or why none can. */
+  placementCandidates(request: PlacementRequest): Placement {
+    const machines = this.onlineMachines().map((machine) => ({
+      id: machine.id,
+      free: freeByModel(machine).get(request.gpu_model) ?? 0,
+      cuda_version: machine.cuda_version,
+    }));
+    return placeLaunch(machines, request);
   }
 
   /** Hugging Face ids cached on at least one online machine. */
@@ -130,16 +154,20 @@ export class FleetDO extends DurableObject<Env> {
       id: row.id,
       name: row.name,
       online: row.online === 1,
-      gpus: JSON.parse(row.gpus) as { model: string; index: number }[],
+      gpus: gpusOf(row),
       free_gpus: (JSON.parse(row.free_indices) as number[]).length,
       last_seen_at: row.last_seen_at,
+      agent_version: row.agent_version,
+      driver_version: row.driver_version,
+      cuda_version: row.cuda_version,
     }));
   }
 
   reportMachine(id: number, state: MachineState): void {
     this.sql`UPDATE machines SET online = ${state.online ? 1 : 0}, last_seen_at = ${state.last_seen_at},
                gpus = ${JSON.stringify(state.gpus)}, free_indices = ${JSON.stringify(state.free_indices)},
-               cached_models = ${JSON.stringify(state.cached_models)}, state_version = ${state.version}
+               cached_models = ${JSON.stringify(state.cached_models)}, state_version = ${state.version},
+               agent_version = ${state.agent_version}, driver_version = ${state.driver_version}, cuda_version = ${state.cuda_version}
              WHERE id = ${id} AND state_version < ${state.version}`;
   }
 
@@ -148,10 +176,17 @@ export class FleetDO extends DurableObject<Env> {
   }
 }
 
+/** Free GPUs per known model: unknown GPUs (model "") are never counted, so never offered. */
 function freeByModel(machine: MachineRow): Map<string, number> {
-  const gpus = JSON.parse(machine.gpus) as { model: string; index: number }[];
   const free = new Set(JSON.parse(machine.free_indices) as number[]);
   const counts = new Map<string, number>();
-  for (const gpu of gpus) if (free.has(gpu.index)) counts.set(gpu.model, (counts.get(gpu.model) ?? 0) + 1);
+  for (const gpu of gpusOf(machine)) {
+    if (gpu.model !== "" && free.has(gpu.index)) counts.set(gpu.model, (counts.get(gpu.model) ?? 0) + 1);
+  }
   return counts;
+}
+
+/** The stored GPU list; a MachineDO that pushed before names were indexed left them out. */
+function gpusOf(machine: MachineRow): MachineGpu[] {
+  return (JSON.parse(machine.gpus) as Partial<MachineGpu>[]).map((gpu) => ({ model: gpu.model ?? "", index: gpu.index ?? 0, name: gpu.name ?? "" }));
 }

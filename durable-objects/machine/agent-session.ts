@@ -54,6 +54,8 @@ export class AgentSession {
     if (!machine || !constantTimeEqual(machine.token_hash, await sha256Hex(token))) {
       return errorResponse("unauthorized", "agent token missing or wrong");
     }
+    // A plain GET only checks the token (the agent's `doctor`), without taking the live connection over.
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response(null, { status: 204 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.agent.closeAll(4001, "replaced by a newer connection");
     this.bridge.abortAll();
@@ -117,6 +119,7 @@ export class AgentSession {
       this.record.markOnline(Date.now());
       this.record.replaceGpus(hello.gpus);
       this.record.replaceCache(hello.cached_models);
+      this.record.replaceVersions(hello);
       this.ledger.takeReportedStates(reported, nowMs);
       if (!wasOnline) this.ledger.reportHost(true, nowMs);
       this.record.bumpState();

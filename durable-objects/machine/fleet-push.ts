@@ -45,10 +45,11 @@ export class FleetPush implements AlarmCapability {
     const lastSeenMs = this.liveness.lastSeenMs();
     try {
       await this.env.FLEET.getByName("fleet").reportMachine(machine.id, {
+        ...this.record.versions(),
         version: machine.state_version,
         online: machine.online === 1,
         last_seen_at: lastSeenMs === null ? null : iso(lastSeenMs),
-        gpus: gpus.map((g) => ({ model: g.model, index: g.idx })),
+        gpus: gpus.map((g) => ({ model: g.model, index: g.idx, name: g.name })),
         free_indices: gpus.filter((g) => !reserved.has(g.idx)).map((g) => g.idx),
         cached_models: this.record.cachedModels(),
       });

@@ -2,6 +2,7 @@
 // connection, state and fleet versions) and, as its agent's last hello said, its GPUs and cached models.
 import { sha256Hex } from "../../core/hash.ts";
 import type { GpuInfo } from "../../protocol/index.ts";
+import type { HostVersions } from "../fleet/fleet-do.ts";
 import type { Sql } from "../sql.ts";
 
 export interface MachineRow {
@@ -75,8 +76,19 @@ export class MachineRecord {
     for (const hf of new Set(models)) this.sql`INSERT INTO cached_models (hf) VALUES (${hf})`;
   }
 
-  gpus(): { idx: number; model: string }[] {
-    return this.sql<{ idx: number; model: string }>`SELECT idx, model FROM gpus ORDER BY idx`;
+  gpus(): { idx: number; model: string; name: string }[] {
+    return this.sql<{ idx: number; model: string; name: string }>`SELECT idx, model, name FROM gpus ORDER BY idx`;
+  }
+
+  replaceVersions(versions: HostVersions): void {
+    this.sql`INSERT OR REPLACE INTO host_versions (id, agent_version, driver_version, cuda_version)
+             VALUES (1, ${versions.agent_version}, ${versions.driver_version}, ${versions.cuda_version})`;
+  }
+
+  /** What the agent's last hello said it runs; empty before the first hello. */
+  versions(): HostVersions {
+    return this.sql<HostVersions>`SELECT agent_version, driver_version, cuda_version FROM host_versions`[0]
+      ?? { agent_version: "", driver_version: "", cuda_version: "" };
   }
 
   cachedModels(): string[] {

@@ -1,33 +1,41 @@
-// Our GPU model ids (as priced in the fleet) for the names nvidia-smi reports, and the synthetic
-// GPUs the local runtime pretends to have.
-const MODEL_BY_NAME: Record<string, string> = {
-  "NVIDIA GeForce RTX 4090": "rtx4090",
-  "NVIDIA H100 80GB HBM3": "h100-80gb",
-  "NVIDIA H100 PCIe": "h100-80gb",
-  "NVIDIA A100-SXM4-80GB": "a100-80gb",
-  "NVIDIA A100 80GB PCIe": "a100-80gb",
-  "NVIDIA A100-SXM4-40GB": "a100-40gb",
-  "NVIDIA L40S": "l40s",
-  "NVIDIA RTX A6000": "rtx-a6000",
-  "NVIDIA GeForce RTX 3090": "rtx3090",
-  "NVIDIA L4": "l4",
-  "NVIDIA H200": "h200",
-};
-
-/** What a synthetic GPU of each model looks like: a typical nvidia-smi name and memory.total (MiB). */
-export const SYNTHETIC_GPUS: Record<string, { name: string; vramMb: number }> = {
-  rtx4090: { name: "NVIDIA GeForce RTX 4090", vramMb: 24564 },
-  "h100-80gb": { name: "NVIDIA H100 80GB HBM3", vramMb: 81559 },
-  "a100-80gb": { name: "NVIDIA A100-SXM4-80GB", vramMb: 81920 },
-  "a100-40gb": { name: "NVIDIA A100-SXM4-40GB", vramMb: 40960 },
-  l40s: { name: "NVIDIA L40S", vramMb: 46068 },
-  "rtx-a6000": { name: "NVIDIA RTX A6000", vramMb: 49140 },
-  rtx3090: { name: "NVIDIA GeForce RTX 3090", vramMb: 24576 },
-  l4: { name: "NVIDIA L4", vramMb: 23034 },
-  h200: { name: "NVIDIA H200", vramMb: 143771 },
-};
-
-/** Our model id for an nvidia-smi GPU name; unknown GPUs get a slug of their name so they still show up. */
-export function gpuModelId(name: string): string {
-  return MODEL_BY_NAME[name.trim()] ?? name.trim().toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+// The one table of GPUs the service knows: our priced model id, the names nvidia-smi reports for it
+// (as seen in public nvidia-smi captures), and its memory.total in MiB (what a synthetic GPU of the
+// local runtime reports). A GPU whose name is not here gets model "": it is reported, never offered.
+interface KnownGpu {
+  model: string;
+  names: readonly string[];
+  vramMb: number;
 }
+
+const KNOWN_GPUS: readonly KnownGpu[] = [
+  { model: "h100-80gb", names: ["NVIDIA H100 80GB HBM3"], vramMb: 81559 }, // H100 SXM
+  { model: "h100-pcie", names: ["NVIDIA H100 PCIe"], vramMb: 81559 },
+  { model: "h100-nvl", names: ["NVIDIA H100 NVL"], vramMb: 95830 },
+  { model: "h200", names: ["NVIDIA H200", "NVIDIA H200 NVL"], vramMb: 143771 },
+  { model: "b200", names: ["NVIDIA B200"], vramMb: 183359 },
+  { model: "a100-80gb", names: ["NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe"], vramMb: 81920 },
+  { model: "a100-40gb", names: ["NVIDIA A100-SXM4-40GB", "NVIDIA A100-PCIE-40GB"], vramMb: 40960 },
+  { model: "l40s", names: ["NVIDIA L40S"], vramMb: 46068 },
+  { model: "l4", names: ["NVIDIA L4"], vramMb: 23034 },
+  { model: "a10", names: ["NVIDIA A10"], vramMb: 23028 },
+  { model: "rtx4090", names: ["NVIDIA GeForce RTX 4090"], vramMb: 24564 },
+  { model: "rtx5090", names: ["NVIDIA GeForce RTX 5090"], vramMb: 32607 },
+  { model: "rtx6000-ada", names: ["NVIDIA RTX 6000 Ada Generation"], vramMb: 49140 },
+  { model: "rtx-a6000", names: ["NVIDIA RTX A6000"], vramMb: 49140 },
+  { model: "rtx3090", names: ["NVIDIA GeForce RTX 3090"], vramMb: 24576 },
+];
+
+const MODEL_BY_NAME = new Map(KNOWN_GPUS.flatMap((gpu) => gpu.names.map((name) => [name, gpu.model] as const)));
+
+/** Our model id for an nvidia-smi GPU name, or "" when the GPU is not in the table. */
+export function gpuModelId(name: string): string {
+  return MODEL_BY_NAME.get(name.trim()) ?? "";
+}
+
+/** What a synthetic GPU of `model` looks like (its first nvidia-smi name and memory), or undefined. */
+export function syntheticGpu(model: string): { name: string; vramMb: number } | undefined {
+  const known = KNOWN_GPUS.find((gpu) => gpu.model === model);
+  return known && { name: known.names[0]!, vramMb: known.vramMb };
+}
+
+export const KNOWN_GPU_MODELS: readonly string[] = KNOWN_GPUS.map((gpu) => gpu.model);

@@ -1,14 +1,14 @@
 // The local runtime's GPUs, from `--gpus model:count[,model:count]` (e.g. `rtx4090:8`).
 import type { GpuInfo } from "../../protocol/messages.ts";
-import { SYNTHETIC_GPUS } from "./gpu-models.ts";
+import { KNOWN_GPU_MODELS, syntheticGpu } from "./gpu-models.ts";
 
 export function parseGpuSpec(text: string): GpuInfo[] | { error: string } {
   const gpus: GpuInfo[] = [];
   for (const group of text.split(",").filter(Boolean)) {
     const match = /^([a-z0-9-]+):([1-9]\d*)$/.exec(group.trim());
-    const known = match ? SYNTHETIC_GPUS[match[1] ?? ""] : undefined;
+    const known = match ? syntheticGpu(match[1] ?? "") : undefined;
     if (!match || !known) {
-      return { error: `--gpus wants model:count[,model:count] with a model among ${Object.keys(SYNTHETIC_GPUS).join(", ")}; got "${group}"` };
+      return { error: `--gpus wants model:count[,model:count] with a model among ${KNOWN_GPU_MODELS.join(", ")}; got "${group}"` };
     }
     for (let n = 0; n < Number(match[2]); n++) {
       const index = gpus.length;

@@ -1,42 +1,75 @@
-// The Engine API create options derived from a spec.
+// The Engine API create options derived from a spec: what isolates a tenant's container.
 import { describe, expect, it } from "vitest";
 import { testSpec } from "../../test/support/agent/specs.ts";
-import { containerCreateOptions, volumeCreateOptions } from "./docker-container-config.ts";
+import { containerCreateOptions, type ContainerPlacement } from "./docker-container-config.ts";
 
 const ID = "i-bbbbbbbbbbbbbbbb";
+const placement: ContainerPlacement = { network: `gpu-rental-${ID}`, cachedModelDir: null, enforceDisk: true, notice: "" };
+const GIB = 1024 ** 3;
 
 describe("docker container config", () => {
-  it("labels the container, publishes every port on loopback, mounts data and model cache, requests the GPUs", () => {
-    const options = containerCreateOptions(testSpec(ID, { ports: [8000, 8265], gpu_indices: [2, 3], env: { A: "1" } }), "/var/cache/hf");
+  it("labels the container, publishes every port on loopback, joins its own network, drops privileges, requests the GPUs", () => {
+    const options = containerCreateOptions(testSpec(ID, { ports: [8000, 8265], gpu_indices: [2, 3], env: { A: "1" }, disk_gb: 80 }), placement);
     expect(options).toEqual({
       name: `gpu-rental-${ID}`,
       Image: "localhost/gpu-rental-dev:latest",
-      Env: ["A=1"],
-      Labels: { "gpu-rental.managed": "true", "gpu-rental.instance": ID },
+      Env: ["A=1", "HF_HOME=/data/huggingface", "HF_HUB_CACHE=/data/huggingface/hub", "HUGGINGFACE_HUB_CACHE=/data/huggingface/hub"],
+      Labels: { "gpu-rental.managed": "true", "gpu-rental.instance": ID, "gpu-rental.disk_gb": "80" },
       ExposedPorts: { "8000/tcp": {}, "8265/tcp": {} },
       HostConfig: {
         PortBindings: {
           "8000/tcp": [{ HostIp: "127.0.0.1", HostPort: "" }],
           "8265/tcp": [{ HostIp: "127.0.0.1", HostPort: "" }],
         },
-        Binds: [`gpu-rental-${ID}:/data`, "/var/cache/hf:/root/.cache/huggingface:rw"],
+        NetworkMode: `gpu-rental-${ID}`,
+        Binds: [],
+        Privileged: false,
+        CapDrop: ["ALL"],
+        CapAdd: ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"],
+        SecurityOpt: ["no-new-privileges"],
+        Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
+        PidsLimit: 16384,
+        StorageOpt: { size: "80G" },
+        ShmSize: 16 * GIB,
         DeviceRequests: [{ Driver: "nvidia", DeviceIDs: ["2", "3"], Capabilities: [["gpu"]] }],
       },
     });
   });
 
-  it("runs the spec's command, or the image's own when it has none", () => {
-    const command = ["--model", "Qwen/Qwen2.5-0.5B-Instruct", "--port", "8000"];
-    expect(containerCreateOptions(testSpec(ID, { command }), "/c").Cmd).toEqual(command);
-    expect(containerCreateOptions(testSpec(ID), "/c")).not.toHaveProperty("Cmd");
+  it("mounts a cache holding the instance's model read-only and serves it offline", () => {
+    const options = containerCreateOptions(testSpec(ID), { ...placement, cachedModelDir: "/var/lib/gpu-rental/hf-cache" });
+    expect(options.HostConfig?.Binds).toEqual(["/var/lib/gpu-rental/hf-cache:/model-cache:ro"]);
+    expect(options.Env).toEqual(["INSTANCE_TOKEN=tok", "HF_HOME=/data/huggingface", "HF_HUB_CACHE=/model-cache/hub", "HUGGINGFACE_HUB_CACHE=/model-cache/hub", "HF_HUB_OFFLINE=1"]);
   });
 
-  it("requests no devices for a spec without GPUs, and labels the volume with its size", () => {
-    const spec = testSpec(ID, { gpu_indices: [], disk_gb: 50 });
-    expect(containerCreateOptions(spec, "/c").HostConfig).not.toHaveProperty("DeviceRequests");
-    expect(volumeCreateOptions(spec)).toEqual({
-      Name: `gpu-rental-${ID}`,
-      Labels: { "gpu-rental.managed": "true", "gpu-rental.instance": ID, "gpu-rental.disk_gb": "50" },
-    });
+  it("keeps the platform's Hugging Face variables over the user's", () => {
+    const options = containerCreateOptions(testSpec(ID, { env: { HF_HUB_CACHE: "/root/.cache/huggingface/hub", HF_TOKEN: "hf_x" } }), placement);
+    expect(options.Env).toContain("HF_HUB_CACHE=/data/huggingface/hub");
+    expect(options.Env).toContain("HF_TOKEN=hf_x");
+    expect(options.Env).not.toContain("HF_HUB_CACHE=/root/.cache/huggingface/hub");
+  });
+
+  it("sizes /dev/shm at 8 GiB per GPU and never shares the host's IPC namespace", () => {
+    for (const gpus of [1, 2, 8]) {
+      const host = containerCreateOptions(testSpec(ID, { gpu_indices: [...Array(gpus).keys()] }), placement).HostConfig;
+      expect(host?.ShmSize).toBe(gpus * 8 * GIB);
+      expect(host).not.toHaveProperty("IpcMode");
+    }
+  });
+
+  it("leaves the size limit out where the engine cannot enforce it, and keeps the notice as a label", () => {
+    const notice = "disk_gb (10 GB) is not enforced on this host: --storage-opt is supported only for overlay over xfs with 'pquota' mount option";
+    const options = containerCreateOptions(testSpec(ID), { ...placement, enforceDisk: false, notice });
+    expect(options.HostConfig).not.toHaveProperty("StorageOpt");
+    expect(options.Labels).toMatchObject({ "gpu-rental.notice": notice });
+  });
+
+  it("runs the spec's command, or the image's own when it has none; no GPUs means no devices", () => {
+    const command = ["--model", "Qwen/Qwen2.5-0.5B-Instruct", "--port", "8000"];
+    expect(containerCreateOptions(testSpec(ID, { command }), placement).Cmd).toEqual(command);
+    expect(containerCreateOptions(testSpec(ID), placement)).not.toHaveProperty("Cmd");
+    const cpuOnly = containerCreateOptions(testSpec(ID, { gpu_indices: [] }), placement).HostConfig;
+    expect(cpuOnly).not.toHaveProperty("DeviceRequests");
+    expect(cpuOnly).not.toHaveProperty("ShmSize");
   });
 });

@@ -1,45 +1,103 @@
-// How a ContainerSpec becomes a Docker container: names, labels (so the agent finds its own
-// containers after a restart), GPUs, published ports, the data volume and the model cache mount.
+// How a ContainerSpec becomes a Docker container a tenant cannot break out of, or into another's:
+// names and labels (so the agent finds its own containers after a restart), GPUs, loopback-only
+// ports, its own network, a read-only model cache, dropped capabilities, and limits.
 import type Docker from "dockerode";
 import type { ContainerSpec } from "../../protocol/messages.ts";
 
 export const MANAGED_LABEL = "gpu-rental.managed";
 export const INSTANCE_LABEL = "gpu-rental.instance";
 export const DISK_LABEL = "gpu-rental.disk_gb";
-export const MODEL_CACHE_TARGET = "/root/.cache/huggingface";
+/** The `creating` notice, kept on the container so a repeated create reports it again. */
+export const NOTICE_LABEL = "gpu-rental.notice";
+/** Where the host's shared Hugging Face cache appears in a container, read-only. */
+export const MODEL_CACHE_TARGET = "/model-cache";
+/** The instance's own data, in the container's writable layer: kept across stop, removed on destroy, and inside the disk_gb limit. */
+export const DATA_DIR = "/data";
+
+/**
+ * Capabilities a container keeps; every other one is dropped. The template images run as root and
+ * their entrypoints and package managers (pip, apt in the PyTorch notebook) change file ownership
+ * and switch to service users: CHOWN, DAC_OVERRIDE, FOWNER, SETUID, SETGID. Nothing here lets a
+ * process reach beyond its own namespaces (no NET_RAW to forge packets on the bridge, no MKNOD,
+ * no SYS_*); low ports need no NET_BIND_SERVICE because the unprivileged port floor is set to 0.
+ */
+export const KEPT_CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"] as const;
+
+/** A fork bomb's ceiling, not a working limit: threads count as PIDs, and vLLM/PyTorch start hundreds per GPU worker. */
+export const PIDS_LIMIT = 16_384;
+
+/**
+ * /dev/shm per GPU. Tensor-parallel servers (vLLM, SGLang: NCCL) and PyTorch's worker processes
+ * pass tensors through shared memory, and Docker's 64 MB default breaks them; `--ipc=host` would
+ * share the host's IPC namespace between tenants instead. 8 GiB per GPU is a ceiling, not a
+ * reservation: tmpfs pages are only used as they are written.
+ */
+export const SHM_BYTES_PER_GPU = 8 * 1024 ** 3;
+
+export interface ContainerPlacement {
+  /** The instance's own network (see docker-network.ts). */
+  network: string;
+  /** Host folder of the shared Hugging Face cache, or null when the instance's model is not in it. */
+  cachedModelDir: string | null;
+  /** Whether disk_gb becomes an engine storage limit (StorageOpt size); false where the storage driver cannot enforce one. */
+  enforceDisk: boolean;
+  /** What the `creating` report tells the user (kept as a label). */
+  notice: string;
+}
 
 export function containerName(instanceId: string): string {
   return `gpu-rental-${instanceId}`;
 }
 
-export function volumeName(instanceId: string): string {
-  return `gpu-rental-${instanceId}`;
-}
-
-/** The data volume. Its size is recorded, not enforced: that needs a quota-capable storage driver (e.g. overlay2 on xfs with pquota). */
-export function volumeCreateOptions(spec: ContainerSpec): Docker.VolumeCreateOptions {
-  return {
-    Name: volumeName(spec.instance_id),
-    Labels: { [MANAGED_LABEL]: "true", [INSTANCE_LABEL]: spec.instance_id, [DISK_LABEL]: String(spec.disk_gb) },
-  };
-}
-
-export function containerCreateOptions(spec: ContainerSpec, modelCacheDir: string): Docker.ContainerCreateOptions {
+export function containerCreateOptions(spec: ContainerSpec, placement: ContainerPlacement): Docker.ContainerCreateOptions {
   const portKeys = spec.ports.map((port) => `${port}/tcp`);
+  const gpus = spec.gpu_indices.length;
   return {
     name: containerName(spec.instance_id),
     Image: spec.image,
     ...(spec.command.length > 0 ? { Cmd: spec.command } : {}),
-    Env: Object.entries(spec.env).map(([name, value]) => `${name}=${value}`),
-    Labels: { [MANAGED_LABEL]: "true", [INSTANCE_LABEL]: spec.instance_id },
+    Env: Object.entries({ ...spec.env, ...huggingFaceEnv(placement.cachedModelDir !== null) }).map(([name, value]) => `${name}=${value}`),
+    Labels: {
+      [MANAGED_LABEL]: "true",
+      [INSTANCE_LABEL]: spec.instance_id,
+      [DISK_LABEL]: String(spec.disk_gb),
+      ...(placement.notice ? { [NOTICE_LABEL]: placement.notice } : {}),
+    },
     ExposedPorts: Object.fromEntries(portKeys.map((key) => [key, {}])),
     HostConfig: {
       // Published on loopback only, on a port the engine picks: the agent is the only client.
       PortBindings: Object.fromEntries(portKeys.map((key) => [key, [{ HostIp: "127.0.0.1", HostPort: "" }]])),
-      Binds: [`${volumeName(spec.instance_id)}:/data`, `${modelCacheDir}:${MODEL_CACHE_TARGET}:rw`],
-      ...(spec.gpu_indices.length > 0
-        ? { DeviceRequests: [{ Driver: "nvidia", DeviceIDs: spec.gpu_indices.map(String), Capabilities: [["gpu"]] }] }
+      NetworkMode: placement.network,
+      Binds: placement.cachedModelDir === null ? [] : [`${placement.cachedModelDir}:${MODEL_CACHE_TARGET}:ro`],
+      Privileged: false,
+      CapDrop: ["ALL"],
+      CapAdd: [...KEPT_CAPABILITIES],
+      SecurityOpt: ["no-new-privileges"],
+      Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
+      PidsLimit: PIDS_LIMIT,
+      ...(placement.enforceDisk ? { StorageOpt: { size: `${spec.disk_gb}G` } } : {}),
+      ...(gpus > 0
+        ? {
+            ShmSize: gpus * SHM_BYTES_PER_GPU,
+            DeviceRequests: [{ Driver: "nvidia", DeviceIDs: spec.gpu_indices.map(String), Capabilities: [["gpu"]] }],
+          }
         : {}),
     },
+  };
+}
+
+/**
+ * Where Hugging Face libraries look for and put models. A cached model is read from the shared cache,
+ * read-only and offline (no lock files to write); anything else downloads into the instance's own
+ * /data, so no tenant can change weights another tenant will load. HUGGINGFACE_HUB_CACHE is the
+ * name Text Embeddings Inference reads.
+ */
+function huggingFaceEnv(modelCached: boolean): Record<string, string> {
+  const hubCache = modelCached ? `${MODEL_CACHE_TARGET}/hub` : `${DATA_DIR}/huggingface/hub`;
+  return {
+    HF_HOME: `${DATA_DIR}/huggingface`,
+    HF_HUB_CACHE: hubCache,
+    HUGGINGFACE_HUB_CACHE: hubCache,
+    ...(modelCached ? { HF_HUB_OFFLINE: "1" } : {}),
   };
 }

@@ -5,9 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execIn } from "../../test/support/agent/docker-exec.ts";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
-import { containerName, volumeName } from "./docker-container-config.ts";
+import { containerName } from "./docker-container-config.ts";
+import { networkName } from "./docker-network.ts";
 import { statusOf } from "./docker-pull.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
 import type { ContainerExit } from "./runtime.ts";
@@ -28,12 +30,16 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
   const id = randomInstanceId();
   let cacheDir: string;
   let runtime: DockerRuntime;
+  let diskLimited: boolean;
   const exits: ContainerExit[] = [];
 
   beforeAll(async () => {
     cacheDir = await mkdtemp(join(tmpdir(), "docker-runtime-cache-"));
     runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
     runtime.onExit((exit) => exits.push(exit));
+    // StorageOpt size needs overlay on xfs with pquota; CI's podman runs overlay on extfs.
+    const info = (await docker.info()) as { DriverStatus?: [string, string][] };
+    diskLimited = info.DriverStatus?.some(([key, value]) => key === "Backing Filesystem" && value === "xfs") ?? false;
   });
   afterAll(async () => {
     await runtime.destroy(id);
@@ -41,30 +47,45 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
     await rm(cacheDir, { recursive: true, force: true });
   });
 
-  it("creates a labelled container with its port published on loopback and a data volume", async () => {
+  it("creates a labelled container on its own network, its port published on loopback, with a writable /data", async () => {
     const progress: number[] = [];
     const spec = testSpec(id, { image: TEST_IMAGE, ports: [8080], gpu_indices: [], disk_gb: 12 });
-    await runtime.create(spec, (p) => progress.push(p));
-    await runtime.create(spec, (p) => progress.push(p));
+    const first = await runtime.create(spec, (p) => progress.push(p));
+    expect(await runtime.create(spec, (p) => progress.push(p))).toEqual(first);
     expect(progress).toEqual([100]);
     const info = await docker.getContainer(containerName(id)).inspect();
-    expect(info.Config.Labels).toMatchObject({ "gpu-rental.managed": "true", "gpu-rental.instance": id });
+    expect(info.Config.Labels).toMatchObject({ "gpu-rental.managed": "true", "gpu-rental.instance": id, "gpu-rental.disk_gb": "12" });
     expect(info.Config.Env).toContain("INSTANCE_TOKEN=tok");
     expect(info.HostConfig.PortBindings).toMatchObject({ "8080/tcp": [expect.objectContaining({ HostIp: "127.0.0.1" })] });
-    const volume = await docker.getVolume(volumeName(id)).inspect();
-    expect(volume.Labels).toMatchObject({ "gpu-rental.instance": id, "gpu-rental.disk_gb": "12" });
-    expect(info.Mounts.map((m) => m.Destination).sort()).toEqual(["/data", "/root/.cache/huggingface"]);
+    expect(Object.keys(info.NetworkSettings.Networks)).toEqual([networkName(id)]);
+    expect(info.Mounts).toEqual([]);
+    const network = await docker.getNetwork(networkName(id)).inspect();
+    expect(network.Labels).toMatchObject({ "gpu-rental.managed": "true", "gpu-rental.instance": id });
+    expect(network.IPAM?.Config?.[0]?.Subnet).toMatch(/^10\.213\.\d+\.\d+\/28$/);
     expect(await runtime.list()).toContainEqual({ instanceId: id, state: "stopped" });
   });
 
-  it("starts, answers through the resolved port, stops, starts again", async () => {
+  it("limits the container to disk_gb where the storage driver can, and says it is not enforced where it cannot", async () => {
+    const outcome = await runtime.create(testSpec(id, { image: TEST_IMAGE }), () => {});
+    const info = await docker.getContainer(containerName(id)).inspect();
+    if (diskLimited) {
+      expect(outcome).toEqual({ notice: "" });
+      expect(info.HostConfig.StorageOpt).toEqual({ size: "12G" });
+    } else {
+      expect(outcome).toEqual({ notice: "disk_gb (12 GB) is not enforced on this host: --storage-opt is supported only for overlay over xfs with 'pquota' mount option" });
+      expect(info.Config.Labels["gpu-rental.notice"]).toBe(outcome.notice);
+    }
+  });
+
+  it("starts, answers through the resolved port, stops, starts again with its /data kept", async () => {
     await runtime.start(id);
     await runtime.start(id);
     expect(await fetchIndex(await runtime.resolvePort(id, 8080))).toBe("gpu-rental busybox ok\n");
     expect(await runtime.list()).toContainEqual({ instanceId: id, state: "running" });
+    expect(await execIn(docker, containerName(id), ["sh", "-c", "echo kept > /data/file && stat -c %a /data"])).toEqual({ exitCode: 0, output: "1777\n" });
     const unpublished = await runtime.resolvePort(id, 9000);
     expect(unpublished?.port).toBe(9000);
-    expect(unpublished?.host).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(unpublished?.host).toMatch(/^10\.213\.\d+\.\d+$/);
 
     await runtime.stop(id);
     await runtime.stop(id);
@@ -73,6 +94,7 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
 
     await runtime.start(id);
     expect(await fetchIndex(await runtime.resolvePort(id, 8080))).toBe("gpu-rental busybox ok\n");
+    expect(await execIn(docker, containerName(id), ["cat", "/data/file"])).toEqual({ exitCode: 0, output: "kept\n" });
     expect(exits).toEqual([]);
   });
 
@@ -82,11 +104,11 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
     expect(exits).toEqual([{ instanceId: id, state: "error", message: "container exited with code 137" }]);
   });
 
-  it("destroys container and volume, idempotently", async () => {
+  it("destroys container and network, idempotently", async () => {
     await runtime.destroy(id);
     await runtime.destroy(id);
     expect(statusOf(await docker.getContainer(containerName(id)).inspect().catch((e: unknown) => e))).toBe(404);
-    expect(statusOf(await docker.getVolume(volumeName(id)).inspect().catch((e: unknown) => e))).toBe(404);
+    expect(statusOf(await docker.getNetwork(networkName(id)).inspect().catch((e: unknown) => e))).toBe(404);
     expect((await runtime.list()).map((c) => c.instanceId)).not.toContain(id);
     await expect(runtime.start(id)).rejects.toThrow(`no container for ${id}`);
   });

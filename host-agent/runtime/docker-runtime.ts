@@ -1,23 +1,21 @@
 // The production runtime: containers on a Docker-compatible engine (Docker, or podman's API service)
 // through the Engine API. DOCKER_HOST selects the engine, as with the docker CLI.
-import { mkdir } from "node:fs/promises";
 import Docker from "dockerode";
 import type { ContainerSpec } from "../../protocol/messages.ts";
-import {
-  containerCreateOptions,
-  containerName,
-  INSTANCE_LABEL,
-  MANAGED_LABEL,
-  volumeCreateOptions,
-  volumeName,
-} from "./docker-container-config.ts";
+import { isModelCached } from "../model-cache.ts";
+import { containerCreateOptions, containerName, DATA_DIR, INSTANCE_LABEL, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement } from "./docker-container-config.ts";
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
+import { InstanceNetworks } from "./docker-network.ts";
 import { ensureImage, statusOf } from "./docker-pull.ts";
-import type { ContainerExit, ContainerRuntime, Endpoint, ListedContainer } from "./runtime.ts";
+import { directoryTar } from "./directory-tar.ts";
+import type { ContainerExit, ContainerRuntime, CreateOutcome, Endpoint, ListedContainer } from "./runtime.ts";
+import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 
 export interface DockerRuntimeOptions {
-  /** Host folder shared by all containers as the Hugging Face cache. */
+  /** Host folder of the shared Hugging Face cache, mounted read-only into containers whose model it holds. */
   modelCacheDir: string;
+  /** Where instance networks get their /28s; the host firewall drops traffic between its addresses. */
+  networkPool?: string;
   /** Seconds the engine waits after SIGTERM before it kills a stopping container. */
   stopTimeoutSeconds?: number;
   docker?: Docker;
@@ -27,15 +25,19 @@ export class DockerRuntime implements ContainerRuntime {
   readonly name = "docker";
   readonly #docker: Docker;
   readonly #options: DockerRuntimeOptions;
+  readonly #networks: InstanceNetworks;
   readonly #exitListeners: ((exit: ContainerExit) => void)[] = [];
   /** Instances the agent itself is stopping: their `die` events are not news. */
   readonly #stopping = new Set<string>();
   readonly #inspected = new Map<string, Promise<Docker.ContainerInspectInfo | null>>();
+  /** Why the engine refused a storage size limit, once it has: later creates do not ask again. */
+  #diskLimitRefusal: string | null = null;
   #dieEvents: { close(): void } | null = null;
 
   constructor(options: DockerRuntimeOptions) {
     this.#options = options;
     this.#docker = options.docker ?? new Docker();
+    this.#networks = new InstanceNetworks(this.#docker, options.networkPool ?? DEFAULT_NETWORK_POOL);
   }
 
   async list(): Promise<ListedContainer[]> {
@@ -46,18 +48,20 @@ export class DockerRuntime implements ContainerRuntime {
       .sort((a, b) => a.instanceId.localeCompare(b.instanceId));
   }
 
-  async create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<void> {
-    if ((await this.#inspect(spec.instance_id)) !== null) return;
+  async create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<CreateOutcome> {
+    const existing = await this.#inspect(spec.instance_id);
+    if (existing !== null) {
+      // An agent that died between creating the container and adding /data finishes the job.
+      if (existing.State.Status === "created") await this.#addDataDir(spec.instance_id);
+      return { notice: existing.Config.Labels?.[NOTICE_LABEL] ?? "" };
+    }
     await ensureImage(this.#docker, spec.image, onPullProgress);
-    const volume = this.#docker.getVolume(volumeName(spec.instance_id));
-    await volume.inspect().catch((error: unknown) => {
-      if (statusOf(error) !== 404) throw error;
-      return this.#docker.createVolume(volumeCreateOptions(spec));
+    const notice = await this.#createWithDiskLimit(spec, {
+      network: await this.#networks.ensure(spec.instance_id),
+      cachedModelDir: (await isModelCached(this.#options.modelCacheDir, spec.model)) ? this.#options.modelCacheDir : null,
     });
-    await mkdir(this.#options.modelCacheDir, { recursive: true });
-    await this.#docker.createContainer(containerCreateOptions(spec, this.#options.modelCacheDir)).catch((error: unknown) => {
-      if (statusOf(error) !== 409) throw error;
-    });
+    await this.#addDataDir(spec.instance_id);
+    return { notice };
   }
 
   async start(instanceId: string): Promise<void> {
@@ -75,8 +79,9 @@ export class DockerRuntime implements ContainerRuntime {
   async destroy(instanceId: string): Promise<void> {
     this.#stopping.add(instanceId);
     this.#inspected.delete(instanceId);
-    await this.#container(instanceId).remove({ force: true }).catch(ignoreStatus(404, instanceId));
-    await this.#docker.getVolume(volumeName(instanceId)).remove().catch(ignoreStatus(404, instanceId));
+    // `v`: volumes an image declares (VOLUME in its Dockerfile) go with the container.
+    await this.#container(instanceId).remove({ force: true, v: true }).catch(ignoreStatus(404, instanceId));
+    await this.#networks.remove(instanceId);
   }
 
   async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {
@@ -120,6 +125,35 @@ export class DockerRuntime implements ContainerRuntime {
     for (const listener of this.#exitListeners) listener(exit);
   }
 
+  /** Creates the container with disk_gb as its storage limit where the engine can enforce one; returns the notice. */
+  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "cachedModelDir">): Promise<string> {
+    if (this.#diskLimitRefusal === null) {
+      try {
+        await this.#createContainer(spec, { ...placement, enforceDisk: true, notice: "" });
+        return "";
+      } catch (error) {
+        if (!refusesStorageLimit(error)) throw error;
+        // This host's storage driver cannot limit a container's size (e.g. overlay2 on ext4).
+        this.#diskLimitRefusal = errorText(error);
+      }
+    }
+    const notice = `disk_gb (${spec.disk_gb} GB) is not enforced on this host: ${this.#diskLimitRefusal}`;
+    await this.#createContainer(spec, { ...placement, enforceDisk: false, notice });
+    return notice;
+  }
+
+  /** /data, writable by whichever user the image runs as (sticky, like /tmp). */
+  async #addDataDir(instanceId: string): Promise<void> {
+    await this.#container(instanceId).putArchive(directoryTar(DATA_DIR.slice(1), 0o1777), { path: "/" });
+  }
+
+  /** Creates the container; a name conflict means an earlier attempt got there first. */
+  async #createContainer(spec: ContainerSpec, placement: ContainerPlacement): Promise<void> {
+    await this.#docker.createContainer(containerCreateOptions(spec, placement)).catch((error: unknown) => {
+      if (statusOf(error) !== 409) throw error;
+    });
+  }
+
   #container(instanceId: string): Docker.Container {
     return this.#docker.getContainer(containerName(instanceId));
   }
@@ -129,6 +163,17 @@ export class DockerRuntime implements ContainerRuntime {
       .inspect()
       .catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
   }
+}
+
+/** The engine's answer when the storage driver cannot apply `StorageOpt: { size }` (Docker and podman word it alike). */
+function refusesStorageLimit(error: unknown): boolean {
+  return /storage-opt|storage opt/i.test(errorText(error));
+}
+
+function errorText(error: unknown): string {
+  const json = (error as { json?: { message?: unknown } } | null)?.json;
+  const message = typeof json?.message === "string" ? json.message : error instanceof Error ? error.message : String(error);
+  return message.replace(/^.*?(--storage-opt)/, "$1");
 }
 
 /** Treats one engine status as success (304 "already in that state", 404 "already gone"); 404 otherwise reads "no container". */

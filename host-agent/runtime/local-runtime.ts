@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { containerSpec, type ContainerSpec } from "../../protocol/messages.ts";
 import { freePort } from "./free-port.ts";
-import { PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type Endpoint, type ListedContainer } from "./runtime.ts";
+import { PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type CreateOutcome, type Endpoint, type ListedContainer } from "./runtime.ts";
 
 const DEV_SERVER_FILE = fileURLToPath(new URL("../dev-container/server.ts", import.meta.url));
 const STOP_GRACE_MS = 5_000;
@@ -52,8 +52,8 @@ export class LocalRuntime implements ContainerRuntime {
     return listed;
   }
 
-  async create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<void> {
-    if ((await this.#readSpec(spec.instance_id)) !== null) return;
+  async create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<CreateOutcome> {
+    if ((await this.#readSpec(spec.instance_id)) !== null) return { notice: "" };
     for (const percent of PULL_MILESTONES) {
       if (percent > 0) await sleep(this.#options.pullMs / (PULL_MILESTONES.length - 1));
       onPullProgress(percent);
@@ -63,6 +63,7 @@ export class LocalRuntime implements ContainerRuntime {
     // Written last and atomically: a container.json means the container exists completely.
     await writeFile(join(dir, "container.json.tmp"), JSON.stringify(spec, null, 2));
     await rename(join(dir, "container.json.tmp"), join(dir, "container.json"));
+    return { notice: "" };
   }
 
   async start(instanceId: string): Promise<void> {

@@ -19,13 +19,18 @@ export interface ContainerExit {
   message: string;
 }
 
+/** What creating a container found worth telling the user, e.g. that disk_gb is not enforced ("" when nothing). */
+export interface CreateOutcome {
+  notice: string;
+}
+
 /** Every operation is idempotent: repeating it after it succeeded (or after a crash mid-way) is harmless. */
 export interface ContainerRuntime {
   readonly name: "docker" | "local";
   /** Containers this agent owns, found again after an agent restart. */
   list(): Promise<ListedContainer[]>;
-  /** Pulls the image if needed and creates the container, not started. A no-op when it exists. */
-  create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<void>;
+  /** Pulls the image if needed and creates the container, not started. A no-op when it exists (the same notice again). */
+  create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<CreateOutcome>;
   start(instanceId: string): Promise<void>;
   /** Stops the container, keeping its data. */
   stop(instanceId: string): Promise<void>;

@@ -41,6 +41,7 @@ export function planLaunch(body: LaunchBody, gpu: GpuModel | null): LaunchPlan {
     gpu_model: gpu.model,
     gpu_count: body.gpu_count,
     template: template.id,
+    min_cuda: template.min_cuda,
     model: model?.id ?? "",
     model_hf: model?.hf ?? "",
     image: resolveImage(template, gpu.arch, body.image),

@@ -5,6 +5,7 @@ import { decodeServerMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage
 import { admin } from "./api-client.ts";
 
 type Command = Extract<ServerMessage, { type: "command" }>;
+type HostVersions = Pick<Extract<AgentMessage, { type: "hello" }>, "agent_version" | "driver_version" | "cuda_version">;
 
 export class FakeAgent {
   readonly received: ServerMessage[] = [];
@@ -24,8 +25,11 @@ export class FakeAgent {
     return new FakeAgent(machine.body.id as number, machine.body.agent_token as string);
   }
 
-  /** Connects and says hello with `gpus` (model ids) and the containers it has. */
-  async connect(gpus: string[], containers: ContainerReport[] = [], cached: string[] = []): Promise<void> {
+  /**
+   * Connects and says hello with `gpus` (model ids, or a model and an nvidia-smi name), the containers
+   * it has, and the host's versions (by default a CUDA new enough for every template).
+   */
+  async connect(gpus: (string | { model: string; name: string })[], containers: ContainerReport[] = [], cached: string[] = [], host: Partial<HostVersions> = {}): Promise<void> {
     const response = await exports.default.fetch(new Request("http://gpu.test/agent/v1/connect", {
       headers: { upgrade: "websocket", authorization: `Bearer ${this.token}` },
     }));
@@ -42,7 +46,8 @@ export class FakeAgent {
     this.socket = socket;
     this.send({
       type: "hello", protocol: PROTOCOL_VERSION, agent_version: "test", runtime: "fake", hostname: "fake-host",
-      gpus: gpus.map((model, index) => ({ index, model, name: model, uuid: `GPU-${index}`, vram_mb: 24_000 })),
+      driver_version: "580.126.09", cuda_version: "13.0", ...host,
+      gpus: gpus.map((gpu, index) => ({ index, ...(typeof gpu === "string" ? { model: gpu, name: gpu } : gpu), uuid: `GPU-${index}`, vram_mb: 24_000 })),
       containers, cached_models: cached,
     });
     const welcome = await this.waitFor((m): m is Extract<ServerMessage, { type: "welcome" }> => m.type === "welcome");

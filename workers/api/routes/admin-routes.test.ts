@@ -53,7 +53,9 @@ describe("operator API", () => {
     expect(created.body).toEqual({ id: expect.any(Number), agent_token: expect.stringMatching(/^gma_\d+_[a-z2-7]{32}$/) });
     const list = await admin("GET", "/machines");
     const entry = (list.body.items as Record<string, unknown>[]).find((m) => m.id === created.body.id);
-    expect(entry).toEqual({ id: created.body.id, name: "rack-7", online: false, gpus: [], free_gpus: 0, last_seen_at: null });
+    expect(entry).toEqual({
+      id: created.body.id, name: "rack-7", online: false, gpus: [], free_gpus: 0, last_seen_at: null, agent_version: "", driver_version: "", cuda_version: "",
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.body.agent_token as string);
   });
 

@@ -1,0 +1,56 @@
+// Placement as a pure function of the fleet index, and CUDA versions compared as numbers.
+import { describe, expect, it } from "vitest";
+import { cudaAtLeast } from "./cuda-version.ts";
+import { placeLaunch } from "./placement.ts";
+
+const request = { gpu_model: "h100-80gb", gpu_count: 2, template: "vllm", min_cuda: "12.8" };
+
+describe("CUDA versions", () => {
+  it.each([
+    ["12.8", "12.8", true],
+    ["12.10", "12.8", true],
+    ["12.9", "12.10", false],
+    ["13.0", "12.8", true],
+    ["12.4", "12.8", false],
+    ["12", "12.0", true],
+    ["12.8.1", "12.8", true],
+    ["", "12.0", false],
+    ["twelve", "12.0", false],
+  ])("%j satisfies %j: %s", (have, need, expected) => {
+    expect(cudaAtLeast(have, need)).toBe(expected);
+  });
+});
+
+describe("placement", () => {
+  it("proposes machines with enough free GPUs and a new enough CUDA, fewest free first", () => {
+    const machines = [
+      { id: 1, free: 8, cuda_version: "12.8" },
+      { id: 2, free: 2, cuda_version: "12.10" },
+      { id: 3, free: 2, cuda_version: "12.4" },
+      { id: 4, free: 1, cuda_version: "13.0" },
+      { id: 5, free: 4, cuda_version: "13.0" },
+    ];
+    expect(placeLaunch(machines, request)).toEqual({ ok: true, machine_ids: [2, 5, 1] });
+  });
+
+  it("says no GPUs are free when no machine has enough, whatever their CUDA", () => {
+    expect(placeLaunch([{ id: 1, free: 1, cuda_version: "13.0" }], request)).toEqual({
+      ok: false,
+      code: "no_capacity",
+      message: "no machine has 2 free h100-80gb GPU(s) right now",
+    });
+  });
+
+  it("says the CUDA version is why when only CUDA stands in the way", () => {
+    const machines = [
+      { id: 1, free: 2, cuda_version: "12.4" },
+      { id: 2, free: 4, cuda_version: "" },
+      { id: 3, free: 8, cuda_version: "12.4" },
+    ];
+    expect(placeLaunch(machines, request)).toEqual({
+      ok: false,
+      code: "no_capacity",
+      message: "template vllm needs CUDA 12.8 or newer; the machines with 2 free h100-80gb GPU(s) have CUDA 12.4, unknown",
+    });
+  });
+});

@@ -1,0 +1,122 @@
+// Doctor's checks on recorded real outputs (fixtures/SOURCES.md, ../gpus/fixtures/SOURCES.md): a
+// healthy host passes every check, and each missing part fails its own line with a fix.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { CommandResult } from "../host-command.ts";
+import { exitCodeOf, formatReport, type CheckResult } from "./check.ts";
+import { checkFreeDisk, DISK_NEED_BYTES, DISK_WANT_BYTES, parseDfAvailable } from "./disk-check.ts";
+import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
+import { checkFirewall } from "./firewall-check.ts";
+import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
+import { checkServer } from "./server-check.ts";
+
+const doctorFixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
+const gpuFixture = (name: string) => readFileSync(new URL(`../gpus/fixtures/${name}`, import.meta.url), "utf8");
+const printed = (stdout: string): CommandResult => ({ ok: true, stdout });
+const failed = (output: string, exitCode: number | null = 1): CommandResult => ({ ok: false, missing: false, exitCode, output });
+const notInstalled: CommandResult = { ok: false, missing: true, exitCode: null, output: "spawn nvidia-smi ENOENT" };
+
+const POOL = "10.213.0.0/16";
+const SOCKET = "unix:///var/run/docker.sock";
+const podmanInfo = JSON.parse(doctorFixture("engine-info-podman-4.3.json")) as EngineInfo;
+const nvidiaRuntimes = JSON.parse(doctorFixture("engine-runtimes-with-nvidia.json")) as Record<string, unknown>;
+const engine = (info: EngineInfo): EngineAnswer => ({ ok: true, info });
+
+describe("doctor on a healthy host", () => {
+  it("passes every check and exits 0", () => {
+    const results: CheckResult[] = [
+      checkDriver(printed(gpuFixture("driver-query-515.txt"))),
+      checkGpus(printed(gpuFixture("8x-h100.csv"))),
+      checkCuda(printed(gpuFixture("banner-h100-driver-550.txt"))),
+      checkEngine(engine(podmanInfo), SOCKET),
+      checkNvidiaRuntime(engine({ Runtimes: nvidiaRuntimes })),
+      checkFreeDisk("model cache", "/var/lib/gpu-rental/hf-cache", printed(doctorFixture("df-healthy.txt")), DISK_NEED_BYTES, DISK_WANT_BYTES),
+      checkFirewall(printed(doctorFixture("iptables-docker-host-with-rules.txt")), POOL),
+      checkServer({ status: 204 }, "https://api.example.com"),
+    ];
+    expect(results.map((r) => [r.status, r.name])).toEqual([
+      ["ok", "nvidia driver"],
+      ["ok", "gpus"],
+      ["ok", "cuda"],
+      ["ok", "docker"],
+      ["ok", "nvidia runtime"],
+      ["ok", "model cache"],
+      ["ok", "firewall"],
+      ["ok", "server"],
+    ]);
+    expect(results.map((r) => r.detail)).toEqual([
+      "driver 515.57",
+      "8 × NVIDIA H100 80GB HBM3 (h100-80gb)",
+      "CUDA 12.4 (templates needing a newer CUDA are not placed here)",
+      `engine 4.3.1 on debian at ${SOCKET}`,
+      "registered (runtimes: io.containerd.runc.v2, nvidia, runc)",
+      "76.1 GiB free in /var/lib/gpu-rental/hf-cache",
+      "instances in 10.213.0.0/16 cannot reach each other, and reach the host and 169.254.0.0/16 only for DNS",
+      "https://api.example.com answers and accepts this machine's token",
+    ]);
+    expect(exitCodeOf(results)).toBe(0);
+  });
+
+  it("prints one line per check, with the fix on lines that are not ok", () => {
+    const report = formatReport([checkServer({ status: 204 }, "https://a.example"), checkCuda(printed(gpuFixture("banner-gtx680-driver-331.txt")))]);
+    expect(report.split("\n")).toEqual([
+      "OK    server  https://a.example answers and accepts this machine's token",
+      "FAIL  cuda    the nvidia-smi banner shows no CUDA version (driver too old) — fix: install a driver that supports CUDA 12.8 or newer (R570+); no template is placed on this host until then",
+      "",
+    ]);
+  });
+
+  it("reads the R610 banner's CUDA UMD version", () => {
+    expect(checkCuda(printed(gpuFixture("banner-b200-driver-610.txt")))).toMatchObject({ status: "ok", detail: expect.stringContaining("CUDA 13.3") });
+  });
+});
+
+describe("doctor finds each missing part", () => {
+  it.each<[string, () => CheckResult, string, RegExp]>([
+    ["no nvidia-smi", () => checkDriver(notInstalled), "nvidia-smi is not installed", /install the NVIDIA datacenter driver/],
+    ["a driver that is not loaded", () => checkDriver(failed(gpuFixture("driver-not-loaded.txt"), 9)), "nvidia-smi cannot talk to the driver (it is not loaded)", /reboot after installing the driver/],
+    ["a driver too old to report CUDA", () => checkCuda(printed(gpuFixture("banner-gtx680-driver-331.txt"))), "the nvidia-smi banner shows no CUDA version (driver too old)", /CUDA 12.8 or newer/],
+    ["no CUDA because nvidia-smi failed", () => checkCuda(failed(gpuFixture("driver-not-loaded.txt"), 9)), "nvidia-smi failed, so the CUDA version is unknown", /nvidia driver check/],
+    ["no GPU listed", () => checkGpus(printed("")), "nvidia-smi lists no GPU", /lspci/],
+    ["no engine", () => checkEngine({ ok: false, error: "connect ENOENT /var/run/docker.sock" }, SOCKET), `no engine answers at ${SOCKET} (connect ENOENT /var/run/docker.sock)`, /systemctl enable --now docker/],
+    ["an engine without the nvidia runtime", () => checkNvidiaRuntime(engine(podmanInfo)), "the engine has no nvidia runtime (runtimes: crun, kata, krun, runc, runj, runsc), so containers cannot get GPUs", /nvidia-ctk runtime configure --runtime=docker/],
+    ["a missing state dir", () => checkFreeDisk("state dir", "/var/lib/gpu-rental-missing", failed(doctorFixture("df-missing-dir.txt")), DISK_NEED_BYTES, DISK_NEED_BYTES), "/var/lib/gpu-rental-missing does not exist", /mkdir -p \/var\/lib\/gpu-rental-missing/],
+    ["a full disk", () => checkFreeDisk("model cache", "/mnt/gpr-full", printed(doctorFixture("df-nearly-full.txt")), DISK_NEED_BYTES, DISK_WANT_BYTES), "0.0 GiB free in /mnt/gpr-full", /needs 1 GiB/],
+    ["no firewall rules on a Docker host", () => checkFirewall(printed(doctorFixture("iptables-docker-host-without-rules.txt")), POOL), expect.stringContaining("instances can reach each other"), /firewall.sh/],
+    ["no firewall rules on a podman host", () => checkFirewall(printed(doctorFixture("iptables-podman-host-without-rules.txt")), POOL), expect.stringContaining("containers can reach 169.254.169.254 (cloud metadata)"), /firewall.sh/],
+    ["rules for another pool", () => checkFirewall(printed(doctorFixture("iptables-podman-host-with-rules.txt")), "10.50.0.0/16"), expect.stringContaining("rules for 10.50.0.0/16 missing"), /firewall.sh/],
+    ["iptables not readable", () => checkFirewall(failed(doctorFixture("iptables-not-root.txt"), 4), POOL), "iptables -S failed (exit 4: iptables v1.8.9 (nf_tables): Could not fetch rule set generation id: Permission denied (you must be root))", /as root/],
+    ["a server that does not answer", () => checkServer({ error: "ECONNREFUSED" }, "https://api.example.com"), "https://api.example.com does not answer (ECONNREFUSED)", /AGENT_SERVER/],
+    ["a wrong token", () => checkServer({ status: 401 }, "https://api.example.com"), "https://api.example.com refuses the token (401)", /agent_token/],
+    ["a URL that is not the service", () => checkServer({ status: 404 }, "https://example.com"), "https://example.com answered 404, not an agent endpoint", /base URL/],
+  ])("%s fails with a fix", (_, check, detail, fix) => {
+    const result = check();
+    expect(result).toMatchObject({ status: "fail", detail });
+    expect(result.fix).toMatch(fix);
+    expect(exitCodeOf([result])).toBe(1);
+  });
+
+  it("an unknown GPU is reported, never offered, and warns without failing", () => {
+    const result = checkGpus(printed("0, NVIDIA A10G, GPU-1, 23028\n1, NVIDIA A10, GPU-2, 23028\n"));
+    expect(result).toMatchObject({ status: "warn", detail: "1 × NVIDIA A10G (unknown), 1 × NVIDIA A10 (a10): NVIDIA A10G not in the price table, never offered" });
+    expect(exitCodeOf([result])).toBe(0);
+  });
+
+  it("warns that disk_gb cannot be enforced on overlay over extfs, and says where it can", () => {
+    expect(checkDiskLimits(engine(podmanInfo))).toMatchObject({
+      status: "warn",
+      detail: "storage driver overlay on extfs: disk_gb cannot be enforced, instances report it as not enforced",
+      fix: "put /var/lib/containers/storage on an xfs filesystem mounted with pquota",
+    });
+  });
+
+  it("parses free space from df -Pk, and nothing from anything else", () => {
+    expect(parseDfAvailable(doctorFixture("df-healthy.txt"))).toBe(79812564 * 1024);
+    expect(parseDfAvailable(doctorFixture("df-nearly-full.txt"))).toBe(51200 * 1024);
+    expect(parseDfAvailable(doctorFixture("df-missing-dir.txt"))).toBeNull();
+  });
+
+  it("accepts the rules hooked into FORWARD where there is no DOCKER-USER chain", () => {
+    expect(checkFirewall(printed(doctorFixture("iptables-podman-host-with-rules.txt")), POOL).status).toBe("ok");
+  });
+});

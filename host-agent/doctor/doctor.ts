@@ -1,0 +1,54 @@
+// `gpu-rental-agent doctor`: runs the host tools and asks the engine and the server, then hands every
+// answer to the pure checks beside this file. Kept thin: everything worth testing is in the checks.
+import Docker from "dockerode";
+import type { AgentConfig } from "../config.ts";
+import { DRIVER_QUERY, GPU_QUERY } from "../gpus/nvidia-smi.ts";
+import type { RunCommand } from "../host-command.ts";
+import type { CheckResult } from "./check.ts";
+import { DF_ARGS, DISK_NEED_BYTES, DISK_WANT_BYTES, checkFreeDisk } from "./disk-check.ts";
+import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
+import { IPTABLES_ARGS, checkFirewall } from "./firewall-check.ts";
+import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
+import { checkServer, probeUrlOf, serverUrlOf, type ServerAnswer } from "./server-check.ts";
+
+export async function runDoctor(config: AgentConfig, run: RunCommand): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  if (config.runtime === "docker") {
+    const [driver, gpus, banner] = await Promise.all([run("nvidia-smi", DRIVER_QUERY), run("nvidia-smi", GPU_QUERY), run("nvidia-smi", [])]);
+    results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner));
+    const engine = await askEngine();
+    results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine), checkDiskLimits(engine));
+    if (engine.ok && engine.info.DockerRootDir) {
+      results.push(checkFreeDisk("docker data", engine.info.DockerRootDir, await run("df", DF_ARGS(engine.info.DockerRootDir)), DISK_NEED_BYTES, DISK_WANT_BYTES));
+    }
+    results.push(checkFirewall(await run("iptables", IPTABLES_ARGS), config.networkPool));
+  }
+  results.push(
+    checkFreeDisk("state dir", config.stateDir, await run("df", DF_ARGS(config.stateDir)), DISK_NEED_BYTES, DISK_NEED_BYTES),
+    checkFreeDisk("model cache", config.cacheDir, await run("df", DF_ARGS(config.cacheDir)), DISK_NEED_BYTES, DISK_WANT_BYTES),
+    checkServer(await askServer(config), serverUrlOf(config.connectUrl)),
+  );
+  return results;
+}
+
+async function askEngine(): Promise<EngineAnswer> {
+  try {
+    return { ok: true, info: (await new Docker().info()) as EngineInfo };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+async function askServer(config: AgentConfig): Promise<ServerAnswer> {
+  try {
+    const response = await fetch(probeUrlOf(config.connectUrl), {
+      headers: { authorization: `Bearer ${config.token}` },
+      signal: AbortSignal.timeout(15_000),
+    });
+    await response.body?.cancel();
+    return { status: response.status };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return { error: cause?.code ?? cause?.message ?? (error as Error).message };
+  }
+}

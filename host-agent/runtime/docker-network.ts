@@ -1,0 +1,54 @@
+// Each instance's own bridge network, with a /28 from the agent's pool: containers of different
+// instances never share a bridge, and the host firewall (deploy/host-agent/firewall.sh) drops
+// traffic between pool addresses, so one tenant cannot connect to another's servers.
+import type Docker from "dockerode";
+import { INSTANCE_LABEL, MANAGED_LABEL } from "./docker-container-config.ts";
+import { statusOf } from "./docker-pull.ts";
+import { freeSubnet } from "./subnet-pool.ts";
+
+export function networkName(instanceId: string): string {
+  return `gpu-rental-${instanceId}`;
+}
+
+/** Serializes subnet choices of one agent: two creates must not pick the same free /28. */
+export class InstanceNetworks {
+  readonly #docker: Docker;
+  readonly #pool: string;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(docker: Docker, pool: string) {
+    this.#docker = docker;
+    this.#pool = pool;
+  }
+
+  /** Creates the instance's network unless it exists; returns its name. */
+  ensure(instanceId: string): Promise<string> {
+    const done = this.#queue.then(() => this.#ensure(instanceId));
+    this.#queue = done.catch(() => undefined);
+    return done;
+  }
+
+  async remove(instanceId: string): Promise<void> {
+    await this.#docker.getNetwork(networkName(instanceId)).remove().catch((error: unknown) => {
+      if (statusOf(error) !== 404) throw error;
+    });
+  }
+
+  async #ensure(instanceId: string): Promise<string> {
+    const name = networkName(instanceId);
+    const existing = await this.#docker.getNetwork(name).inspect().catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
+    if (existing) return name;
+    const networks = await this.#docker.listNetworks();
+    const used = networks.flatMap((network) => (network.IPAM?.Config ?? []).map((config) => config.Subnet ?? ""));
+    const subnet = freeSubnet(this.#pool, used);
+    if (!subnet) throw new Error(`no free /28 left in the network pool ${this.#pool}; destroy instances or widen --network-pool`);
+    await this.#docker.createNetwork({
+      Name: name,
+      Driver: "bridge",
+      CheckDuplicate: true,
+      IPAM: { Driver: "default", Config: [{ Subnet: subnet }] },
+      Labels: { [MANAGED_LABEL]: "true", [INSTANCE_LABEL]: instanceId },
+    });
+    return name;
+  }
+}
