@@ -6,7 +6,9 @@ import { catalogCommand } from "./commands/catalog.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { forwardCommand } from "./commands/forward.ts";
 import { gpusCommand } from "./commands/gpus.ts";
+import { keysCommand } from "./commands/keys.ts";
 import { launchCommand } from "./commands/launch.ts";
+import { ledgerCommand } from "./commands/ledger.ts";
 import { loginCommand } from "./commands/login.ts";
 import { lsCommand } from "./commands/ls.ts";
 import { renameCommand } from "./commands/rename.ts";
@@ -20,7 +22,7 @@ import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand,
-  stopCommand, startCommand, rmCommand, renameCommand, forwardCommand, balanceCommand,
+  stopCommand, startCommand, rmCommand, renameCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand,
 ];
 
 function buildProgram(f: Factory) {
@@ -28,7 +30,7 @@ function buildProgram(f: Factory) {
     .description("Rent GPU servers from the command line. Configure with GPU_API_URL and GPU_API_KEY, or `gpu login`.")
     .addHelpText("after", "\nEvery command takes --help, and --json to print the API's JSON answer unchanged.");
   for (const make of COMMANDS) program.addCommand(make(f));
-  for (const command of [program, ...program.commands]) {
+  for (const command of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
     command
       .exitOverride()
       .showHelpAfterError("(add --help for usage)")

@@ -1,7 +1,6 @@
 // `gpu rm <id>`: destroys an instance and its data, after a confirmation on a terminal.
-import { createInterface } from "node:readline/promises";
 import { Command } from "@commander-js/extra-typings";
-import { CliError } from "../errors.ts";
+import { confirmOrRefuse } from "../confirm.ts";
 import type { Factory } from "../factory.ts";
 import { JSON_HELP } from "../options.ts";
 import { runAction } from "./instance-action.ts";
@@ -13,15 +12,9 @@ export function rmCommand(f: Factory) {
     .option("-y, --yes", "do not ask for confirmation (needed when not on a terminal)")
     .option("--json", `${JSON_HELP} (the instance as read after destroying)`)
     .action(async (id, options) => {
-      if (!options.yes) await confirm(f, id);
+      if (!options.yes) {
+        await confirmOrRefuse(f, `Destroy ${id} and delete its data?`, `destroying ${id} deletes its data: pass --yes to confirm`, "not destroyed");
+      }
       await runAction(f, id, options, "destroy");
     });
-}
-
-async function confirm(f: Factory, id: string): Promise<void> {
-  if (!f.io.isStdinTty || !f.io.isStderrTty) throw new CliError(`destroying ${id} deletes its data: pass --yes to confirm`);
-  const prompt = createInterface({ input: f.io.stdin, output: f.io.stderr });
-  const answer = await prompt.question(`Destroy ${id} and delete its data? [y/N] `);
-  prompt.close();
-  if (!/^y(es)?$/i.test(answer.trim())) throw new CliError("not destroyed");
 }

@@ -29,7 +29,9 @@ afterAll(async () => {
 
 const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "stop", "start", "rm", "rename", "forward", "balance"];
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "stop", "start", "rm", "rename", "forward", "balance", "keys", "ledger"];
+/** Every command line that does one thing: a group's subcommands in place of the group. */
+const LEAF_COMMANDS = [...COMMANDS.filter((c) => c !== "keys"), "keys ls", "keys create", "keys revoke"];
 
 describe("installing and configuring", () => {
   it("`npx gpu` in the repo runs the package's bin on the repo's Node 22, even with the machine's older node first in PATH", async () => {
@@ -40,8 +42,8 @@ describe("installing and configuring", () => {
   });
 
   it("--help works on every command", async () => {
-    for (const command of COMMANDS) {
-      const { code, stdout } = await gpu(command, "--help");
+    for (const command of LEAF_COMMANDS) {
+      const { code, stdout } = await gpu(...command.split(" "), "--help");
       expect(code, command).toBe(0);
       expect(stdout).toContain(`Usage: gpu ${command}`);
       expect(stdout, command).toContain("--json");
@@ -178,6 +180,65 @@ describe("an instance's life through the CLI", () => {
     expect(refused).toMatchObject({ code: 1, stderr: `error: destroying ${id} deletes its data: pass --yes to confirm\n` });
     const destroyed = await gpu("rm", id, "--yes", "--json");
     expect(JSON.parse(destroyed.stdout)).toMatchObject({ id, status: "destroyed" });
+  });
+});
+
+describe("API keys and the ledger", () => {
+  const keys = () => ok(stack.client.GET("/v1/keys"));
+
+  it("keys create prints the new key once on stdout; it works at once; keys ls shows its prefix, never the key", async () => {
+    const created = await gpu("keys", "create", "--name", "ci");
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^gpk_acc-[a-z2-7]{16}_[a-z2-7]{32}$/);
+    const balance = await runGpu(["balance", "--json"], { ...env, GPU_API_KEY: key });
+    expect(balance.code).toBe(0);
+    const listed = (await keys()).items.find((k) => k.name === "ci")!;
+    const ls = await gpu("keys", "ls");
+    expect(ls.stdout).toContain(`${listed.id}\tci\t${listed.prefix}\t`);
+    expect(ls.stdout).not.toContain(key);
+    expect(JSON.parse((await gpu("keys", "ls", "--json")).stdout)).toEqual(await keys());
+  });
+
+  it("keys create --json prints the API's answer, key included", async () => {
+    const created = await gpu("keys", "create", "--json");
+    const body = JSON.parse(created.stdout) as { id: string; key: string; prefix: string; name: string };
+    expect(body).toMatchObject({ id: expect.stringMatching(/^key-/), key: expect.stringMatching(/^gpk_/), name: "" });
+    expect(body.key.startsWith(body.prefix)).toBe(true);
+  });
+
+  it("keys revoke needs --yes in a pipe; with it the key's next request is refused", async () => {
+    const key = (await gpu("keys", "create", "--name", "to-revoke")).stdout.trim();
+    const id = (await keys()).items.find((k) => k.name === "to-revoke")!.id;
+    expect(await gpu("keys", "revoke", id)).toEqual({ code: 1, stdout: "", stderr: `error: revoking ${id} cannot be undone: pass --yes to confirm\n` });
+    const revoked = await gpu("keys", "revoke", id, "--yes", "--json");
+    expect(revoked.code).toBe(0);
+    expect((JSON.parse(revoked.stdout) as { items: { id: string }[] }).items.map((k) => k.id)).not.toContain(id);
+    const refused = await runGpu(["balance"], { ...env, GPU_API_KEY: key });
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/\(unauthorized, HTTP 401\)\n$/) });
+    expect(await gpu("keys", "revoke", id, "--yes")).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
+  });
+
+  it("ledger prints pages newest first; --json is the API's page; --all follows next_cursor to the first entry", async () => {
+    for (const amount of [1_000_000, 2_000_000, 3_000_000]) {
+      const credited = await fetch(`${stack.baseUrl}/admin/v1/accounts/${stack.setup.account.id}/credits`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stack.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ amount_micros: amount, note: `top-up ${amount}` }),
+      });
+      expect(credited.status).toBe(200);
+    }
+    const page = JSON.parse((await gpu("ledger", "--limit", "2", "--json")).stdout) as { items: { id: number; note: string }[]; next_cursor: string };
+    expect(page).toEqual(await ok(stack.client.GET("/v1/billing/ledger", { params: { query: { limit: 2 } } })));
+    expect(page.items.map((e) => e.note)).toEqual(["top-up 3000000", "top-up 2000000"]);
+    const text = await gpu("ledger", "--limit", "2");
+    expect(text.stdout.split("\n")[0]).toMatch(/^\S+\tcredit\t\$3\.00\t\$\d+\.\d{2,6}\t\ttop-up 3000000$/);
+    const all = (await gpu("ledger", "--limit", "2", "--all", "--json")).stdout.trim().split("\n").map((line) => JSON.parse(line) as typeof page);
+    const ids = all.flatMap((p) => p.items.map((e) => e.id));
+    expect(all.at(-1)!.next_cursor).toBeNull();
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(await gpu("ledger", "--limit", "0")).toMatchObject({ code: 1, stderr: expect.stringContaining("limit: must be an integer from 1 to 200 (invalid, HTTP 400)") });
   });
 });
 
