@@ -12,7 +12,11 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { ADMIN_TOKEN: "test-admin-token", RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "1500" } },
+            miniflare: {
+              bindings: { ADMIN_TOKEN: "test-admin-token", RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "1500" },
+              // A per-location limiter small enough to reach, for workers/http/rate-limit.test.ts.
+              ratelimits: { TIGHT_RATE_LIMITER: { namespace_id: "9000", simple: { limit: 3, period: 10 } } },
+            },
           }),
         ],
         test: { name: "workers", include: ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"] },

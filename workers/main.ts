@@ -6,7 +6,7 @@ import { MachineDO } from "../durable-objects/machine/machine-do.ts";
 import { connectAgent } from "./agent-connect.ts";
 import { createApiApp } from "./api/app.ts";
 import { benchRoute } from "./bench/bench-routes.ts";
-import { clientIp, rateLimiterFor } from "./http/rate-limit.ts";
+import { admitRequest, clientIp } from "./http/rate-limit.ts";
 import { toApiError } from "./http/to-api-error.ts";
 import { newRequestId, withRequestId } from "./http/request-id.ts";
 import type { Env } from "../core/env.ts";
@@ -39,7 +39,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
     const baseline = await benchRoute(request, env);
     if (baseline) return baseline;
   }
-  if (path.startsWith("/v1/")) rateLimiterFor(env.RATE_LIMIT_RPS).take(clientIp(request), Date.now());
+  if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
   const proxyTarget = matchProxyPath(request.url);
   if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);
   return api.fetch(request, env, ctx);

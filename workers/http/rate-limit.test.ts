@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../main.ts";
 import { newAccount } from "../../test/support/workerd/api-client.ts";
 import type { Env } from "../../core/env.ts";
-import { RateLimiter } from "./rate-limit.ts";
+import { LOCATION_PERIOD_S, RateLimiter } from "./rate-limit.ts";
 
 describe("RateLimiter", () => {
   it("15 requests per second for 3 seconds are never limited", () => {
@@ -46,5 +46,56 @@ describe("rate limiting through the Worker", () => {
     expect(responses.filter((r) => r.status === 200).length).toBeGreaterThan(0);
     expect(limited[0]!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     expect(await limited[0]!.json()).toEqual({ error: "rate_limited", message: expect.any(String) });
+  });
+});
+
+describe("the per-location limit (Rate Limiting binding)", () => {
+  // vitest.config.ts declares this binding (3 requests per 10 s) for these tests only, so the generated Env lacks it.
+  const tight = (env as Env & { TIGHT_RATE_LIMITER: RateLimit }).TIGHT_RATE_LIMITER;
+  const tightEnv: Env = { ...env, RATE_LIMIT_RPS: "1000000", RATE_LIMITER: tight };
+  // A fresh address per run: the binding's counters outlive a test.
+  const address = () => `2001:db8::${crypto.randomUUID().slice(0, 4)}`;
+  const get = (ip: string) =>
+    worker.fetch(new Request("http://gpu.test/v1/me", { headers: { "cf-connecting-ip": ip } }), tightEnv, createExecutionContext());
+
+  /** Sends requests one at a time until the first 429; its index, and that response. */
+  async function untilRefused(ip: string): Promise<{ index: number; refusal: Response }> {
+    // The counter's window is aligned to the clock: one rollover mid-way can reset it once, so
+    // 2 × limit + 1 requests always reach a refusal.
+    for (let index = 0; index < 7; index++) {
+      const response = await get(ip);
+      if (response.status === 429) return { index, refusal: response };
+      expect(response.status).toBe(401); // admitted: no key
+    }
+    throw new Error("never refused");
+  }
+
+  it("a client the isolate's bucket admits is refused past the location's limit: 429 rate_limited, Retry-After the window", async () => {
+    const { index, refusal } = await untilRefused(address());
+    expect(index).toBeGreaterThanOrEqual(3);
+    expect(refusal.headers.get("retry-after")).toBe(String(LOCATION_PERIOD_S));
+    expect(await refusal.json()).toEqual({ error: "rate_limited", message: `too many requests from this address in ${LOCATION_PERIOD_S} seconds` });
+  });
+
+  it("counts each address on its own", async () => {
+    await untilRefused(address());
+    expect((await get(address())).status).toBe(401);
+  });
+
+  it("is absent in wrangler dev and the tests, where only the isolate's bucket limits", async () => {
+    expect(env.RATE_LIMITER).toBeUndefined();
+    const ip = address();
+    const devEnv: Env = { ...env, RATE_LIMIT_RPS: "1000000" };
+    for (let i = 0; i < 10; i++) {
+      const response = await worker.fetch(new Request("http://gpu.test/v1/me", { headers: { "cf-connecting-ip": ip } }), devEnv, createExecutionContext());
+      expect(response.status).toBe(401);
+    }
+  });
+
+  it("leaves paths outside /v1/ alone", async () => {
+    const ip = address();
+    await untilRefused(ip);
+    const response = await worker.fetch(new Request("http://gpu.test/agent/v1/connect", { headers: { "cf-connecting-ip": ip } }), tightEnv, createExecutionContext());
+    expect(await response.json()).toEqual({ error: "unauthorized", message: "agent token missing or malformed" });
   });
 });

@@ -1,10 +1,20 @@
-// Per client IP token bucket. A client sustaining RATE_LIMIT_RPS is never
-// limited; a burst beyond a bucket of two seconds' worth gets 429 with Retry-After. The bucket lives
-// in the Worker isolate, which holds it for the IPs it serves; a zone-wide WAF rate rule backs it in
-// production where one IP may be spread over many isolates.
+// Per client IP request limits, two of them. This isolate's token bucket: a client sustaining
+// RATE_LIMIT_RPS is never limited, a burst beyond two seconds' worth gets 429 with the exact
+// Retry-After. Then, where deployed, the Workers Rate Limiting binding (RATE_LIMITER): one counter per
+// IP per Cloudflare location, for a client whose requests are spread over many isolates. It only
+// answers yes or no, so its refusal says to retry after its whole window. `wrangler dev` has no such
+// binding: its one isolate's bucket already sees every request.
 import { ApiError } from "../../core/errors.ts";
 
 const MAX_TRACKED_IPS = 10_000;
+
+/** The window of every RATE_LIMITER binding (`simple.period` in wrangler.toml; the deploy check holds them equal). */
+export const LOCATION_PERIOD_S = 10;
+
+/** What this module needs of the Rate Limiting binding. */
+export interface LocationLimiter {
+  limit(options: { key: string }): Promise<{ success: boolean }>;
+}
 
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -42,6 +52,23 @@ export function rateLimiterFor(rateVar: string | undefined): RateLimiter {
   const rate = Number(rateVar ?? 20) > 0 ? Number(rateVar ?? 20) : 20;
   if (!limiter || limiter.ratePerSecond !== rate) limiter = new RateLimiter(rate);
   return limiter;
+}
+
+/**
+ * Admits one request from `ip` or throws 429 rate_limited: the isolate's bucket first (no I/O, and
+ * a burst it refuses never reaches the shared counter), then the per-location limiter.
+ */
+export async function admitRequest(
+  ip: string,
+  limits: { RATE_LIMIT_RPS?: string; RATE_LIMITER?: LocationLimiter },
+  nowMs: number,
+): Promise<void> {
+  rateLimiterFor(limits.RATE_LIMIT_RPS).take(ip, nowMs);
+  if (limits.RATE_LIMITER && !(await limits.RATE_LIMITER.limit({ key: ip })).success) {
+    throw new ApiError("rate_limited", `too many requests from this address in ${LOCATION_PERIOD_S} seconds`, {
+      "retry-after": String(LOCATION_PERIOD_S),
+    });
+  }
 }
 
 export function clientIp(request: Request): string {
