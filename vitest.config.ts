@@ -15,7 +15,7 @@ export default defineConfig({
             miniflare: { bindings: { ADMIN_TOKEN: "test-admin-token", INSTANCE_TOKEN_SECRET: "test-instance-token-secret", RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "1500" } },
           }),
         ],
-        test: { name: "workers", include: ["workers/**/*.test.ts", "durable-objects/**/*.test.ts"] },
+        test: { name: "workers", include: ["workers/**/*.test.ts", "durable-objects/**/*.test.ts", "core/**/*.test.ts"] },
       },
       {
         test: {

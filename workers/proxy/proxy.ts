@@ -48,9 +48,11 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath, 
     const response = await forward(machineId, presented.credential, body);
     const refusal = refusalOf(response);
     if (refusal === null) return response;
-    // A refusal hands the request body back unread: for the slow path's hop, or to cancel.
-    body = response.body;
-    if (refusal.kind === "refused") return refuse(refusal, body);
+    if (refusal.kind === "refused") return refuse(refusal, response.body);
+    // A refusal hands the request body back unread, for the slow path's hop (a request without one
+    // gets an empty stream back across the object boundary, which a GET cannot carry).
+    if (request.body === null) await cancel(response.body);
+    else body = response.body;
   }
   // The slow path, for refusals and legacy ids only: the credential's own AccountDO judges it (a
   // wrong key 401, another account's 404) and, admitting it, names the machine of the instance.
