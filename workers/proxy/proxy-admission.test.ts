@@ -1,10 +1,11 @@
 // Who opens the proxy, through the real Worker, MachineDO and AccountDO in workerd: the MachineDO
 // hosting the instance admits a valid key or the instance's token on its own (the AccountDO is not on
 // the hot path), and what it cannot judge goes to the credential's AccountDO (the slow path).
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { machineIdOfInstance } from "../../core/ids.ts";
+import type { ServerMessage } from "../../protocol/messages.ts";
 import { admin, call, callJson, machineOnline, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
@@ -120,7 +121,7 @@ describe("proxy admission", () => {
     expect(Date.parse(at!)).toBeGreaterThanOrEqual(before - 1);
   });
 
-  it("an instance not running yet, stopped, or on an offline host is refused as before", async () => {
+  it("an instance not running yet, or on an offline host, is refused as before", async () => {
     const { key } = await newAccount();
     const creating = (await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } })).body;
     await agent.waitForCommand(creating.id, "create");
@@ -163,6 +164,15 @@ describe("proxy admission", () => {
     const upload = agent.httpRequests(legacy).find((r) => r.path === "/upload")!;
     expect(upload).toMatchObject({ method: "POST", has_body: true });
     expect(agent.bodies.get(upload.stream)).toBe(body.length);
+    const upgrade = exports.default.fetch(new Request(`http://gpu.test/v1/instances/${legacy}/proxy/8888/ws`, {
+      headers: { upgrade: "websocket", authorization: `Bearer ${account.key}`, "cf-connecting-ip": "10.0.0.1" },
+    }));
+    const open = await agent.waitFor((m): m is Extract<ServerMessage, { type: "ws_open" }> => m.type === "ws_open" && m.instance_id === legacy);
+    agent.send({ type: "ws_accepted", stream: open.stream, protocol: "" });
+    const socket = (await upgrade).webSocket!;
+    socket.accept();
+    socket.close(1000, "done");
+    expect(calls.openProxyCalls()).toBe(4);
     const stranger = await newAccount();
     expect((await proxyGet(legacy, stranger.key)).status).toBe(404);
   });
