@@ -13,7 +13,7 @@ import { instanceTokenFor, instanceTokens } from "../../core/credentials.ts";
 import { constantTimeEqual } from "../../core/hash.ts";
 import { newReferralCode } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
-import { isKeySetDirective, type MachineDirective, type MachineReport } from "../object-messages.ts";
+import type { MachineDirective, MachineReport } from "../object-messages.ts";
 import { Outbox, type Delivery } from "../outbox/outbox.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor, type Sql } from "../sql.ts";
@@ -22,8 +22,9 @@ import { DESTROYED_VISIBLE_MS, Expiry } from "./expiry.ts";
 import * as actions from "./instance-actions.ts";
 import { findInstance, listEvents, listInstances, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import { checkCredential, type Caller } from "./credential-check.ts";
-import { createKeySetTable, pushKeySet } from "./key-set.ts";
-import { createKey, isRevoked, listKeys, revokeKey, type CreatedKey, type KeySummary } from "./keys.ts";
+import { createAndPushKey, revokeAndConfirm } from "./key-changes.ts";
+import { createKeySetTable } from "./key-set.ts";
+import { listKeys, type CreatedKey, type KeySummary } from "./keys.ts";
 import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import { changeBalance } from "./ledger.ts";
@@ -95,20 +96,11 @@ export class AccountDO extends DurableObject<Env> {
     return { ok: true, balance_micros: balance };
   }
 
-  /** Runs in the account's queue, so a launch in flight cannot reserve with the set this changes. */
   async createApiKey(name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
-    const account = this.info();
-    if (!account) return fail("not_found", "no such account");
-    return this.queue.run(async () => {
-      const key = await createKey(this.sql, account.id, name, iso(this.clock.now()));
-      if ("ok" in key) return key;
-      const pushes = this.ctx.storage.transactionSync(() => pushKeySet(this.sql, this.outbox, account.id));
-      // Waited for, so the key opens the proxy on the fast path at once; a host that does not answer
-      // in time admits it through the slow path (openProxy) meanwhile, so the key is shown anyway.
-      await this.outbox.deliverNow(pushes);
-      this.afterChange();
-      return { ok: true, key };
-    });
+    if (!this.info()) return fail("not_found", "no such account");
+    const created = await this.queue.run(() => createAndPushKey(this.context(), name));
+    this.afterChange();
+    return created;
   }
 
   listApiKeys(): Ok<{ items: KeySummary[] }> | Failure {
@@ -310,22 +302,13 @@ export class AccountDO extends DurableObject<Env> {
     return fail("internal", pendingMessage);
   }
 
-  /**
-   * Revokes a key and answers once every MachineDO holding the account's key set has the new one. A
-   * revocation that answered 500 (a host did not acknowledge in time) and is retried waits for it again.
-   */
-  private revoke(keyId: string, notFound: string): Promise<Ok<object> | Failure> {
-    return this.queue.run(async () => {
-      const accountId = this.info()!.id;
-      const pushes = this.ctx.storage.transactionSync(() =>
-        revokeKey(this.sql, keyId, iso(this.clock.now())) ? pushKeySet(this.sql, this.outbox, accountId) : null);
-      const awaited = pushes ?? (isRevoked(this.sql, keyId) ? this.outbox.pending(isKeySetDirective) : []);
-      if (pushes === null && awaited.length === 0) return fail("not_found", notFound);
-      const failure = await this.confirm(awaited, "the key is revoked, but a host of this account's instances has not confirmed it yet; the change is being applied, retry the request to confirm it");
-      this.afterChange();
-      return failure ?? { ok: true };
-    });
+  /** Answers once every MachineDO holding the account's key set has the new one. */
+  private async revoke(keyId: string, notFound: string): Promise<Ok<object> | Failure> {
+    const revoked = await this.queue.run(() => revokeAndConfirm(this.context(), keyId, notFound));
+    this.afterChange();
+    return revoked;
   }
+
 
   private async change(key: string, id: string, action: () => Promise<actions.InstanceResult>): Promise<actions.InstanceResult> {
     if (!(await this.authenticate(key))) return unauthorized();
