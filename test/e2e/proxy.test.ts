@@ -323,7 +323,9 @@ describe("proxy errors", () => {
   });
 
   it("an instance that is not running is 409 not_running", async () => {
+    // Stopped, not just launched: the host may report a new container running at any moment.
     const created = await stack.api<Instance>("POST", "/v1/instances", { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" });
+    expect((await stack.api("POST", `/v1/instances/${created.body.id}/stop`)).status).toBe(204);
     const response = await fetch(stack.proxyUrl(created.body, 8888, "/"), { headers: auth() });
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: string }).error).toBe("not_running");
