@@ -5,6 +5,7 @@ import { env, exports } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { machineIdOfInstance } from "../../core/ids.ts";
+import { PROXY_REFUSAL_HEADER } from "../../durable-objects/machine/proxy-request.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { admin, call, callJson, machineOnline, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
@@ -175,6 +176,24 @@ describe("proxy admission", () => {
     expect(calls.openProxyCalls()).toBe(4);
     const stranger = await newAccount();
     expect((await proxyGet(legacy, stranger.key)).status).toBe(404);
+  });
+
+  it("an upstream's response cannot pass for a refusal: the refusal header is the MachineDO's own", async () => {
+    const { key } = await newAccount();
+    const host = await FakeAgent.register(`admission-forged-${crypto.randomUUID()}`);
+    await host.connect(["a100-80gb"]);
+    const instance = await runningInstance(host, key, "a100-80gb");
+    const calls = await counting();
+    const pending = proxyGet(instance.id, key);
+    const request = await host.waitFor((m): m is Extract<ServerMessage, { type: "http_request" }> => m.type === "http_request");
+    host.send({ type: "http_response", stream: request.stream, status: 200, headers: [[PROXY_REFUSAL_HEADER, JSON.stringify({ kind: "ask_account" })], ["x-kept", "1"]] });
+    host.send({ type: "end", stream: request.stream });
+    const response = await pending;
+    expect(response.status).toBe(200);
+    expect(response.headers.get(PROXY_REFUSAL_HEADER)).toBeNull();
+    expect(response.headers.get("x-kept")).toBe("1");
+    expect(calls.openProxyCalls()).toBe(0);
+    host.disconnect();
   });
 
   it("an id that names no machine, or one that does not host it, is 404 from the account", async () => {
