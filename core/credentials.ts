@@ -1,8 +1,9 @@
 // Every credential the service issues, made and recognised here only. Each carries the id of the
 // object that can check it (an account or a machine), so a request is routed without a lookup;
-// the secret part is random and only its SHA-256 is ever stored. (Passwords are not credentials of
-// this kind: they are chosen by people, so they get a slow salted hash instead.)
-import { randomBase32 } from "./ids.ts";
+// the secret part is random and only its SHA-256 is ever stored, except an instance token's, which
+// is derived from the instance id and a service secret and so is stored nowhere. (Passwords are not
+// credentials of this kind: they are chosen by people, so they get a slow salted hash instead.)
+import { base32, randomBase32 } from "./ids.ts";
 
 const SECRET = "[a-z2-7]{32}";
 const ACCOUNT_ID = "acc-[a-z2-7]{16}";
@@ -35,7 +36,7 @@ const accountOwner = (text: string) => text;
 
 /** An account's API key: `gpk_<account id>_<secret>`. */
 export const apiKeys = new CredentialFormat("gpk_", ACCOUNT_ID, accountOwner);
-/** An instance's own proxy token: `gpi_<account id>_<secret>`. */
+/** An instance's own proxy token: `gpi_<account id>_<secret>`, the secret from `instanceTokenFor`. */
 export const instanceTokens = new CredentialFormat("gpi_", ACCOUNT_ID, accountOwner);
 /** A browser session, sent only as the `gpr_session` cookie: `gps_<account id>_<secret>`. */
 export const sessionTokens = new CredentialFormat("gps_", ACCOUNT_ID, accountOwner);
@@ -48,4 +49,23 @@ export const keyPrefix = (key: string) => key.slice(0, apiKeys.prefix.length + "
 /** The token of an `Authorization: Bearer <token>` header, or null. */
 export function bearerToken(header: string | undefined | null): string | null {
   return /^Bearer +(\S+)\s*$/i.exec(header ?? "")?.[1] ?? null;
+}
+
+const hmacKeys = new Map<string, Promise<CryptoKey>>();
+
+/**
+ * The proxy token of instance `instanceId` of account `accountId`: `gpi_<account id>_` and the first
+ * 160 bits of HMAC-SHA256(`secret`, instance id) in base32. Whoever holds the secret (the Worker's
+ * INSTANCE_TOKEN_SECRET) computes it when needed, so no object stores it; it stays the same for the
+ * instance's life.
+ */
+export async function instanceTokenFor(secret: string, accountId: string, instanceId: string): Promise<string> {
+  if (!secret) throw new Error("INSTANCE_TOKEN_SECRET is not set");
+  let key = hmacKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    hmacKeys.set(secret, key);
+  }
+  const mac = await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(instanceId));
+  return `${instanceTokens.prefix}${accountId}_${base32(new Uint8Array(mac, 0, 20))}`;
 }

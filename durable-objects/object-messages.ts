@@ -5,7 +5,9 @@ import type { ContainerSpec, ContainerState } from "../protocol/messages.ts";
 export type MachineReport =
   | { seq: number; kind: "state"; instance_id: string; state: ContainerState; message: string; at: number }
   | { seq: number; kind: "event"; instance_id: string; message: string; at: number }
-  | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number };
+  | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number }
+  /** An API key (by its SHA-256) opened the proxy at `at`; sent at most once a minute per key. */
+  | { seq: number; kind: "key_used"; key_sha256: string; at: number };
 
 /** A report as the MachineDO queues it: its outbox assigns the seq. */
 export type MachineReportBody = MachineReport extends infer R ? (R extends MachineReport ? Omit<R, "seq"> : never) : never;
@@ -17,6 +19,22 @@ export interface DesiredStateChange {
   generation: number;
 }
 
+/**
+ * The SHA-256 of every live API key of an account, as the MachineDOs hosting its instances hold it
+ * to admit proxied requests. `version` increases with every key change; a MachineDO keeps the newest.
+ */
+export interface KeySet {
+  account_id: string;
+  version: number;
+  hashes: string[];
+}
+
+/** What an AccountDO's outbox carries to a MachineDO, in order. (Rows queued before key sets existed are desired-state changes.) */
+export type MachineDirective = DesiredStateChange | { kind: "key_set"; key_set: KeySet };
+
+export const isKeySetDirective = (directive: MachineDirective): directive is { kind: "key_set"; key_set: KeySet } =>
+  "kind" in directive && directive.kind === "key_set";
+
 export interface ReserveRequest {
   account_id: string;
   instance_id: string;
@@ -24,4 +42,6 @@ export interface ReserveRequest {
   gpu_count: number;
   generation: number;
   spec: ContainerSpec;
+  /** The account's key set, so the proxy admits its keys from the first request. */
+  key_set: KeySet;
 }

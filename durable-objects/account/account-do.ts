@@ -4,24 +4,27 @@
 // is frozen here) nor for which account holds an email (EmailDO).
 // Every method that acts for a caller takes the caller's credential (an API key or a session) and
 // checks it on the same call, so a request costs one round trip and a revoked key or session fails
-// on its very next use.
+// on its very next use. The proxy is admitted by the MachineDOs, from the key sets this object pushes
+// them (key-set.ts); a key change, stop or destroy is answered once they have acknowledged it.
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
-import { instanceTokens } from "../../core/credentials.ts";
+import { instanceTokenFor, instanceTokens } from "../../core/credentials.ts";
 import { constantTimeEqual } from "../../core/hash.ts";
 import { newReferralCode } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
-import type { DesiredStateChange, MachineReport } from "../object-messages.ts";
-import { Outbox } from "../outbox/outbox.ts";
+import type { MachineDirective, MachineReport } from "../object-messages.ts";
+import { Outbox, type Delivery } from "../outbox/outbox.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor, type Sql } from "../sql.ts";
 import { nextSettlementMs, settleAll } from "./billing.ts";
 import { DESTROYED_VISIBLE_MS, Expiry } from "./expiry.ts";
 import * as actions from "./instance-actions.ts";
-import { findInstance, listEvents, listInstances, toInstance, type Instance } from "./instance-row.ts";
+import { findInstance, listEvents, listInstances, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import { checkCredential, type Caller } from "./credential-check.ts";
-import { createKey, listKeys, revokeKey, type CreatedKey, type KeySummary } from "./keys.ts";
+import { createAndPushKey, revokeAndConfirm } from "./key-changes.ts";
+import { createKeySetTable } from "./key-set.ts";
+import { listKeys, type CreatedKey, type KeySummary } from "./keys.ts";
 import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import { changeBalance } from "./ledger.ts";
@@ -47,8 +50,8 @@ export class AccountDO extends DurableObject<Env> {
   private readonly clock = clock;
   private readonly sql: Sql;
   private readonly queue = new SerialQueue();
-  /** Desired-state changes for MachineDOs, keyed by machine id. */
-  private readonly outbox: Outbox<DesiredStateChange>;
+  /** Desired-state changes and key sets for MachineDOs, keyed by machine id. */
+  private readonly outbox: Outbox<MachineDirective>;
   private readonly alarms: SingleAlarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -56,15 +59,16 @@ export class AccountDO extends DurableObject<Env> {
     this.sql = sqlFor(ctx.storage);
     createAccountSchema(this.sql);
     addAccountSchemaAdditions(this.sql);
-    this.outbox = new Outbox<DesiredStateChange>(this.sql, {
-      name: "desired state",
+    createKeySetTable(this.sql);
+    this.outbox = new Outbox<MachineDirective>(this.sql, {
+      name: "machine directive",
       now: () => this.clock.now(),
-      send: (machineId, batch) => this.env.MACHINES.getByName(machineId).applyDesiredStates(batch.map((queued) => queued.message)),
+      send: (machineId, batch) => this.env.MACHINES.getByName(machineId).applyDirectives(batch.map((queued) => queued.message)),
     });
     // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
     this.alarms = new SingleAlarm(ctx, () => this.clock.now());
     this.alarms.register(
-      { nextAlarmMs: (nowMs) => nextSettlementMs(this.sql, nowMs), onAlarm: () => this.settleNow() },
+      { nextAlarmMs: (nowMs) => nextSettlementMs(this.sql, nowMs), onAlarm: () => { this.settleNow(); } },
       new Expiry(this.sql),
       this.outbox,
     );
@@ -93,10 +97,10 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   async createApiKey(name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
-    const account = this.info();
-    if (!account) return fail("not_found", "no such account");
-    const key = await createKey(this.sql, account.id, name, iso(this.clock.now()));
-    return "ok" in key ? key : { ok: true, key };
+    if (!this.info()) return fail("not_found", "no such account");
+    const created = await this.queue.run(() => createAndPushKey(this.context(), name));
+    this.afterChange();
+    return created;
   }
 
   listApiKeys(): Ok<{ items: KeySummary[] }> | Failure {
@@ -104,9 +108,9 @@ export class AccountDO extends DurableObject<Env> {
     return { ok: true, items: listKeys(this.sql) };
   }
 
-  revokeApiKey(keyId: string): Ok<object> | Failure {
+  async revokeApiKey(keyId: string): Promise<Ok<object> | Failure> {
     if (!this.info()) return fail("not_found", "no such account");
-    return revokeKey(this.sql, keyId, iso(this.clock.now())) ? { ok: true } : fail("not_found", `no live key ${keyId}`);
+    return this.revoke(keyId, `no live key ${keyId}`);
   }
 
   // ---- caller API (each checks the caller's credential: an API key or a session) ----
@@ -117,8 +121,7 @@ export class AccountDO extends DurableObject<Env> {
 
   async me(key: string): Promise<Ok<{ account: AccountInfo }> | Failure> {
     if (!(await this.authenticate(key))) return unauthorized();
-    this.settleNow();
-    return { ok: true, account: this.info()! };
+    return (await this.settleForRequest()) ?? { ok: true, account: this.info()! };
   }
 
   async launch(key: string, plan: LaunchPlan, idem: Idempotency | null): Promise<actions.InstanceResult> {
@@ -130,15 +133,16 @@ export class AccountDO extends DurableObject<Env> {
 
   async listInstances(key: string): Promise<Ok<{ items: Instance[] }> | Failure> {
     if (!(await this.authenticate(key))) return unauthorized();
-    this.settleNow();
-    return { ok: true, items: listInstances(this.sql).filter((row) => this.visible(row)).map(toInstance) };
+    const failure = await this.settleForRequest();
+    if (failure) return failure;
+    return { ok: true, items: await Promise.all(listInstances(this.sql).filter((row) => this.visible(row)).map((row) => this.show(row))) };
   }
 
   async getInstance(key: string, id: string): Promise<actions.InstanceResult> {
     if (!(await this.authenticate(key))) return unauthorized();
     const row = findInstance(this.sql, id);
     if (!row || !this.visible(row)) return fail("not_found", `no instance ${id} in this account`);
-    return { ok: true, instance: toInstance(row) };
+    return { ok: true, instance: await this.show(row) };
   }
 
   async instanceEvents(key: string, id: string): Promise<Ok<{ items: { message: string; created_at: string }[] }> | Failure> {
@@ -148,11 +152,11 @@ export class AccountDO extends DurableObject<Env> {
 
   async renameInstance(key: string, id: string, label: string): Promise<actions.InstanceResult> {
     const found = await this.getInstance(key, id);
-    return found.ok ? this.queue.run(async () => actions.rename(this.context(), id, label)) : found;
+    return found.ok ? this.queue.run(() => actions.rename(this.context(), id, label)) : found;
   }
 
   async stopInstance(key: string, id: string): Promise<actions.InstanceResult> {
-    return this.change(key, id, async () => actions.stop(this.context(), id, "Stop requested; GPUs released and billing stopped"));
+    return this.change(key, id, () => actions.stop(this.context(), id, "Stop requested; GPUs released and billing stopped"));
   }
 
   async startInstance(key: string, id: string): Promise<actions.InstanceResult> {
@@ -160,13 +164,19 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   async destroyInstance(key: string, id: string): Promise<actions.InstanceResult> {
-    return this.change(key, id, async () => actions.destroy(this.context(), id));
+    return this.change(key, id, () => actions.destroy(this.context(), id));
   }
 
-  /** Proxy admission: an account key, or the instance's own token. */
+  /**
+   * Proxy admission's slow path, for refusals and legacy ids only: the MachineDO hosting an instance
+   * admits on its own (proxy-admission.ts), and the Worker asks here only when it refused a key it
+   * cannot judge (another account's, a wrong one) or does not know the instance (an id from before
+   * ids named their machine). Admits an account key, or the instance's own token.
+   */
   async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
     const row = findInstance(this.sql, id);
-    const tokenMatches = row !== undefined && instanceTokens.ownerOf(credential) !== null && constantTimeEqual(row.token, credential);
+    const tokenMatches = row !== undefined && instanceTokens.ownerOf(credential) !== null
+      && constantTimeEqual(await this.instanceToken(row.id), credential);
     // The proxy takes Bearer credentials only: a session never opens it.
     if (!tokenMatches && (await this.caller(credential))?.kind !== "key") return unauthorized();
     if (!row || !this.visible(row)) return fail("not_found", `no instance ${id} in this account`);
@@ -192,8 +202,7 @@ export class AccountDO extends DurableObject<Env> {
   async signIn(email: string, password: string): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
     const signedIn = await signInWithPassword(this.loginStore(), email, password);
     if (!signedIn.ok) return signedIn;
-    this.settleNow();
-    return { ok: true, account: this.info()!, session: signedIn.session };
+    return (await this.settleForRequest()) ?? { ok: true, account: this.info()!, session: signedIn.session };
   }
 
   /** Ends the session `credential` names, if it is live; anything else is already signed out. */
@@ -223,14 +232,13 @@ export class AccountDO extends DurableObject<Env> {
 
   async revokeKeyFor(credential: string, keyId: string): Promise<Ok<object> | Failure> {
     if (!(await this.caller(credential))) return unauthorized();
-    return revokeKey(this.sql, keyId, iso(this.clock.now())) ? { ok: true } : fail("not_found", `no live key ${keyId} in this account`);
+    return this.revoke(keyId, `no live key ${keyId} in this account`);
   }
 
   /** Newest first; `before` is the id of the last entry of the previous page. */
   async ledger(credential: string, limit: number, before: number | null): Promise<Ok<{ items: LedgerEntry[]; next_cursor: string | null }> | Failure> {
     if (!(await this.caller(credential))) return unauthorized();
-    this.settleNow();
-    return { ok: true, ...ledgerPage(this.sql, limit, before) };
+    return (await this.settleForRequest()) ?? { ok: true, ...ledgerPage(this.sql, limit, before) };
   }
 
   // ---- from MachineDOs ----
@@ -275,8 +283,32 @@ export class AccountDO extends DurableObject<Env> {
       accountId: this.info()!.id,
       outbox: this.outbox,
       transaction: (fn) => this.ctx.storage.transactionSync(fn),
+      show: (row) => this.show(row),
+      confirm: (deliveries, pendingMessage) => this.confirm(deliveries, pendingMessage),
     };
   }
+
+  private instanceToken(instanceId: string): Promise<string> {
+    return instanceTokenFor(this.env.INSTANCE_TOKEN_SECRET, this.info()!.id, instanceId);
+  }
+
+  private async show(row: InstanceRow): Promise<Instance> {
+    return toInstance(row, await this.instanceToken(row.id));
+  }
+
+  /** Delivers to the MachineDOs now and waits; 500 `internal` saying `pendingMessage` when one did not acknowledge. */
+  private async confirm(deliveries: Delivery[], pendingMessage: string): Promise<Failure | null> {
+    if (deliveries.length === 0 || (await this.outbox.deliverNow(deliveries))) return null;
+    return fail("internal", pendingMessage);
+  }
+
+  /** Answers once every MachineDO holding the account's key set has the new one. */
+  private async revoke(keyId: string, notFound: string): Promise<Ok<object> | Failure> {
+    const revoked = await this.queue.run(() => revokeAndConfirm(this.context(), keyId, notFound));
+    this.afterChange();
+    return revoked;
+  }
+
 
   private async change(key: string, id: string, action: () => Promise<actions.InstanceResult>): Promise<actions.InstanceResult> {
     if (!(await this.authenticate(key))) return unauthorized();
@@ -285,11 +317,19 @@ export class AccountDO extends DurableObject<Env> {
     return result;
   }
 
-  /** Charges accrued time; a used-up balance stops what runs. */
-  private settleNow(): void {
-    this.ctx.storage.transactionSync(() => {
-      if (settleAll(this.sql, this.clock.now()) <= 0) actions.stopForLackOfFunds(this.context());
-    });
+  /** Charges accrued time; a used-up balance stops what runs. Returns those stops, for their hosts. */
+  private settleNow(): Delivery[] {
+    return this.ctx.storage.transactionSync(() =>
+      settleAll(this.sql, this.clock.now()) <= 0 ? actions.stopForLackOfFunds(this.context()) : []);
+  }
+
+  /** Settles for a caller's request: a stop it causes is acknowledged by the hosts before the answer. */
+  private async settleForRequest(): Promise<Failure | null> {
+    const stops = this.settleNow();
+    if (stops.length === 0) return null;
+    const failure = await this.confirm(stops, actions.STOP_PENDING_MESSAGE);
+    this.afterChange();
+    return failure;
   }
 
   /** After a state change: push desired states to machines now and keep the alarm right. */

@@ -1,17 +1,18 @@
 // Launch, start, stop, destroy and rename of one account's instances. The caller (AccountDO) runs
 // each inside its serial queue; this module talks to FleetDO for placement and to MachineDO, the
-// authority on GPUs, for reservations.
+// authority on GPUs, for reservations. A stop or destroy is answered once the host's MachineDO has
+// it, so the proxy refuses the very next request.
 import { fail, type Failure } from "../../core/errors.ts";
 import { iso, type Clock } from "../../core/clock.ts";
-import { instanceTokens } from "../../core/credentials.ts";
 import { newInstanceId } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
 import type { ContainerSpec } from "../../protocol/messages.ts";
-import type { DesiredStateChange } from "../object-messages.ts";
-import type { Outbox } from "../outbox/outbox.ts";
+import type { MachineDirective } from "../object-messages.ts";
+import type { Delivery, Outbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import { settleAll, settleInstance } from "./billing.ts";
-import { addEvent, findInstance, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
+import { addEvent, findInstance, type Instance, type InstanceRow } from "./instance-row.ts";
+import { currentKeySet } from "./key-set.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 
 export interface AccountContext {
@@ -19,9 +20,13 @@ export interface AccountContext {
   clock: Clock;
   env: Env;
   accountId: string;
-  /** Desired-state changes for MachineDOs, keyed by machine id. */
-  outbox: Outbox<DesiredStateChange>;
+  /** Desired-state changes and key sets for MachineDOs, keyed by machine id. */
+  outbox: Outbox<MachineDirective>;
   transaction<T>(fn: () => T): T;
+  /** The public instance object, with its token. */
+  show(row: InstanceRow): Promise<Instance>;
+  /** Delivers now and waits; a failure (500) when a MachineDO did not acknowledge, saying `pendingMessage`. */
+  confirm(deliveries: Delivery[], pendingMessage: string): Promise<Failure | null>;
 }
 
 export type InstanceResult = { ok: true; instance: Instance } | Failure;
@@ -36,7 +41,7 @@ export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempo
     if (seen) {
       if (seen.body_hash !== idem.bodyHash) return fail("conflict", "Idempotency-Key was already used with a different request body");
       const row = findInstance(sql, seen.instance_id);
-      if (row) return { ok: true, instance: toInstance(row) };
+      if (row) return { ok: true, instance: await ctx.show(row) };
     }
   }
   const balance = settleAll(sql, clock.now());
@@ -45,23 +50,27 @@ export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempo
   }
   const placement = await ctx.env.FLEET.getByName("fleet").placementCandidates(plan);
   if (!placement.ok) return placement;
-  const id = newInstanceId();
-  const token = instanceTokens.issue(ctx.accountId);
-  const nowMs = clock.now();
-  // The row exists (invisible, machine_id NULL) before any reservation, so a report racing the
-  // launch finds it, and a crash mid-launch leaves nothing a MachineDO could keep forever.
-  sql`INSERT INTO instances (id, label, status, status_message, desired_state, gpu_model, gpu_count, template, model,
-        image, disk_gb, ports, env, token, price_hour_micros, machine_id, machine_online, created_at, created_ms,
-        started_at, destroyed_ms, generation, billed_until_ms, carry)
-      VALUES (${id}, ${plan.label}, 'creating', '', 'running', ${plan.gpu_model}, ${plan.gpu_count}, ${plan.template},
-        ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, ${token},
-        ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0)`;
-  const spec = containerSpec(id, token, plan);
   for (const machineId of placement.machine_ids) {
+    // The id names its machine (the proxy routes by it), so each candidate gets its own.
+    const id = newInstanceId(machineId);
+    const nowMs = clock.now();
+    // The row exists (invisible, machine_id NULL) before any reservation, so a report racing the
+    // launch finds it, and a crash mid-launch leaves nothing a MachineDO could keep forever. Its
+    // token column stays empty: instance tokens are derived when needed (instanceTokenFor).
+    sql`INSERT INTO instances (id, label, status, status_message, desired_state, gpu_model, gpu_count, template, model,
+          image, disk_gb, ports, env, token, price_hour_micros, machine_id, machine_online, created_at, created_ms,
+          started_at, destroyed_ms, generation, billed_until_ms, carry)
+        VALUES (${id}, ${plan.label}, 'creating', '', 'running', ${plan.gpu_model}, ${plan.gpu_count}, ${plan.template},
+          ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, '',
+          ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0)`;
     const reserved = await ctx.env.MACHINES.getByName(String(machineId)).reserve({
-      account_id: ctx.accountId, instance_id: id, gpu_model: plan.gpu_model, gpu_count: plan.gpu_count, generation: 1, spec,
+      account_id: ctx.accountId, instance_id: id, gpu_model: plan.gpu_model, gpu_count: plan.gpu_count, generation: 1,
+      spec: containerSpec(id, plan), key_set: currentKeySet(sql, ctx.accountId),
     }).catch(() => ({ ok: false as const }));
-    if (!reserved.ok) continue;
+    if (!reserved.ok) {
+      sql`DELETE FROM instances WHERE id = ${id}`;
+      continue;
+    }
     ctx.transaction(() => {
       sql`UPDATE instances SET machine_id = ${machineId} WHERE id = ${id}`;
       addEvent(sql, id, `Created on machine ${machineId}; waiting for the host to start the container`, iso(nowMs));
@@ -70,13 +79,13 @@ export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempo
             VALUES (${idem.key}, ${idem.bodyHash}, ${id}, ${nowMs})`;
       }
     });
-    return { ok: true, instance: toInstance(findInstance(sql, id)!) };
+    return { ok: true, instance: await ctx.show(findInstance(sql, id)!) };
   }
-  sql`DELETE FROM instances WHERE id = ${id}`;
   return fail("no_capacity", `no machine has ${plan.gpu_count} free ${plan.gpu_model} GPU(s) right now`);
 }
 
-function containerSpec(id: string, token: string, plan: LaunchPlan): ContainerSpec {
+/** The container as the MachineDO stores it; it adds INSTANCE_TOKEN to the env when it sends the create. */
+function containerSpec(id: string, plan: LaunchPlan): ContainerSpec {
   return {
     instance_id: id,
     image: plan.image,
@@ -85,7 +94,6 @@ function containerSpec(id: string, token: string, plan: LaunchPlan): ContainerSp
     env: {
       ...plan.env,
       ...(plan.model_hf ? { MODEL_ID: plan.model_hf } : {}),
-      INSTANCE_TOKEN: token,
       PROXY_BASE_PATH: `/v1/instances/${id}/proxy`,
     },
     command: plan.command,
@@ -95,36 +103,52 @@ function containerSpec(id: string, token: string, plan: LaunchPlan): ContainerSp
   };
 }
 
-export function stop(ctx: AccountContext, id: string, reason: string): InstanceResult {
+export async function stop(ctx: AccountContext, id: string, reason: string): Promise<InstanceResult> {
   const row = findInstance(ctx.sql, id);
   if (!row) return notFound(id);
+  if (row.status === "stopped") return confirmAgain(ctx, row, `cannot stop an instance whose status is ${row.status}`);
   if (row.status !== "running" && row.status !== "starting" && row.status !== "creating") {
     return fail("conflict", `cannot stop an instance whose status is ${row.status}`);
   }
-  changeDesired(ctx, row, "stopped", reason);
-  return { ok: true, instance: toInstance(findInstance(ctx.sql, id)!) };
+  const failure = await ctx.confirm([changeDesired(ctx, row, "stopped", reason)], pendingMessage("stopped"));
+  return failure ?? { ok: true, instance: await ctx.show(findInstance(ctx.sql, id)!) };
 }
 
-export function destroy(ctx: AccountContext, id: string): InstanceResult {
+export async function destroy(ctx: AccountContext, id: string): Promise<InstanceResult> {
   const row = findInstance(ctx.sql, id);
   if (!row) return notFound(id);
-  if (row.status === "destroyed") return fail("conflict", "the instance is already destroyed");
-  changeDesired(ctx, row, "destroyed", "Destroyed; the host removes the container and its data");
-  return { ok: true, instance: toInstance(findInstance(ctx.sql, id)!) };
+  if (row.status === "destroyed") return confirmAgain(ctx, row, "the instance is already destroyed");
+  const delivery = changeDesired(ctx, row, "destroyed", "Destroyed; the host removes the container and its data");
+  const failure = await ctx.confirm([delivery], pendingMessage("destroyed"));
+  return failure ?? { ok: true, instance: await ctx.show(findInstance(ctx.sql, id)!) };
 }
 
+/**
+ * A stop or destroy whose host did not acknowledge it in time answered 500 and asked for a retry: the
+ * retry waits for that delivery again. Once the host has it, the instance is simply in that status.
+ */
+async function confirmAgain(ctx: AccountContext, row: InstanceRow, conflict: string): Promise<InstanceResult> {
+  const pending = ctx.outbox.pending().filter((delivery) => delivery.destination === String(row.machine_id));
+  if (pending.length === 0) return fail("conflict", conflict);
+  const failure = await ctx.confirm(pending, pendingMessage(row.status));
+  return failure ?? { ok: true, instance: await ctx.show(row) };
+}
+
+const pendingMessage = (status: string) =>
+  `the instance is ${status}, but its host has not confirmed it yet; the change is being applied, retry the request to confirm it`;
+
 /** Stop or destroy: billing and GPUs end now; the host follows through the outbox. */
-function changeDesired(ctx: AccountContext, row: InstanceRow, desired: "stopped" | "destroyed", message: string): void {
+function changeDesired(ctx: AccountContext, row: InstanceRow, desired: "stopped" | "destroyed", message: string): Delivery {
   const { sql, clock } = ctx;
   const nowMs = clock.now();
-  ctx.transaction(() => {
+  return ctx.transaction(() => {
     settleInstance(sql, row, nowMs, false);
     const generation = row.generation + 1;
     sql`UPDATE instances SET status = ${desired}, desired_state = ${desired}, status_message = '',
           generation = ${generation}, destroyed_ms = ${desired === "destroyed" ? nowMs : null}
         WHERE id = ${row.id}`;
     addEvent(sql, row.id, message, iso(nowMs));
-    ctx.outbox.enqueue(String(row.machine_id!), { instance_id: row.id, desired, generation });
+    return ctx.outbox.enqueue(String(row.machine_id!), { instance_id: row.id, desired, generation });
   });
 }
 
@@ -146,24 +170,27 @@ export async function start(ctx: AccountContext, id: string): Promise<InstanceRe
         WHERE id = ${id}`;
     addEvent(sql, id, "Start requested; waiting for the host to start the container", iso(nowMs));
   });
-  return { ok: true, instance: toInstance(findInstance(sql, id)!) };
+  return { ok: true, instance: await ctx.show(findInstance(sql, id)!) };
 }
 
-export function rename(ctx: AccountContext, id: string, label: string): InstanceResult {
+export async function rename(ctx: AccountContext, id: string, label: string): Promise<InstanceResult> {
   const row = findInstance(ctx.sql, id);
   if (!row) return notFound(id);
   ctx.transaction(() => {
     ctx.sql`UPDATE instances SET label = ${label} WHERE id = ${id}`;
     addEvent(ctx.sql, id, `Renamed to "${label}"`, iso(ctx.clock.now()));
   });
-  return { ok: true, instance: toInstance(findInstance(ctx.sql, id)!) };
+  return { ok: true, instance: await ctx.show(findInstance(ctx.sql, id)!) };
 }
 
-/** Stops every instance meant to run, because the balance is used up. */
-export function stopForLackOfFunds(ctx: AccountContext): void {
+/** Stops every instance meant to run, because the balance is used up; what its hosts must acknowledge. */
+export function stopForLackOfFunds(ctx: AccountContext): Delivery[] {
   const rows = ctx.sql<InstanceRow>`SELECT * FROM instances WHERE desired_state = 'running'
                                     AND status IN ('running', 'starting', 'creating') AND machine_id IS NOT NULL`;
-  for (const row of rows) changeDesired(ctx, row, "stopped", "Stopped: the account balance is used up");
+  return rows.map((row) => changeDesired(ctx, row, "stopped", "Stopped: the account balance is used up"));
 }
+
+/** The message of a request whose balance-exhausted stop a host did not acknowledge in time. */
+export const STOP_PENDING_MESSAGE = pendingMessage("stopped (the account balance is used up)");
 
 const notFound = (id: string) => fail("not_found", `no instance ${id} in this account`);

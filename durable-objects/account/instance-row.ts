@@ -19,7 +19,6 @@ export interface InstanceRow {
   disk_gb: number;
   ports: string;
   env: string;
-  token: string;
   price_hour_micros: number;
   machine_id: number | null;
   machine_online: number;
@@ -39,11 +38,13 @@ export type Instance = Omit<
 > & {
   ports: PortSpec[];
   env: Record<string, string>;
+  /** The instance's proxy token, computed when shown (instanceTokenFor): the row has none. */
+  token: string;
   machine_id: number;
   machine_online: boolean;
 };
 
-export function toInstance(row: InstanceRow): Instance {
+export function toInstance(row: InstanceRow, token: string): Instance {
   return {
     id: row.id,
     label: row.label,
@@ -58,7 +59,7 @@ export function toInstance(row: InstanceRow): Instance {
     disk_gb: row.disk_gb,
     ports: JSON.parse(row.ports) as PortSpec[],
     env: JSON.parse(row.env) as Record<string, string>,
-    token: row.token,
+    token,
     price_hour_micros: row.price_hour_micros,
     machine_id: row.machine_id ?? 0,
     machine_online: row.machine_online === 1,

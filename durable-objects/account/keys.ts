@@ -1,6 +1,7 @@
 // API keys: `gpk_<account id>_<secret>`. Only a SHA-256 of each key is stored; checks compare in
-// constant time against every live key. The AccountDO is the authority: revocation is immediate
-// because nothing caches a key's validity.
+// constant time against every live key. The AccountDO is the authority: the MachineDOs that admit
+// proxied requests hold the live keys' hashes (key-set.ts), and a revocation is answered only once
+// they all have the new set, so it takes effect on the very next request everywhere.
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { apiKeys, keyPrefix } from "../../core/credentials.ts";
 import { newKeyId } from "../../core/ids.ts";
@@ -53,6 +54,10 @@ export function revokeKey(sql: Sql, keyId: string, at: string): boolean {
   return rows.length > 0;
 }
 
+export function isRevoked(sql: Sql, keyId: string): boolean {
+  return sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NOT NULL`.length > 0;
+}
+
 /** How stale last_used_at may get: writing it on every request puts a storage commit on every proxied request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -67,4 +72,13 @@ export function findLiveKey(sql: Sql, keyHash: string, at: string): boolean {
     sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${matched.id}`;
   }
   return true;
+}
+
+/** A use a MachineDO saw on the proxy (reported at most once a minute per key): moves last_used_at forward. */
+export function recordKeyUse(sql: Sql, keyHash: string, at: string): void {
+  for (const row of sql<{ id: string; hash: string; last_used_at: string | null }>`SELECT id, hash, last_used_at FROM api_keys WHERE revoked_at IS NULL`) {
+    if (constantTimeEqual(row.hash, keyHash) && (row.last_used_at === null || row.last_used_at < at)) {
+      sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${row.id}`;
+    }
+  }
 }

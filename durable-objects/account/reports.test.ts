@@ -78,11 +78,11 @@ describe("duplicate delivery", () => {
     const machine = env.MACHINES.getByName(String(agent.machineId));
     const stops = () => agent.commands(id).filter((c) => c.op === "stop").length;
     const before = stops();
-    await machine.applyDesiredStates([{ instance_id: id, desired: "stopped", generation: 2 }]);
-    await machine.applyDesiredStates([{ instance_id: id, desired: "destroyed", generation: 1 }]);
+    await machine.applyDirectives([{ instance_id: id, desired: "stopped", generation: 2 }]);
+    await machine.applyDirectives([{ instance_id: id, desired: "destroyed", generation: 1 }]);
     expect((await callJson("POST", `/v1/instances/${id}/start`, { key: account.key })).status).toBe(204);
     await agent.waitForCommand(id, "start");
-    await machine.applyDesiredStates([{ instance_id: id, desired: "stopped", generation: 2 }]);
+    await machine.applyDirectives([{ instance_id: id, desired: "stopped", generation: 2 }]);
     expect(stops()).toBe(before);
     expect(agent.commands(id).some((c) => c.op === "destroy")).toBe(false);
   });

@@ -6,6 +6,7 @@ import type { MachineReport } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
 import { settleInstance, startAccruing } from "./billing.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";
+import { recordKeyUse } from "./keys.ts";
 
 /** Applies reports in order; returns instance ids this account does not have on that machine. */
 export function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): string[] {
@@ -15,6 +16,10 @@ export function applyReports(sql: Sql, machineId: number, reports: MachineReport
   for (const report of reports) {
     if (report.seq <= lastSeq) continue;
     lastSeq = report.seq;
+    if (report.kind === "key_used") {
+      recordKeyUse(sql, report.key_sha256, iso(report.at));
+      continue;
+    }
     const ids = report.kind === "host" ? report.instance_ids : [report.instance_id];
     for (const id of ids) {
       const row = sql<InstanceRow>`SELECT * FROM instances WHERE id = ${id}`[0];
@@ -30,7 +35,7 @@ export function applyReports(sql: Sql, machineId: number, reports: MachineReport
   return [...unknown];
 }
 
-function applyOne(sql: Sql, row: InstanceRow, report: MachineReport): void {
+function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { kind: "key_used" }>): void {
   const at = iso(report.at);
   if (report.kind === "event") return addEvent(sql, row.id, report.message, at);
   if (report.kind === "host") return applyHost(sql, row, report.online, report.at);

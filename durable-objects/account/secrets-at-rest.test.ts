@@ -1,8 +1,11 @@
-// What the objects keep on disk: no password, session or API key in clear, only their hashes.
+// What the objects keep on disk: no password, session or API key in clear, only their hashes; and no
+// instance token at all (it is derived when needed).
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { admin, callJson } from "../../test/support/workerd/api-client.ts";
+import { admin, callJson, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { proxyGet, runningInstance } from "../../test/support/workerd/proxy-host.ts";
 import { asBrowser, signIn, signUp } from "../../test/support/workerd/session-client.ts";
 import { sha256Hex } from "../../core/hash.ts";
 
@@ -41,5 +44,29 @@ describe("secrets at rest", () => {
     const password = await runInDurableObject(env.ACCOUNTS.getByName(account.id), (_, state) =>
       state.storage.sql.exec<{ algorithm: string; iterations: number; salt: string; hash: string }>("SELECT * FROM password").toArray());
     expect(password).toEqual([{ algorithm: "PBKDF2-SHA256", iterations: 100_000, salt: expect.stringMatching(/^[0-9a-f]{32}$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/), updated_at: expect.any(String) }]);
+  });
+
+  it("no object stores an instance token: not the AccountDO, the MachineDO, the FleetDO nor the EmailDO", async () => {
+    await seedGpuModels();
+    const agent = await FakeAgent.register("secrets-host");
+    await agent.connect(["h100-80gb"]);
+    agent.serveHttp();
+    const account = await signUp();
+    await admin("POST", `/accounts/${account.id}/credits`, { amount_micros: 10_000_000 });
+    const key = (await asBrowser("POST", "/v1/keys", account.session, { body: { name: "mine" } })).body.key as string;
+    const instance = await runningInstance(agent, key);
+    // The token is real: the container was given it, and it opens the proxy.
+    expect((await agent.waitForCommand(instance.id, "create")).spec!.env.INSTANCE_TOKEN).toBe(instance.token);
+    expect((await proxyGet(instance.id, instance.token)).status).toBe(200);
+    const stored = [
+      await dumpStorage(env.ACCOUNTS.getByName(account.id)),
+      await dumpStorage(env.MACHINES.getByName(String(agent.machineId))),
+      await dumpStorage(env.FLEET.getByName("fleet")),
+      await dumpStorage(env.EMAILS.getByName(account.email)),
+    ].join("");
+    expect(stored).toContain(instance.id);
+    expect(stored).not.toContain(instance.token);
+    expect(stored).not.toContain(instance.token.split("_").at(-1)!);
+    expect(stored).not.toContain(await sha256Hex(instance.token));
   });
 });

@@ -14,6 +14,7 @@ import { Outbox, type Queued } from "../outbox/outbox.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { Sql } from "../sql.ts";
 import type { AgentSocket } from "./agent-socket.ts";
+import { CommandSender } from "./command-sender.ts";
 import type { MachineRecord } from "./machine-record.ts";
 import { commandFor, commandForStart, type Actual, type Desired, type Op } from "./reconcile.ts";
 
@@ -44,7 +45,7 @@ export class ContainerLedger {
   private readonly env: Env;
   private readonly sql: Sql;
   private readonly record: MachineRecord;
-  private readonly agent: AgentSocket;
+  private readonly commands: CommandSender;
   private readonly alarms: SingleAlarm;
 
   constructor(parts: LedgerParts) {
@@ -52,7 +53,7 @@ export class ContainerLedger {
     this.env = parts.env;
     this.sql = parts.sql;
     this.record = parts.record;
-    this.agent = parts.agent;
+    this.commands = new CommandSender(parts.agent, parts.env.INSTANCE_TOKEN_SECRET);
     this.alarms = parts.alarms;
     // Retries are about real time passing: the platform's clock.
     this.reports = new Outbox<MachineReportBody>(this.sql, {
@@ -214,7 +215,7 @@ export class ContainerLedger {
     const row = this.container(instanceId);
     const spec = row ? (JSON.parse(row.spec) as ContainerSpec) : null;
     const commandId = `${instanceId}/${row?.generation ?? 0}/${op}/${randomBase32(6)}`;
-    this.agent.send({ type: "command", command_id: commandId, op, instance_id: instanceId, spec });
+    this.commands.send({ type: "command", command_id: commandId, op, instance_id: instanceId, spec }, row?.account_id ?? null);
   }
 
   private releaseGpus(instanceId: string): void {

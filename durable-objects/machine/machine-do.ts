@@ -1,9 +1,10 @@
 // MachineDO, one per host machine: a thin dispatcher over its parts. Authority for: which GPU indices
 // are reserved by which instance (a GPU is free exactly when no reservation names it), each
 // container's desired and last reported state (container-ledger.ts), the agent connection and
-// whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts). It keeps FleetDO's
-// index current (fleet-push.ts) and tells AccountDOs what happens through its outbox, all timed by one
-// alarm. It also carries proxied streams (proxy-bridge.ts).
+// whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts), and which
+// credentials open the proxy of its containers (proxy-admission.ts, from the key sets AccountDOs push:
+// account-key-sets.ts). It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what
+// happens through its outbox, all timed by one alarm. It also carries proxied streams (proxy-bridge.ts).
 //
 // Liveness costs nothing per heartbeat, so an idle machine's object stays hibernated between them.
 // The agent sends `{"type":"heartbeat"}` every third of HEARTBEAT_TIMEOUT_MS; the runtime answers it
@@ -17,16 +18,18 @@
 import { DurableObject } from "cloudflare:workers";
 import { errorResponse, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
-import type { DesiredStateChange, ReserveRequest } from "../object-messages.ts";
+import { isKeySetDirective, type DesiredStateChange, type MachineDirective, type ReserveRequest } from "../object-messages.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
+import { AccountKeySets } from "./account-key-sets.ts";
 import { AgentSession } from "./agent-session.ts";
 import { AgentSocket } from "./agent-socket.ts";
 import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
 import { MachineRecord } from "./machine-record.ts";
+import { ProxyAdmission } from "./proxy-admission.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
-import { decodeProxyRequest, PROXY_REQUEST_HEADER, type ProxyRequest } from "./proxy-request.ts";
+import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "./proxy-request.ts";
 import { createMachineSchema } from "./schema.ts";
 
 export class MachineDO extends DurableObject<Env> {
@@ -35,6 +38,8 @@ export class MachineDO extends DurableObject<Env> {
   private readonly bridge: ProxyBridge;
   private readonly ledger: ContainerLedger;
   private readonly session: AgentSession;
+  private readonly keySets: AccountKeySets;
+  private readonly admission: ProxyAdmission;
   private readonly alarms: SingleAlarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -48,6 +53,8 @@ export class MachineDO extends DurableObject<Env> {
     this.alarms = new SingleAlarm(ctx, () => Date.now());
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms });
     this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms });
+    this.keySets = new AccountKeySets(sql);
+    this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, alarms: this.alarms });
     this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness));
   }
 
@@ -62,18 +69,26 @@ export class MachineDO extends DurableObject<Env> {
     return errorResponse("not_found", "no such machine endpoint");
   }
 
-  // ---- reservations and desired states (RPC from AccountDOs) ----
+  // ---- reservations, desired states and key sets (RPC from AccountDOs) ----
 
   reserve(request: ReserveRequest): { ok: true; gpu_indices: number[] } | Failure {
-    return this.ledger.reserve(request);
+    const reserved = this.ledger.reserve(request);
+    if (reserved.ok) this.keySets.apply(request.key_set);
+    return reserved;
   }
 
   reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {
     return this.ledger.reserveForStart(instanceId, gpuCount, generation);
   }
 
-  applyDesiredStates(changes: DesiredStateChange[]): void {
-    this.ledger.applyDesiredStates(changes);
+  /** An AccountDO's outbox batch: applied before this call returns, which is its acknowledgement. */
+  applyDirectives(directives: MachineDirective[]): void {
+    const changes: DesiredStateChange[] = [];
+    for (const directive of directives) {
+      if (isKeySetDirective(directive)) this.keySets.apply(directive.key_set);
+      else changes.push(directive);
+    }
+    if (changes.length > 0) this.ledger.applyDesiredStates(changes);
   }
 
   // ---- the agent socket and the alarm ----
@@ -99,19 +114,15 @@ export class MachineDO extends DurableObject<Env> {
   private async proxy(request: Request): Promise<Response> {
     const decoded = decodeProxyRequest(request.headers.get(PROXY_REQUEST_HEADER));
     if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
-    const response = await this.openProxyStream(decoded.request, request.body);
-    response.headers.set("x-request-id", decoded.request.requestId);
+    const target = decoded.request;
+    const refusal = await this.admission.admit(target, request.headers.get("content-length"));
+    if (refusal) return refusalResponse(refusal, request.body);
+    const response = target.websocket
+      ? await this.bridge.openWebSocket(target, target.websocket.protocols)
+      : await this.bridge.openHttp(target, request.body);
+    // Only this object refuses: an upstream header of that name would pass for a refusal.
+    response.headers.delete(PROXY_REFUSAL_HEADER);
+    response.headers.set("x-request-id", target.requestId);
     return response;
   }
-
-  private async openProxyStream(target: ProxyRequest, body: ReadableStream<Uint8Array> | null): Promise<Response> {
-    const row = this.ledger.container(target.instanceId);
-    if (!row || row.desired !== "running") return upstreamGone();
-    if (target.websocket) return this.bridge.openWebSocket(target, target.websocket.protocols);
-    return this.bridge.openHttp(target, body);
-  }
-}
-
-function upstreamGone(): Response {
-  return errorResponse("upstream_unavailable", "the instance has no running container on its host");
 }

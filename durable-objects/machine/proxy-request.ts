@@ -1,15 +1,27 @@
-// The one value the Worker hands the MachineDO for a proxied exchange: where it goes, the upstream
-// headers already computed, the request id and, for a WebSocket, the offered subprotocols.
-// It rides the MachineDO `fetch` as one header, not an RPC argument, because Workers RPC can carry
-// the request body stream in and a streamed Response out, but cannot return a 101 Response holding
-// a WebSocket (workerd: "Could not serialize object of type WebSocket"); so the exchange stays a
-// fetch, and this value is encoded and schema-checked by the two functions below, nowhere else.
+// The one value the Worker hands the MachineDO for a proxied exchange: where it goes, the credential
+// the caller presented, the upstream headers already computed, the request id and, for a WebSocket,
+// the offered subprotocols; and the one answer the MachineDO gives when it does not open the stream.
+// The request rides the MachineDO `fetch` as one header, not an RPC argument, because Workers RPC can
+// carry the request body stream in and a streamed Response out, but cannot return a 101 Response
+// holding a WebSocket (workerd: "Could not serialize object of type WebSocket"); so the exchange stays
+// a fetch, and both values are encoded and schema-checked by the functions below, nowhere else.
 import { z } from "zod";
+import { STATUS_OF, type ErrorCode } from "../../core/errors.ts";
 import type { ProxyTarget } from "./proxy-bridge.ts";
 
 export const PROXY_REQUEST_HEADER = "x-gpr-proxy-request";
 
+/** The caller's credential as the MachineDO checks it (proxy-admission.ts). */
+export type ProxyCredential =
+  /** An API key, by its SHA-256 only. */
+  | { kind: "key"; key_sha256: string }
+  /** An instance token, itself: the MachineDO derives the expected one and compares. */
+  | { kind: "instance_token"; token: string }
+  /** The slow path's second hop: the account (AccountDO.openProxy) has admitted the caller. */
+  | { kind: "admitted_by_account" };
+
 export interface ProxyRequest extends ProxyTarget {
+  credential: ProxyCredential;
   requestId: string;
   /** The subprotocols a WebSocket client offered; null for plain HTTP. */
   websocket: { protocols: string[] } | null;
@@ -21,13 +33,22 @@ const proxyRequest: z.ZodType<ProxyRequest> = z.object({
   target: z.string().startsWith("/"),
   method: z.string().min(1),
   headers: z.array(z.tuple([z.string(), z.string()])),
+  credential: z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("key"), key_sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+    z.object({ kind: z.literal("instance_token"), token: z.string() }),
+    z.object({ kind: z.literal("admitted_by_account") }),
+  ]),
   requestId: z.string(),
   websocket: z.object({ protocols: z.array(z.string()) }).nullable(),
 });
 
 /** The header value: JSON with every non-ASCII character escaped, so any header value survives. */
 export function encodeProxyRequest(request: ProxyRequest): string {
-  return JSON.stringify(request).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return asciiJson(request);
+}
+
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export function decodeProxyRequest(value: string | null): { ok: true; request: ProxyRequest } | { ok: false; reason: string } {
@@ -42,4 +63,40 @@ export function decodeProxyRequest(value: string | null): { ok: true; request: P
   if (parsed.success) return { ok: true, request: parsed.data };
   const issue = parsed.error.issues[0];
   return { ok: false, reason: `${PROXY_REQUEST_HEADER} rejected at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` };
+}
+
+/**
+ * Why the MachineDO did not open the stream: a verdict the client gets as it is, or `ask_account`
+ * when only the credential's AccountDO can judge (a key not in the instance's account's set, an
+ * instance this machine does not know) and the Worker takes the slow path.
+ */
+export type ProxyRefusal = { kind: "ask_account" } | { kind: "refused"; code: ErrorCode; message: string };
+
+export const PROXY_REFUSAL_HEADER = "x-gpr-proxy-refusal";
+
+const proxyRefusal: z.ZodType<ProxyRefusal> = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("ask_account") }),
+  z.object({ kind: z.literal("refused"), code: z.enum(Object.keys(STATUS_OF) as [ErrorCode, ...ErrorCode[]]), message: z.string() }),
+]);
+
+/**
+ * The refusal, its body the request body handed back unread: the Worker passes that on to the slow
+ * path's hop or cancels it (so the client is answered without sending the rest).
+ */
+export function refusalResponse(refusal: ProxyRefusal, requestBody: ReadableStream<Uint8Array> | null): Response {
+  const status = refusal.kind === "refused" ? STATUS_OF[refusal.code] : STATUS_OF.unauthorized;
+  return new Response(requestBody, { status, headers: { [PROXY_REFUSAL_HEADER]: asciiJson(refusal) } });
+}
+
+/** The refusal a MachineDO answered, or null when it opened the stream. (It strips the header from upstream responses.) */
+export function refusalOf(response: Response): ProxyRefusal | null {
+  const value = response.headers.get(PROXY_REFUSAL_HEADER);
+  if (value === null) return null;
+  try {
+    const parsed = proxyRefusal.safeParse(JSON.parse(value));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // Reported below as what it is: a broken answer.
+  }
+  return { kind: "refused", code: "internal", message: `the host's object answered an unreadable ${PROXY_REFUSAL_HEADER}` };
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { sqlFor, type Sql } from "../sql.ts";
-import { Outbox, type Queued } from "./outbox.ts";
+import { IMMEDIATE_ATTEMPTS, Outbox, type Queued } from "./outbox.ts";
 
 interface Note {
   text: string;
@@ -130,5 +130,65 @@ describe("Outbox", () => {
       outbox.enqueue("m", { text: "2" });
       await outbox.deliver();
       expect(sent[1]!.batch[0]!.seq).toBeGreaterThan(sent[0]!.batch[0]!.seq);
+    }));
+
+  it("a destination that hangs does not hold back the others", () =>
+    withOutbox(async ({ sql, sent }) => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const outbox = new Outbox<Note>(sql, {
+        name: "note",
+        now: () => 1_000_000,
+        send: async (destination, batch) => {
+          sent.push({ destination, batch });
+          if (destination === "slow") await gate;
+        },
+      });
+      outbox.enqueue("slow", { text: "s" });
+      outbox.enqueue("fast", { text: "f" });
+      const delivering = outbox.deliver();
+      // Acknowledged while the slow one is still in flight.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(sql<{ destination: string }>`SELECT destination FROM outbox`).toEqual([{ destination: "slow" }]);
+      release();
+      await delivering;
+      expect(sql`SELECT * FROM outbox`).toEqual([]);
+    }));
+
+  it("deliverNow sends at once, backoff or not, and says whether the destination acknowledged", () =>
+    withOutbox(async ({ outbox, sql, clock, sent, failFor }) => {
+      failFor.add("down");
+      const first = outbox.enqueue("down", { text: "a" });
+      await outbox.deliver();
+      expect(outbox.nextAlarmMs()).toBe(clock.ms + 1000);
+      sent.length = 0;
+      expect(await outbox.deliverNow([first])).toBe(false);
+      expect(sent.length).toBe(IMMEDIATE_ATTEMPTS);
+      // Still queued, for the alarm to retry later.
+      expect(sql<{ seq: number }>`SELECT seq FROM outbox`).toEqual([{ seq: first.seq }]);
+      expect(outbox.nextAlarmMs()).toBeGreaterThan(clock.ms);
+      failFor.clear();
+      const second = outbox.enqueue("down", { text: "b" });
+      expect(await outbox.deliverNow([second])).toBe(true);
+      expect(texts(sent.at(-1)!.batch)).toEqual(["a", "b"]);
+      expect(sql`SELECT * FROM outbox`).toEqual([]);
+      sent.length = 0;
+      expect(await outbox.deliverNow([second])).toBe(true);
+      expect(sent).toEqual([]);
+    }));
+
+  it("pending names each destination's last unacknowledged message of a kind", () =>
+    withOutbox(async ({ outbox, failFor }) => {
+      failFor.add("m1").add("m2");
+      outbox.enqueue("m1", { text: "key" });
+      const lastKey = outbox.enqueue("m1", { text: "key" });
+      outbox.enqueue("m1", { text: "other" });
+      const m2 = outbox.enqueue("m2", { text: "other" });
+      await outbox.deliver();
+      expect(outbox.pending((note) => note.text === "key")).toEqual([lastKey]);
+      expect(outbox.pending()).toEqual([{ destination: "m1", seq: lastKey.seq + 1 }, m2]);
+      failFor.clear();
+      await outbox.deliverNow(outbox.pending());
+      expect(outbox.pending()).toEqual([]);
     }));
 });

@@ -2,7 +2,9 @@
 // change they describe and kept in the sender's `outbox` table until the destination acknowledges them.
 // Delivery is per destination and in order: a destination's whole queue goes together whenever any
 // of it is due, so a receiver that skips sequence numbers it has already seen never loses an older
-// message. Failures are retried with capped exponential backoff on the object's single alarm.
+// message; destinations are sent to side by side. Failures are retried with capped exponential
+// backoff on the object's single alarm. A change that must be applied before its request is answered
+// is delivered now and waited for (`deliverNow`).
 import { log } from "../../core/log.ts";
 import type { Sql } from "../sql.ts";
 import type { AlarmCapability } from "./single-alarm.ts";
@@ -21,6 +23,15 @@ export interface OutboxOptions<Message> {
   /** Sends one destination's queue, oldest first. Resolving acknowledges it; throwing retries it later. */
   send(destination: string, batch: Queued<Message>[]): Promise<void>;
 }
+
+/** Where a queued message has to arrive: its destination and its seq. */
+export interface Delivery {
+  destination: string;
+  seq: number;
+}
+
+/** How many times `deliverNow` tries at once before leaving the rest to the alarm. */
+export const IMMEDIATE_ATTEMPTS = 3;
 
 /** Retries wait 1 s, 2 s, 4 s ... doubling per failed attempt, and never more than this. */
 export const MAX_RETRY_DELAY_MS = 60_000;
@@ -44,10 +55,36 @@ export class Outbox<Message> implements AlarmCapability {
   }
 
   /** Queues `message` for `destination`, due now. Call it in the transaction that makes the change. */
-  enqueue(destination: string, message: Message): void {
+  enqueue(destination: string, message: Message): Delivery {
     // The seq is the row id (AUTOINCREMENT: never reused, even after the queue empties).
-    this.sql`INSERT INTO outbox (destination, message, attempts, next_ms)
-             VALUES (${destination}, ${JSON.stringify(message)}, 0, ${this.options.now()})`;
+    const [row] = this.sql<{ seq: number }>`INSERT INTO outbox (destination, message, attempts, next_ms)
+             VALUES (${destination}, ${JSON.stringify(message)}, 0, ${this.options.now()}) RETURNING seq`;
+    return { destination, seq: row!.seq };
+  }
+
+  /**
+   * Delivers `deliveries` now, whatever their backoff, trying IMMEDIATE_ATTEMPTS times at once; true
+   * when every one is acknowledged. What is still unacknowledged stays queued and the alarm retries it.
+   */
+  async deliverNow(deliveries: Delivery[]): Promise<boolean> {
+    for (let attempt = 0; attempt < IMMEDIATE_ATTEMPTS; attempt++) {
+      const waiting = deliveries.filter((delivery) => !this.isAcknowledged(delivery));
+      if (waiting.length === 0) return true;
+      for (const { destination } of waiting) {
+        this.sql`UPDATE outbox SET next_ms = MIN(next_ms, ${this.options.now()}) WHERE destination = ${destination}`;
+      }
+      await this.deliver();
+    }
+    return deliveries.every((delivery) => this.isAcknowledged(delivery));
+  }
+
+  /** The last queued message of each destination that has one of `matching` still unacknowledged. */
+  pending(matching: (message: Message) => boolean = () => true): Delivery[] {
+    const last = new Map<string, number>();
+    for (const row of this.sql<{ seq: number; destination: string; message: string }>`SELECT seq, destination, message FROM outbox ORDER BY seq`) {
+      if (matching(JSON.parse(row.message) as Message)) last.set(row.destination, row.seq);
+    }
+    return [...last].map(([destination, seq]) => ({ destination, seq }));
   }
 
   /**
@@ -86,7 +123,8 @@ export class Outbox<Message> implements AlarmCapability {
   }
 
   private async deliverDue(): Promise<void> {
-    for (const [destination, batch] of this.dueQueues()) {
+    // One destination that is slow or down does not hold back the others.
+    await Promise.all([...this.dueQueues()].map(async ([destination, batch]) => {
       try {
         await this.options.send(destination, batch);
         this.acknowledge(destination, batch.at(-1)!.seq);
@@ -94,7 +132,12 @@ export class Outbox<Message> implements AlarmCapability {
         log("warn", `${this.options.name} delivery failed; will retry`, { destination, error: String(error) });
         this.postpone(destination);
       }
-    }
+    }));
+  }
+
+  /** Acknowledgement drops a destination's queue up to the message it acknowledges, in order. */
+  private isAcknowledged({ destination, seq }: Delivery): boolean {
+    return this.sql`SELECT 1 FROM outbox WHERE destination = ${destination} AND seq <= ${seq} LIMIT 1`.length === 0;
   }
 
   /** The whole queue of every destination with anything due, oldest first. */

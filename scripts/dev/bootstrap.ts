@@ -1,7 +1,8 @@
 // Idempotent set-up of the local stack: GPU models and the two dev machines through the operator
 // API, and the dev account, signed up like any customer (email dev@localhost and a generated
 // password), topped up to $100 and given an API key. What can be shown only once (agent tokens, the
-// key, the password) is kept in a file in the state dir, so a restart with the same state reuses it.
+// key, the password) and the Worker's INSTANCE_TOKEN_SECRET are kept in a file in the state dir, so a
+// restart with the same state reuses them (and instance tokens stay valid).
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,11 +31,28 @@ export interface DevAccount {
 export interface Bootstrap {
   machines: Record<string, { id: number; token: string }>;
   account: DevAccount;
+  /** The Worker's INSTANCE_TOKEN_SECRET: instance tokens are derived from it. */
+  instance_token_secret: string;
+}
+
+const bootstrapFile = (stateDir: string) => join(stateDir, "dev-bootstrap.json");
+
+/**
+ * The state dir's INSTANCE_TOKEN_SECRET, generated and written to dev-bootstrap.json on first start
+ * (before the Worker starts, which needs it): a restart keeps every instance token valid.
+ */
+export function instanceTokenSecret(stateDir: string): string {
+  const file = bootstrapFile(stateDir);
+  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Bootstrap>) : {};
+  if (saved.instance_token_secret) return saved.instance_token_secret;
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, JSON.stringify({ ...saved, instance_token_secret: secret }, null, 2));
+  return secret;
 }
 
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: Record<string, unknown> }>;
 
-export async function bootstrap(baseUrl: string, adminToken: string, stateDir: string): Promise<Bootstrap> {
+export async function bootstrap(baseUrl: string, adminToken: string, stateDir: string, secret: string): Promise<Bootstrap> {
   const caller = (prefix: string, authorization?: string): Call => async (method, path, body) => {
     const response = await fetch(`${baseUrl}${prefix}${path}`, {
       method,
@@ -48,9 +66,10 @@ export async function bootstrap(baseUrl: string, adminToken: string, stateDir: s
     return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
   const adminCall = caller("/admin/v1", `Bearer ${adminToken}`);
-  const file = join(stateDir, "dev-bootstrap.json");
-  // Files written before the dev login have an account without email and password.
-  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Bootstrap) : null;
+  const file = bootstrapFile(stateDir);
+  // Files written before the dev login have an account without email and password; one written at
+  // the first start before set-up finished holds only the secret.
+  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Partial<Bootstrap>) : null;
 
   for (const [model, entry] of Object.entries(DEV_GPU_MODELS)) {
     const result = await adminCall("PUT", `/gpu-models/${model}`, entry);
@@ -60,7 +79,7 @@ export async function bootstrap(baseUrl: string, adminToken: string, stateDir: s
   const known = (await adminCall("GET", "/machines")).body.items as { id: number; name: string }[];
   const machines: Bootstrap["machines"] = {};
   for (const { name } of DEV_MACHINES) {
-    const previous = saved?.machines[name];
+    const previous = saved?.machines?.[name];
     if (previous && known.some((m) => m.id === previous.id && m.name === name)) {
       machines[name] = previous;
       continue;
@@ -75,7 +94,7 @@ export async function bootstrap(baseUrl: string, adminToken: string, stateDir: s
     account = await createDevAccount(caller("/v1"), adminCall, file);
   }
 
-  const result = { machines, account };
+  const result = { machines, account, instance_token_secret: secret };
   writeFileSync(file, JSON.stringify(result, null, 2));
   return result;
 }

@@ -3,7 +3,7 @@
 // `npm run dev`, the end-to-end tests and the benchmarks.
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { bootstrap, DEV_MACHINES, type Bootstrap } from "./bootstrap.ts";
+import { bootstrap, DEV_MACHINES, instanceTokenSecret, type Bootstrap } from "./bootstrap.ts";
 import { startChild, type Child } from "./processes.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -42,7 +42,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   if (options.fresh) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const baseUrl = `http://127.0.0.1:${options.port}`;
-  const vars = { ADMIN_TOKEN: options.adminToken, ...options.vars };
+  const secret = instanceTokenSecret(stateDir);
+  const vars = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret, ...options.vars };
   const worker = startChild(
     "wrangler",
     NODE,
@@ -60,7 +61,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     baseUrl,
     stateDir,
     adminToken: options.adminToken,
-    setup: { machines: {}, account: { id: "", key: "", email: "", password: "" } },
+    setup: { machines: {}, account: { id: "", key: "", email: "", password: "" }, instance_token_secret: secret },
     worker,
     agents,
     startAgent(name) {
@@ -101,7 +102,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     await waitForWorker(baseUrl, worker);
-    stack.setup = await bootstrap(baseUrl, options.adminToken, stateDir);
+    stack.setup = await bootstrap(baseUrl, options.adminToken, stateDir, secret);
     for (const { name } of DEV_MACHINES) stack.startAgent(name);
     await stack.waitForMachines(Object.fromEntries(DEV_MACHINES.map((m) => [m.name, true])));
     return stack;

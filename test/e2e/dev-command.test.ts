@@ -1,12 +1,12 @@
 // `npm run dev` as a user runs it: READY line, the printed curl works, Ctrl-C leaves nothing
-// behind, and a restart on the same state reuses the bootstrap.
+// behind, and a restart on the same state reuses the bootstrap (instance tokens stay valid).
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDev, waitForReady } from "./support/dev-process.ts";
-import { freePort } from "./support/e2e-stack.ts";
+import { freePort, poll } from "./support/e2e-stack.ts";
 
 /** Processes whose command line or environment mentions `marker` (our state dir). */
 function processesMentioning(marker: string): string[] {
@@ -25,7 +25,7 @@ function processesMentioning(marker: string): string[] {
 }
 
 describe("npm run dev", () => {
-  it("reaches READY, the printed curl works, Ctrl-C stops everything, a restart reuses the state", async () => {
+  it("reaches READY, the printed curl works, Ctrl-C stops everything, a restart reuses the state and keeps instance tokens", async () => {
     const port = await freePort();
     const stateDir = mkdtempSync(join(tmpdir(), "gpu-rental-dev-"));
     const env = { PORT: String(port), DEV_STATE_DIR: stateDir, ADMIN_TOKEN: "my-admin", DEV_READY_DELAY_MS: "200" };
@@ -38,6 +38,16 @@ describe("npm run dev", () => {
     const machines = await fetch(`http://127.0.0.1:${port}/admin/v1/machines`, { headers: { authorization: "Bearer my-admin" } });
     expect(((await machines.json()) as { items: { name: string; online: boolean }[] }).items.map((m) => [m.name, m.online]))
       .toEqual([["dev-1", true], ["dev-2", true]]);
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const launched = await fetch(`${url!.replace(/\/gpus$/, "")}/instances`, {
+      method: "POST", headers: auth, body: JSON.stringify({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" }),
+    });
+    const instance = (await launched.json()) as { id: string; token: string };
+    const instanceUrl = `http://127.0.0.1:${port}/v1/instances/${instance.id}`;
+    const proxiedWithToken = () => fetch(`${instanceUrl}/proxy/8888/health`, { headers: { authorization: `Bearer ${instance.token}` } }).then((r) => r.status);
+    await poll(proxiedWithToken, (status) => status === 200);
+    const saved = JSON.parse(readFileSync(join(stateDir, "dev-bootstrap.json"), "utf8")) as { instance_token_secret: string };
+    expect(saved.instance_token_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     first.child.kill("SIGINT");
     const [code] = await once(first.child, "exit");
@@ -50,6 +60,9 @@ describe("npm run dev", () => {
     expect(second.output()).toContain(key!);
     const again = await fetch(`http://127.0.0.1:${port}/admin/v1/machines`, { headers: { authorization: "Bearer my-admin" } });
     expect(((await again.json()) as { items: unknown[] }).items.length).toBe(2);
+    const shown = (await (await fetch(instanceUrl, { headers: auth })).json()) as { token: string };
+    expect(shown.token).toBe(instance.token);
+    await poll(proxiedWithToken, (status) => status === 200);
     second.child.kill("SIGTERM");
     await once(second.child, "exit");
     expect(processesMentioning(stateDir)).toEqual([]);

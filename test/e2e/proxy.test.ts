@@ -246,6 +246,62 @@ describe("WebSockets through the proxy", () => {
   });
 });
 
+describe("admission", () => {
+  it("a key revoked while requests stream is refused on the very next request; none after the 204 is served", async () => {
+    const created = await stack.api<{ id: string; key: string }>("POST", "/v1/keys", { name: "revoked mid-stream" });
+    const outcomes: { afterRevoke: boolean; status: number }[] = [];
+    let revoked = false;
+    const loop = async () => {
+      let afterwards = 0;
+      while (afterwards < 10) {
+        const afterRevoke = revoked;
+        const response = await fetch(stack.proxyUrl(llm, 8000, "/health"), { headers: { authorization: `Bearer ${created.body.key}` } });
+        await response.arrayBuffer();
+        outcomes.push({ afterRevoke, status: response.status });
+        if (afterRevoke) afterwards++;
+      }
+    };
+    const loops = [loop(), loop(), loop()];
+    await poll(async () => outcomes.filter((o) => o.status === 200).length, (served) => served >= 6);
+    expect((await stack.api("DELETE", `/v1/keys/${created.body.id}`)).status).toBe(204);
+    revoked = true;
+    await Promise.all(loops);
+    const after = outcomes.filter((o) => o.afterRevoke);
+    expect(after.length).toBe(30);
+    expect(after.every((o) => o.status === 401), JSON.stringify(after)).toBe(true);
+  });
+
+  it("a wrong key with a body over 512 MB announced is 401 (admission first), answered before the body is sent", async () => {
+    const wrongKey = stack.key.slice(0, -4) + (stack.key.endsWith("aaaa") ? "bbbb" : "aaaa");
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(stack.proxyUrl(llm, 8000, "/echo/too-big"));
+      const req = httpRequest(url, { method: "POST", headers: { authorization: `Bearer ${wrongKey}`, "content-length": String(512 * 1024 * 1024 + 1) } }, (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => {
+          resolve({ status: res.statusCode!, body: text });
+          req.destroy();
+        });
+      });
+      req.on("error", reject);
+      req.write(Buffer.alloc(1024));
+    });
+    expect(status).toBe(401);
+    expect(JSON.parse(body)).toEqual({ error: "unauthorized", message: expect.any(String) });
+  });
+
+  it("an instance destroyed is refused on the very next request, its token too", async () => {
+    const target = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" });
+    expect((await fetch(stack.proxyUrl(target, 8888, "/health"), { headers: { authorization: `Bearer ${target.token}` } })).status).toBe(200);
+    expect((await stack.api("DELETE", `/v1/instances/${target.id}`)).status).toBe(204);
+    for (const credential of [stack.key, target.token]) {
+      const response = await fetch(stack.proxyUrl(target, 8888, "/health"), { headers: { authorization: `Bearer ${credential}` } });
+      expect(response.status).toBe(409);
+      expect(((await response.json()) as { error: string }).error).toBe("not_running");
+    }
+  });
+});
+
 describe("proxy errors", () => {
   it("nothing listening on the port is 502 upstream_unavailable", async () => {
     const response = await fetch(stack.proxyUrl(llm, 9999, "/"), { headers: auth() });
@@ -267,7 +323,9 @@ describe("proxy errors", () => {
   });
 
   it("an instance that is not running is 409 not_running", async () => {
+    // Stopped, not just launched: the host may report a new container running at any moment.
     const created = await stack.api<Instance>("POST", "/v1/instances", { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" });
+    expect((await stack.api("POST", `/v1/instances/${created.body.id}/stop`)).status).toBe(204);
     const response = await fetch(stack.proxyUrl(created.body, 8888, "/"), { headers: auth() });
     expect(response.status).toBe(409);
     expect(((await response.json()) as { error: string }).error).toBe("not_running");

@@ -1,10 +1,14 @@
-// /v1/instances/{id}/proxy/{port}/{path}: admits the caller through the instance's AccountDO (an
-// account key or the instance token), computes the upstream request once, then streams the
-// exchange through the host's MachineDO.
+// /v1/instances/{id}/proxy/{port}/{path}: one Durable Object hop on the hot path. The instance id
+// names the machine that hosts it (core/ids.ts); that machine's MachineDO admits the caller (an
+// account key, by its SHA-256, or the instance's token) and streams the exchange. The instance's
+// AccountDO is asked only on the slow path, for refusals the MachineDO cannot judge and legacy ids.
 import { apiKeys, bearerToken, instanceTokens } from "../../core/credentials.ts";
-import { MAX_REQUEST_BODY_BYTES } from "../../durable-objects/machine/http-stream.ts";
-import { encodeProxyRequest, PROXY_REQUEST_HEADER, type ProxyRequest } from "../../durable-objects/machine/proxy-request.ts";
 import { ApiError, unwrap } from "../../core/errors.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import { machineIdOfInstance } from "../../core/ids.ts";
+import {
+  encodeProxyRequest, PROXY_REQUEST_HEADER, refusalOf, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
+} from "../../durable-objects/machine/proxy-request.ts";
 import { offeredSubprotocols, pathProxyPolicy, upstreamRequestHeaders } from "../../protocol/mux/headers.ts";
 import { clientIp } from "../http/rate-limit.ts";
 import { accountOf, machineOf, type Env } from "../../core/env.ts";
@@ -12,17 +16,14 @@ import { type ProxyPath } from "./proxy-path.ts";
 
 export { matchProxyPath } from "./proxy-path.ts";
 
+type Body = ReadableStream<Uint8Array> | null;
+
 export async function proxyRequest(request: Request, env: Env, path: ProxyPath, requestId: string): Promise<Response> {
   const credential = bearerToken(request.headers.get("authorization"));
-  const accountId = credential ? accountOfCredential(credential) : null;
-  if (!credential || !accountId) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY or instance token>");
-  const { machine_id } = unwrap(await accountOf(env, accountId).openProxy(credential, path.instanceId));
-  const length = request.headers.get("content-length");
-  if (Number(length ?? 0) > MAX_REQUEST_BODY_BYTES) {
-    throw new ApiError("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`);
-  }
+  const presented = credential === null ? null : await presentedCredential(credential);
+  if (credential === null || presented === null) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY or instance token>");
   const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
-  const proxied: ProxyRequest = {
+  const exchange: Omit<ProxyRequest, "credential"> = {
     instanceId: path.instanceId,
     port: path.port,
     target: path.target,
@@ -32,13 +33,52 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath, 
     requestId,
     websocket: websocket ? { protocols: offeredSubprotocols(request.headers) } : null,
   };
-  const headers = new Headers({ [PROXY_REQUEST_HEADER]: encodeProxyRequest(proxied) });
-  // workerd passes a WebSocket back only to a request that asked to upgrade.
-  if (websocket) headers.set("upgrade", "websocket");
-  if (length !== null) headers.set("content-length", length);
-  return machineOf(env, machine_id).fetch("https://machine/proxy", { method: request.method, headers, body: request.body });
+  const forward = (machineId: number, admission: ProxyCredential, body: Body) => {
+    const headers = new Headers({ [PROXY_REQUEST_HEADER]: encodeProxyRequest({ ...exchange, credential: admission }) });
+    // workerd passes a WebSocket back only to a request that asked to upgrade.
+    if (websocket) headers.set("upgrade", "websocket");
+    const length = request.headers.get("content-length");
+    if (length !== null) headers.set("content-length", length);
+    return machineOf(env, machineId).fetch("https://machine/proxy", { method: request.method, headers, body });
+  };
+
+  let body: Body = request.body;
+  const machineId = machineIdOfInstance(path.instanceId);
+  if (machineId !== null) {
+    const response = await forward(machineId, presented.credential, body);
+    const refusal = refusalOf(response);
+    if (refusal === null) return response;
+    if (refusal.kind === "refused") return refuse(refusal, response.body);
+    // A refusal hands the request body back unread, for the slow path's hop (a request without one
+    // gets an empty stream back across the object boundary, which a GET cannot carry).
+    if (request.body === null) await cancel(response.body);
+    else body = response.body;
+  }
+  // The slow path, for refusals and legacy ids only: the credential's own AccountDO judges it (a
+  // wrong key 401, another account's 404) and, admitting it, names the machine of the instance.
+  const verdict = await accountOf(env, presented.accountId).openProxy(credential, path.instanceId);
+  if (!verdict.ok) await cancel(body);
+  const response = await forward(unwrap(verdict).machine_id, { kind: "admitted_by_account" }, body);
+  const refusal = refusalOf(response);
+  return refusal === null ? response : refuse(refusal, response.body);
 }
 
-function accountOfCredential(credential: string): string | null {
-  return apiKeys.ownerOf(credential) ?? instanceTokens.ownerOf(credential);
+/** Who the credential claims to be (its account) and what the MachineDO is shown of it; null when it is neither kind. */
+async function presentedCredential(credential: string): Promise<{ accountId: string; credential: ProxyCredential } | null> {
+  const keyAccount = apiKeys.ownerOf(credential);
+  if (keyAccount !== null) return { accountId: keyAccount, credential: { kind: "key", key_sha256: await sha256Hex(credential) } };
+  const tokenAccount = instanceTokens.ownerOf(credential);
+  if (tokenAccount !== null) return { accountId: tokenAccount, credential: { kind: "instance_token", token: credential } };
+  return null;
 }
+
+/** Cancelling the unread body lets the runtime answer now instead of waiting for the client to send it all. */
+async function refuse(refusal: ProxyRefusal, body: Body): Promise<never> {
+  await cancel(body);
+  // An admitted caller is never sent to the account: that answer would be a broken MachineDO.
+  throw refusal.kind === "refused"
+    ? new ApiError(refusal.code, refusal.message)
+    : new ApiError("internal", "the instance's host asked the account again after the account admitted the request");
+}
+
+const cancel = (body: Body) => body?.cancel().catch(() => undefined);

@@ -1,15 +1,21 @@
 // A host agent speaking the real protocol over a real WebSocket to the Worker's agent endpoint, for
 // workerd tests of MachineDO behaviour. (The real agent process is exercised by the Node e2e tests.)
 import { exports } from "cloudflare:workers";
-import { decodeServerMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type ServerMessage } from "../../../protocol/index.ts";
+import {
+  decodeDataFrame, decodeServerMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type ServerMessage,
+} from "../../../protocol/index.ts";
 import { admin } from "./api-client.ts";
 
 type Command = Extract<ServerMessage, { type: "command" }>;
+type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
 type HostVersions = Pick<Extract<AgentMessage, { type: "hello" }>, "agent_version" | "driver_version" | "cuda_version">;
 
 export class FakeAgent {
   readonly received: ServerMessage[] = [];
+  /** Proxied request body bytes received, by stream id. */
+  readonly bodies = new Map<number, number>();
   private waiters: (() => void)[] = [];
+  private answerHttp: ((request: HttpRequest) => void) | null = null;
   private socket: WebSocket | null = null;
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   readonly machineId: number;
@@ -36,11 +42,17 @@ export class FakeAgent {
     const socket = response.webSocket;
     if (!socket) throw new Error(`agent connect refused: ${response.status} ${await response.text()}`);
     socket.accept();
+    socket.binaryType = "arraybuffer";
     this.received.length = 0;
     socket.addEventListener("message", (event) => {
-      if (typeof event.data !== "string") return;
+      if (typeof event.data !== "string") {
+        const frame = decodeDataFrame(new Uint8Array(event.data as ArrayBuffer));
+        if (!("error" in frame)) this.bodies.set(frame.stream, (this.bodies.get(frame.stream) ?? 0) + frame.payload.byteLength);
+        return;
+      }
       const decoded = decodeServerMessage(event.data);
       if (decoded.ok) this.received.push(decoded.message);
+      if (decoded.ok && decoded.message.type === "http_request") this.answerHttp?.(decoded.message);
       for (const wake of this.waiters.splice(0)) wake();
     });
     this.socket = socket;
@@ -71,6 +83,26 @@ export class FakeAgent {
   /** Sends a raw text frame, for encodings the typed `send` would never produce. */
   sendText(text: string): void {
     this.socket?.send(text);
+  }
+
+  /**
+   * Answers every proxied HTTP request from now on as a model server would: `status` and an empty
+   * body, once the request's body (if any) has fully arrived.
+   */
+  serveHttp(status = 200): void {
+    this.answerHttp = (request) => {
+      const answer = () => {
+        this.send({ type: "http_response", stream: request.stream, status, headers: [["content-type", "text/plain"]] });
+        this.send({ type: "end", stream: request.stream });
+      };
+      if (!request.has_body) return answer();
+      void this.waitFor((m) => m.type === "end" && m.stream === request.stream).then(answer);
+    };
+  }
+
+  /** The proxied HTTP requests this agent was handed, for `instanceId` or all. */
+  httpRequests(instanceId?: string): HttpRequest[] {
+    return this.received.filter((m): m is HttpRequest => m.type === "http_request" && (instanceId === undefined || m.instance_id === instanceId));
   }
 
   report(instanceId: string, state: ContainerReport["state"], message = ""): void {

@@ -1,0 +1,30 @@
+// Instance tokens are derived, not stored: the same inputs always give the same token, in the
+// credential format the proxy recognises; any other instance, account or secret gives another.
+import { describe, expect, it } from "vitest";
+import { instanceTokenFor, instanceTokens } from "./credentials.ts";
+
+const ACCOUNT = "acc-abcdefghijklmnop";
+
+describe("instance tokens", () => {
+  it("are gpi_<account>_ and the first 160 bits of HMAC-SHA256(secret, instance id) in base32", async () => {
+    // RFC 4231 test case 2: HMAC-SHA256("Jefe", "what do ya want for nothing?") = 5bdcc146bf60754e6a04...
+    expect(await instanceTokenFor("Jefe", ACCOUNT, "what do ya want for nothing?")).toBe(`gpi_${ACCOUNT}_lpomcrv7mb2u42qeeqtarflvy5naapyi`);
+  });
+
+  it("are stable, recognised as the account's, and differ per instance, account and secret", async () => {
+    const token = await instanceTokenFor("secret-1", ACCOUNT, "i-aaabaaaaaaaaaaaa");
+    expect(token).toMatch(/^gpi_acc-[a-z2-7]{16}_[a-z2-7]{32}$/);
+    expect(instanceTokens.ownerOf(token)).toBe(ACCOUNT);
+    expect(await instanceTokenFor("secret-1", ACCOUNT, "i-aaabaaaaaaaaaaaa")).toBe(token);
+    const others = [
+      await instanceTokenFor("secret-1", ACCOUNT, "i-aaabaaaaaaaaaaab"),
+      await instanceTokenFor("secret-2", ACCOUNT, "i-aaabaaaaaaaaaaaa"),
+    ];
+    for (const other of others) expect(other.split("_").at(-1)).not.toBe(token.split("_").at(-1));
+    expect(await instanceTokenFor("secret-1", "acc-bbbbbbbbbbbbbbbb", "i-aaabaaaaaaaaaaaa")).toBe(token.replace(ACCOUNT, "acc-bbbbbbbbbbbbbbbb"));
+  });
+
+  it("cannot be made without the secret", async () => {
+    await expect(instanceTokenFor("", ACCOUNT, "i-aaabaaaaaaaaaaaa")).rejects.toThrow("INSTANCE_TOKEN_SECRET is not set");
+  });
+});

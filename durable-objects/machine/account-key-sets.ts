@@ -1,0 +1,40 @@
+// The key sets of the accounts whose instances this machine hosts: the SHA-256 of each live API key,
+// as the account's AccountDO (the authority) last pushed it, with launch (reserve) and with every key
+// change. Only a newer version replaces a set, so a late or repeated delivery changes nothing. Read on
+// every proxied request, so kept in memory as well; written only when a set changes.
+import type { KeySet } from "../object-messages.ts";
+import type { Sql } from "../sql.ts";
+
+export class AccountKeySets {
+  private readonly sql: Sql;
+  private readonly cache = new Map<string, KeySet>();
+
+  constructor(sql: Sql) {
+    this.sql = sql;
+    sql`CREATE TABLE IF NOT EXISTS account_key_sets (account_id TEXT PRIMARY KEY, version INTEGER NOT NULL, hashes TEXT NOT NULL)`;
+  }
+
+  apply(set: KeySet): void {
+    const held = this.of(set.account_id);
+    if (held && held.version >= set.version) return;
+    this.sql`INSERT OR REPLACE INTO account_key_sets (account_id, version, hashes)
+             VALUES (${set.account_id}, ${set.version}, ${JSON.stringify(set.hashes)})`;
+    this.cache.set(set.account_id, set);
+  }
+
+  /** The account's live key hashes; none when no set has arrived. */
+  hashes(accountId: string): string[] {
+    return this.of(accountId)?.hashes ?? [];
+  }
+
+  private of(accountId: string): KeySet | undefined {
+    let set = this.cache.get(accountId);
+    if (!set) {
+      const [row] = this.sql<{ version: number; hashes: string }>`SELECT version, hashes FROM account_key_sets WHERE account_id = ${accountId}`;
+      if (!row) return undefined;
+      set = { account_id: accountId, version: row.version, hashes: JSON.parse(row.hashes) as string[] };
+      this.cache.set(accountId, set);
+    }
+    return set;
+  }
+}

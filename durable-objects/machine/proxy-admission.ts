@@ -1,0 +1,91 @@
+// Proxy admission, the MachineDO's part of the hot path: it is the authority for which credentials
+// open the proxy of the containers it hosts, answering from what it alone holds (each container's
+// account, desired and reported state; the accounts' key sets; whether the host is online) without
+// asking any other object, and without a storage write per request.
+// A key not in the container's account's set may be another account's valid key (404) or a wrong
+// one (401): it cannot tell, so it answers `ask_account` and the Worker asks the key's AccountDO (the
+// slow path, for refusals and legacy ids only). So does an instance it does not know (an id made
+// before ids named their machine, or an instance purged since).
+import { clock } from "../../core/clock.ts";
+import { instanceTokenFor } from "../../core/credentials.ts";
+import { constantTimeEqual } from "../../core/hash.ts";
+import type { Env } from "../../core/env.ts";
+import { LAST_USED_RESOLUTION_MS } from "../account/keys.ts";
+import type { SingleAlarm } from "../outbox/single-alarm.ts";
+import type { AccountKeySets } from "./account-key-sets.ts";
+import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
+import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
+import type { MachineRecord } from "./machine-record.ts";
+import type { ProxyCredential, ProxyRefusal, ProxyRequest } from "./proxy-request.ts";
+
+export interface AdmissionParts {
+  env: Env;
+  ledger: ContainerLedger;
+  record: MachineRecord;
+  keySets: AccountKeySets;
+  alarms: SingleAlarm;
+}
+
+const ASK_ACCOUNT: ProxyRefusal = { kind: "ask_account" };
+
+export class ProxyAdmission {
+  private readonly env: Env;
+  private readonly ledger: ContainerLedger;
+  private readonly record: MachineRecord;
+  private readonly keySets: AccountKeySets;
+  private readonly alarms: SingleAlarm;
+  /** When each key's use was last reported to its account: a use is reported at most once a minute. */
+  private readonly keyUseReported = new Map<string, number>();
+
+  constructor(parts: AdmissionParts) {
+    this.env = parts.env;
+    this.ledger = parts.ledger;
+    this.record = parts.record;
+    this.keySets = parts.keySets;
+    this.alarms = parts.alarms;
+  }
+
+  /** Null when the exchange may open; else why not. `declaredLength` is the request's Content-Length. */
+  async admit(request: ProxyRequest, declaredLength: string | null): Promise<ProxyRefusal | null> {
+    const id = request.instanceId;
+    const container = this.ledger.container(id);
+    if (request.credential.kind === "admitted_by_account") {
+      if (!container) return refused("upstream_unavailable", "the instance has no running container on its host");
+    } else {
+      if (!container) return ASK_ACCOUNT;
+      const refusal = await this.checkCredential(container, request.credential);
+      if (refusal) return refusal;
+    }
+    if (container.desired !== "running") return refused("not_running", `instance ${id} is ${container.desired}, not running`);
+    if (container.actual !== "running") return refused("not_running", `instance ${id} is not running yet (its container is ${container.actual})`);
+    if (!this.record.isOnline()) return refused("upstream_unavailable", `the host of instance ${id} is offline`);
+    if (Number(declaredLength ?? 0) > MAX_REQUEST_BODY_BYTES) {
+      return refused("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`);
+    }
+    if (request.credential.kind === "key") this.noteKeyUse(container.account_id, request.credential.key_sha256);
+    return null;
+  }
+
+  private async checkCredential(container: ContainerRow, credential: Exclude<ProxyCredential, { kind: "admitted_by_account" }>): Promise<ProxyRefusal | null> {
+    if (credential.kind === "instance_token") {
+      // Bound to this instance and its account: any other token is wrong, whoever holds it.
+      const expected = await instanceTokenFor(this.env.INSTANCE_TOKEN_SECRET, container.account_id, container.instance_id);
+      return constantTimeEqual(credential.token, expected) ? null : refused("unauthorized", "API key or session missing, wrong, expired or revoked");
+    }
+    let known = false;
+    for (const hash of this.keySets.hashes(container.account_id)) known = constantTimeEqual(hash, credential.key_sha256) || known;
+    return known ? null : ASK_ACCOUNT;
+  }
+
+  /** The key's account moves its last_used_at from a report, sent through the report outbox. */
+  private noteKeyUse(accountId: string, keySha256: string): void {
+    const nowMs = clock.now();
+    const reported = this.keyUseReported.get(keySha256);
+    if (reported !== undefined && nowMs - reported < LAST_USED_RESOLUTION_MS) return;
+    this.keyUseReported.set(keySha256, nowMs);
+    this.ledger.reports.enqueue(accountId, { kind: "key_used", key_sha256: keySha256, at: nowMs });
+    this.alarms.afterChange();
+  }
+}
+
+const refused = (code: Extract<ProxyRefusal, { kind: "refused" }>["code"], message: string): ProxyRefusal => ({ kind: "refused", code, message });
