@@ -5,7 +5,9 @@ import type { ContainerSpec, ContainerState } from "../protocol/messages.ts";
 export type MachineReport =
   | { seq: number; kind: "state"; instance_id: string; state: ContainerState; message: string; at: number }
   | { seq: number; kind: "event"; instance_id: string; message: string; at: number }
-  | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number };
+  | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number }
+  /** The HTTP ports of a running container that answer their readiness path now (the whole set). */
+  | { seq: number; kind: "ready"; instance_id: string; ready_ports: number[]; at: number };
 
 /** A report as the MachineDO queues it: its outbox assigns the seq. */
 export type MachineReportBody = MachineReport extends infer R ? (R extends MachineReport ? Omit<R, "seq"> : never) : never;

@@ -163,6 +163,15 @@ export class AccountDO extends DurableObject<Env> {
     return this.change(key, id, async () => actions.destroy(this.context(), id));
   }
 
+  /**
+   * Logs: any caller of the account (a key or a session). The host answers, so an instance in any
+   * status is let through; its MachineDO says whether the host still keeps the logs.
+   */
+  async openLogs(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
+    const found = await this.getInstance(credential, id);
+    return found.ok ? { ok: true, machine_id: findInstance(this.sql, id)!.machine_id! } : found;
+  }
+
   /** Proxy admission: an account key, or the instance's own token. */
   async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
     const row = findInstance(this.sql, id);
