@@ -29,7 +29,7 @@ afterAll(async () => {
 
 const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "stop", "start", "rm", "rename", "forward", "balance"];
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "stop", "start", "rm", "rename", "forward", "balance"];
 
 describe("installing and configuring", () => {
   it("`npx gpu` in the repo runs the package's bin on the repo's Node 22, even with the machine's older node first in PATH", async () => {
@@ -129,6 +129,16 @@ describe("an instance's life through the CLI", () => {
     expect(result.stderr).not.toContain("\r");
   });
 
+  it("launch --wait --ready also waits until every HTTP port answers, the last progress line saying so", async () => {
+    const result = await gpu("launch", "--gpu-model", "rtx4090", "--template", "vllm", "--model", "qwen2.5-0.5b-instruct", "--wait", "--ready", "--json");
+    expect(result.code, result.stderr).toBe(0);
+    const instance = JSON.parse(result.stdout) as Instance;
+    expect(instance.status).toBe("running");
+    expect(instance.ports).toEqual([expect.objectContaining({ port: 8000, ready: true, ready_at: expect.any(String) })]);
+    expect(result.stderr.trim().split("\n").at(-1)).toMatch(new RegExp(`^${instance.id} running: port 8000 \\(openai\\) ready after \\d+ s$`));
+    expect((await gpu("rm", instance.id, "--yes")).code).toBe(0);
+  });
+
   it("on a terminal, launch --wait redraws one live line and ends with the instance running", async () => {
     const { code, stdout } = await runGpuOnTerminal(["launch", "--gpu-model", "h100-80gb", "--template", "pytorch", "--wait"], env);
     expect(code).toBe(0);
@@ -159,12 +169,33 @@ describe("an instance's life through the CLI", () => {
     expect(lines).toEqual([...api.items].reverse().map((e) => `${e.created_at}  ${e.message}`));
   });
 
-  it("events --follow prints new events as they happen, and ends on Ctrl-C", async () => {
+  it("logs prints the container's last lines; --json one {t, stream, line} object per line; an unknown instance is the API's 404", async () => {
+    await fetch(`${stack.baseUrl}/v1/instances/${id}/proxy/8000/echo/from-cli`, { headers: { authorization: `Bearer ${stack.key}` } });
+    const probe = "GET /health 200";
+    const text = await poll(() => gpu("logs", id, "--tail", "5"), (r) => r.stdout.split("\n").includes("GET /echo/from-cli 200"));
+    expect(text.code).toBe(0);
+    expect(text.stdout.split("\n")).toHaveLength(6);
+    const json = await gpu("logs", id, "--tail", "5", "--json");
+    const events = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as { t: string; stream: string; line: string });
+    expect(events).toHaveLength(5);
+    for (const event of events) expect(Object.keys(event)).toEqual(["t", "stream", "line"]);
+    expect(events.filter((e) => e.line !== probe).at(-1)).toEqual({ t: expect.any(String), stream: "stdout", line: "GET /echo/from-cli 200" });
+    expect(await gpu("logs", "i-aaaaaaaaaaaaaaaa")).toEqual({ code: 1, stdout: "", stderr: "error: no instance i-aaaaaaaaaaaaaaaa in this account (not_found, HTTP 404)\n" });
+    expect((await gpu("logs", id, "--tail", "0")).stderr).toBe("error: tail: must be an integer from 1 to 10000 (invalid, HTTP 400)\n");
+  });
+
+  it("events --follow prints new events as they happen, and ends on Ctrl-C; logs --follow prints new lines and ends by itself when the container stops", async () => {
     const follow = new RunningGpu(["events", id, "--follow"], env);
+    const logs = new RunningGpu(["logs", id, "--follow", "--tail", "1"], env);
     await follow.line((line) => line.includes("Renamed to"));
+    await logs.line(() => true);
+    await fetch(`${stack.baseUrl}/v1/instances/${id}/proxy/8000/echo/followed`, { headers: { authorization: `Bearer ${stack.key}` } });
+    await logs.line((line) => line === "GET /echo/followed 200");
     expect((await gpu("stop", id)).code).toBe(0);
     await follow.line((line) => line.includes("Stop requested"));
     expect(await follow.interrupt()).toBe(0);
+    expect(await logs.exited()).toBe(0);
+    expect(logs.stderr).toBe("");
   });
 
   it("stop, start and rm act and, with --json, print the instance as read after", async () => {
