@@ -19,6 +19,9 @@ export interface ProxyTarget {
 
 type StreamMessage = Extract<AgentMessage, { stream: number }>;
 
+/** How long the agent has to answer a logs request (one from before logs existed never does) before the client gets a 502. */
+export const LOGS_ANSWER_TIMEOUT_MS = 30_000;
+
 export class ProxyBridge {
   private readonly streams = new StreamTable<HttpStream | WsStream>();
   private nextId = 1;
@@ -44,7 +47,7 @@ export class ProxyBridge {
   openLogs(request: LogsRequest): Promise<Response> {
     return this.openHttpStream("GET", null, (id) => ({
       type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
-    }));
+    }), LOGS_ANSWER_TIMEOUT_MS);
   }
 
   openWebSocket(target: ProxyTarget, protocols: string[]): Promise<Response> {
@@ -84,7 +87,8 @@ export class ProxyBridge {
     this.streams.disconnectAll();
   }
 
-  private openHttpStream(method: string, body: ReadableStream<Uint8Array> | null, opening: (id: number) => ServerMessage): Promise<Response> {
+  /** `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502. */
+  private openHttpStream(method: string, body: ReadableStream<Uint8Array> | null, opening: (id: number) => ServerMessage, headTimeoutMs?: number): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
     const id = this.allocate();
@@ -93,6 +97,10 @@ export class ProxyBridge {
     this.streams.add(id, stream);
     link.sendControl(opening(id));
     if (body) void stream.pumpBody(body);
+    if (headTimeoutMs !== undefined) {
+      const timer = setTimeout(() => stream.fail(new Error("no answer from the host"), upstreamUnavailable("the host's agent did not answer in time")), headTimeoutMs);
+      void stream.head.then(() => clearTimeout(timer));
+    }
     return stream.head;
   }
 

@@ -71,7 +71,7 @@ afterAll(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-function setUp() {
+function setUp(logKeepAliveMs?: number) {
   const transport = new RecordingTransport();
   const streams = new ProxyStreams(
     {
@@ -84,6 +84,7 @@ function setUp() {
     },
     transport,
     createLogger(() => {}),
+    logKeepAliveMs,
   );
   return { transport, streams };
 }
@@ -147,6 +148,16 @@ describe("logs streams", () => {
     expect(streams.openCount).toBe(0);
     await waitUntil(() => (six!.destroyed ? true : undefined), "the second follow's source destroyed");
     expect(transport.of(5).map((m) => m.type)).toEqual(["http_response"]);
+  });
+
+  it("a silent followed log sends keep-alive comments (a client that left is noticed by the next write); plain text gets none", async () => {
+    const { transport, streams } = setUp(30);
+    streams.openLogs(open(8, RUNNING, { follow: true, format: "events", tail: 1 }));
+    streams.openLogs(open(9, RUNNING, { follow: true, format: "text", tail: 1 }));
+    await waitUntil(() => (transport.body(8).split(": keep-alive\n\n").length > 3 ? true : undefined), "keep-alive comments");
+    expect(transport.body(8)).toMatch(/^data: .*\n\n(: keep-alive\n\n)+$/);
+    expect(transport.body(9)).not.toContain("keep-alive");
+    streams.closeAll();
   });
 
   it("a follow gets the lines written after it began and ends when the container stops", async () => {

@@ -28,10 +28,13 @@ export class LogsStream implements MuxStream {
   #earlyCredit = 0;
   #closed = false;
 
-  constructor(message: LogsOpenMessage, transport: StreamTransport, onClosed: () => void) {
+  readonly #keepAliveMs: number;
+
+  constructor(message: LogsOpenMessage, transport: StreamTransport, onClosed: () => void, keepAliveMs = KEEPALIVE_MS) {
     this.#message = message;
     this.#transport = transport;
     this.#onClosed = onClosed;
+    this.#keepAliveMs = keepAliveMs;
   }
 
   /** Answers with the runtime's log of the container, or 404 when it has none (null). */
@@ -48,7 +51,7 @@ export class LogsStream implements MuxStream {
       type: "http_response", stream, status: 200,
       headers: [["content-type", CONTENT_TYPES[format]], ["cache-control", "no-store"]],
     });
-    const body = formatLines(format, format === "events" && follow ? KEEPALIVE_MS : null);
+    const body = formatLines(format, format === "events" && follow ? this.#keepAliveMs : null);
     this.#body = body;
     source.on("error", (error) => body.destroy(error));
     this.#relay = new BodyRelay(stream, source.pipe(body), this.#transport, {

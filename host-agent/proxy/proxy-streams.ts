@@ -17,11 +17,14 @@ export class ProxyStreams {
   readonly #transport: StreamTransport;
   readonly #log: Logger;
   readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream>();
+  readonly #logKeepAliveMs: number | undefined;
 
-  constructor(runtime: StreamRuntime, transport: StreamTransport, log: Logger) {
+  /** `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given). */
+  constructor(runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number) {
     this.#runtime = runtime;
     this.#transport = transport;
     this.#log = log;
+    this.#logKeepAliveMs = logKeepAliveMs;
   }
 
   get openCount(): number {
@@ -45,7 +48,7 @@ export class ProxyStreams {
 
   openLogs(message: LogsOpenMessage): void {
     this.#streams.get(message.stream)?.close();
-    const stream = new LogsStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    const stream = new LogsStream(message, this.#transport, () => this.#streams.remove(message.stream, stream), this.#logKeepAliveMs);
     this.#streams.add(message.stream, stream);
     this.#runtime.logs(message.instance_id, { tail: message.tail, follow: message.follow }).then(
       (source) => stream.connect(source),
