@@ -21,7 +21,7 @@ beforeAll(async () => {
 const get = async (key: string, id: string) => (await callJson<Instance>("GET", `/v1/instances/${id}`, { key })).body;
 const readyEvents = async (key: string, id: string) =>
   (await callJson<{ items: { message: string }[] }>("GET", `/v1/instances/${id}/events`, { key })).body.items.map((e) => e.message).filter((m) => m.includes(" ready after "));
-const until$ = (key: string, id: string, accept: (i: Instance) => boolean, what: string) => until(() => get(key, id), accept, what);
+const untilInstance = (key: string, id: string, accept: (i: Instance) => boolean, what: string) => until(() => get(key, id), accept, what);
 
 /** Waits until every report the agent sent so far is applied: reports of one machine arrive in order. */
 async function barrier(key: string, id: string): Promise<void> {
@@ -40,7 +40,7 @@ async function launchRunning(key: string, template = "pytorch"): Promise<string>
   const create = await agent.waitForCommand(created.id, "create");
   expect(create.spec?.http_ports).toEqual(template === "vllm" ? [{ port: 8000, path: "/health" }] : [{ port: 8888, path: "/api" }]);
   agent.report(created.id, "running");
-  await until$(key, created.id, (i) => i.status === "running", "running");
+  await untilInstance(key, created.id, (i) => i.status === "running", "running");
   return created.id;
 }
 
@@ -50,7 +50,7 @@ describe("port readiness", () => {
     const id = await launchRunning(key);
     expect((await get(key, id)).ports).toEqual([expect.objectContaining({ port: 8888, ready: false, ready_at: null })]);
     agent.send({ type: "readiness", instance_id: id, ready_ports: [8888] });
-    const ready = await until$(key, id, (i) => i.ports[0]!.ready, "ready");
+    const ready = await untilInstance(key, id, (i) => i.ports[0]!.ready, "ready");
     expect(ready.ports).toEqual([{ port: 8888, name: "jupyter", kind: "http", api: "jupyter", path: "/api", ready: true, ready_at: expect.any(String) }]);
     expect(Date.parse(ready.ports[0]!.ready_at!)).toBeGreaterThanOrEqual(Date.parse(ready.started_at!));
     expect(ready.status).toBe("running");
@@ -65,8 +65,8 @@ describe("port readiness", () => {
   it("the event says how long after reaching running the port became ready", async () => {
     const { id: accountId, key } = await newAccount();
     const id = await launchRunning(key, "vllm");
-    // Applied directly, with a seq of its own: this account takes no later report from this machine.
     const startedMs = Date.parse((await get(key, id)).started_at!);
+    // Applied directly, with a seq of its own: this account takes no later report from this machine.
     await env.ACCOUNTS.getByName(accountId).applyMachineReports(agent.machineId, [
       { seq: 9_000_000_001, kind: "ready", instance_id: id, ready_ports: [8000], at: startedMs + 73_400 },
     ]);
@@ -78,11 +78,11 @@ describe("port readiness", () => {
     const { key } = await newAccount();
     const id = await launchRunning(key);
     agent.send({ type: "readiness", instance_id: id, ready_ports: [8888] });
-    const first = (await until$(key, id, (i) => i.ports[0]!.ready, "ready")).ports[0]!.ready_at;
+    const first = (await untilInstance(key, id, (i) => i.ports[0]!.ready, "ready")).ports[0]!.ready_at;
     agent.send({ type: "readiness", instance_id: id, ready_ports: [] });
-    expect((await until$(key, id, (i) => !i.ports[0]!.ready, "not ready")).ports[0]).toMatchObject({ ready: false, ready_at: null });
+    expect((await untilInstance(key, id, (i) => !i.ports[0]!.ready, "not ready")).ports[0]).toMatchObject({ ready: false, ready_at: null });
     agent.send({ type: "readiness", instance_id: id, ready_ports: [8888] });
-    const again = (await until$(key, id, (i) => i.ports[0]!.ready, "ready again")).ports[0]!.ready_at;
+    const again = (await untilInstance(key, id, (i) => i.ports[0]!.ready, "ready again")).ports[0]!.ready_at;
     expect(Date.parse(again!)).toBeGreaterThanOrEqual(Date.parse(first!));
     expect(await readyEvents(key, id)).toHaveLength(1);
   });
@@ -91,7 +91,7 @@ describe("port readiness", () => {
     const { key } = await newAccount();
     const id = await launchRunning(key);
     agent.send({ type: "readiness", instance_id: id, ready_ports: [8888] });
-    await until$(key, id, (i) => i.ports[0]!.ready, "ready");
+    await untilInstance(key, id, (i) => i.ports[0]!.ready, "ready");
     expect((await call("POST", `/v1/instances/${id}/stop`, { key })).status).toBe(204);
     expect((await get(key, id)).ports[0]).toMatchObject({ ready: false, ready_at: null });
     await agent.waitForCommand(id, "stop");
@@ -104,10 +104,10 @@ describe("port readiness", () => {
     expect((await call("POST", `/v1/instances/${id}/start`, { key })).status).toBe(204);
     await agent.waitForCommand(id, "start");
     agent.report(id, "running");
-    await until$(key, id, (i) => i.status === "running", "running again");
+    await untilInstance(key, id, (i) => i.status === "running", "running again");
     expect((await get(key, id)).ports[0]).toMatchObject({ ready: false, ready_at: null });
     agent.send({ type: "readiness", instance_id: id, ready_ports: [8888] });
-    await until$(key, id, (i) => i.ports[0]!.ready, "ready in the new run");
+    await untilInstance(key, id, (i) => i.ports[0]!.ready, "ready in the new run");
     expect(await readyEvents(key, id)).toHaveLength(2);
   });
 
@@ -131,17 +131,17 @@ describe("port readiness", () => {
     const id = body.id;
     await host.waitForCommand(id, "create");
     host.report(id, "running");
-    await until$(key, id, (i) => i.status === "running", "running");
+    await untilInstance(key, id, (i) => i.status === "running", "running");
     host.send({ type: "readiness", instance_id: id, ready_ports: [8888] });
-    await until$(key, id, (i) => i.ports[0]!.ready, "ready");
+    await untilInstance(key, id, (i) => i.ports[0]!.ready, "ready");
 
     host.disconnect();
-    const offline = await until$(key, id, (i) => !i.machine_online, "offline");
+    const offline = await untilInstance(key, id, (i) => !i.machine_online, "offline");
     expect(offline.ports[0]).toMatchObject({ ready: false, ready_at: null });
     expect(offline.status).toBe("running");
 
     await host.connect(["rtx4090"], [{ instance_id: id, state: "running", message: "" }], [], {}, [{ instance_id: id, ready_ports: [8888] }]);
-    const back = await until$(key, id, (i) => i.machine_online && i.ports[0]!.ready, "online and ready");
+    const back = await untilInstance(key, id, (i) => i.machine_online && i.ports[0]!.ready, "online and ready");
     expect(back.ports[0]!.ready_at).toEqual(expect.any(String));
     expect(await readyEvents(key, id)).toHaveLength(1);
     host.disconnect();

@@ -2,9 +2,9 @@
 // only where it fits the instance's current intent: a late "running" for an instance the user has
 // stopped changes nothing.
 import { iso } from "../../core/clock.ts";
+import type { PortSpec } from "../../core/port-spec.ts";
 import type { MachineReport } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
-import type { PortSpec } from "../../core/port-spec.ts";
 import { settleInstance, startAccruing } from "./billing.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";
 import { NO_READINESS, withoutReadyPorts, withReadyPorts } from "./port-readiness.ts";

@@ -1,7 +1,8 @@
 // The MachineDO's end of the proxy multiplexer: opens proxied HTTP exchanges, WebSockets and
 // container log streams (answered by the agent as HTTP responses) over the one agent socket (it
-// assigns the stream ids) and routes the agent's frames to them through the shared stream table. Streams live in memory only: an open stream keeps the MachineDO awake, and
-// when the agent socket goes away every stream is failed at once so nothing waits forever.
+// assigns the stream ids) and routes the agent's frames to them through the shared stream table.
+// Streams live in memory only: an open stream keeps the MachineDO awake, and when the agent socket
+// goes away every stream is failed at once so nothing waits forever.
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
 import { HttpStream, upstreamUnavailable, type StreamLink } from "./http-stream.ts";
 import type { LogsRequest } from "./logs-request.ts";

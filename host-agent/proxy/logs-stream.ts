@@ -21,14 +21,13 @@ export class LogsStream implements MuxStream {
   readonly #message: LogsOpenMessage;
   readonly #transport: StreamTransport;
   readonly #onClosed: () => void;
+  readonly #keepAliveMs: number;
   #source: Readable | null = null;
   #body: Transform | null = null;
   #relay: BodyRelay | null = null;
   /** Credit granted before the head, handed to the relay once it exists. */
   #earlyCredit = 0;
   #closed = false;
-
-  readonly #keepAliveMs: number;
 
   constructor(message: LogsOpenMessage, transport: StreamTransport, onClosed: () => void, keepAliveMs = KEEPALIVE_MS) {
     this.#message = message;

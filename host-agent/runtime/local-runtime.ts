@@ -25,8 +25,6 @@ export interface LocalRuntimeOptions {
   pullMs: number;
   /** A Node that runs .ts files; the agent's own by default. */
   nodePath?: string;
-  /** Size at which a container's log file rotates (one older file is kept). */
-  logFileBytes?: number;
 }
 
 interface RunningContainer {
@@ -91,7 +89,7 @@ export class LocalRuntime implements ContainerRuntime {
       // The IPC channel lets the child notice the agent's death, however it dies.
       stdio: ["ignore", "pipe", "pipe", "ipc"],
     });
-    const log = new LogWriter(dir, this.#options.logFileBytes);
+    const log = new LogWriter(dir);
     log.capture(child.stdout!, "stdout");
     log.capture(child.stderr!, "stderr");
     const entry: RunningContainer = { child, hostPorts, log, stopping: false, exited: once(child, "exit").then(() => undefined) };
