@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "../../protocol/messages.ts";
 import { INITIAL_WINDOW_BYTES } from "../../protocol/mux/flow-control.ts";
-import type { DataKind } from "../../protocol/mux/frames.ts";
+import { DataKind } from "../../protocol/mux/frames.ts";
 import { NODE_BINARY } from "../../test/support/agent/node-binary.ts";
 import { testSpec } from "../../test/support/agent/specs.ts";
 import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
@@ -100,6 +100,18 @@ describe("logs streams", () => {
     await transport.ended(1);
     expect(transport.of(1)).toEqual([{ type: "http_response", stream: 1, status: 404, headers: [] }, { type: "end", stream: 1 }]);
     expect(streams.openCount).toBe(0);
+  });
+
+  it("aborts a stream whose log the runtime could not read, or that is sent a body", async () => {
+    const transport = new RecordingTransport();
+    const streams = new ProxyStreams({ resolvePort: async () => null, logs: async () => Promise.reject(new Error("engine down")) }, transport, createLogger(() => {}));
+    streams.openLogs(open(10, RUNNING));
+    expect(await transport.ended(10)).toEqual({ type: "abort", stream: 10, reason: "the host could not read the logs: engine down" });
+    const { transport: other, streams: running } = setUp();
+    running.openLogs(open(11, RUNNING, { follow: true }));
+    running.receiveData({ kind: DataKind.body, stream: 11, payload: new Uint8Array(1) });
+    expect(await other.ended(11)).toEqual({ type: "abort", stream: 11, reason: "a logs request takes no body" });
+    expect([streams.openCount, running.openCount]).toEqual([0, 0]);
   });
 
   it("answers the last lines as plain text, or as server-sent events with time and stream", async () => {

@@ -3,7 +3,7 @@
 // abort, ws_close) to them through the shared stream table.
 import type { DataFrame } from "../../protocol/mux/frames.ts";
 import { StreamTable, type StreamControl } from "../../protocol/mux/stream-table.ts";
-import type { Logger } from "../log.ts";
+import { errorMessage, type Logger } from "../log.ts";
 import type { ContainerRuntime } from "../runtime/runtime.ts";
 import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts";
 import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
@@ -53,8 +53,8 @@ export class ProxyStreams {
     this.#runtime.logs(message.instance_id, { tail: message.tail, follow: message.follow }).then(
       (source) => stream.connect(source),
       (error: unknown) => {
-        this.#log.warn("container logs unreadable", { stream: message.stream, instance_id: message.instance_id, error: String(error) });
-        stream.refuse(`the host could not read the logs: ${String(error)}`);
+        this.#log.warn("container logs unreadable", { stream: message.stream, instance_id: message.instance_id, error: errorMessage(error) });
+        stream.refuse(`the host could not read the logs: ${errorMessage(error)}`);
       },
     );
   }
