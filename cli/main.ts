@@ -10,6 +10,7 @@ import { keysCommand } from "./commands/keys.ts";
 import { launchCommand } from "./commands/launch.ts";
 import { ledgerCommand } from "./commands/ledger.ts";
 import { loginCommand } from "./commands/login.ts";
+import { logsCommand } from "./commands/logs.ts";
 import { lsCommand } from "./commands/ls.ts";
 import { renameCommand } from "./commands/rename.ts";
 import { rmCommand } from "./commands/rm.ts";
@@ -21,7 +22,7 @@ import { createFactory, type Factory } from "./factory.ts";
 import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
-  loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand,
+  loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand,
   stopCommand, startCommand, rmCommand, renameCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand,
 ];
 

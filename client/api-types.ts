@@ -1379,6 +1379,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/instances/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Container logs, or follow them
+         * @description The container's last `tail` lines (1 to 10,000, default 200), stdout and stderr interleaved as they were written, as `text/plain`: one line each. With `follow=true` the answer is `text/event-stream` and stays open: one event per line, `data: {"t": "<ISO time>", "stream": "stdout" | "stderr", "line": "<text>"}` (see LogEvent), first the tail, then every new line until the container stops or the client leaves; a `: keep-alive` comment goes out after 15 s without a line. A request whose `Accept` names `text/event-stream` gets the tail as such events without following. A stopped instance's logs stay readable while its data is kept. 409 not_running when the host has no logs for the instance (none yet, or removed with it); 502 upstream_unavailable when the host is offline.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description How many of the last lines (default 200) */
+                    tail?: number;
+                    /** @description Keep the response open and send new lines as server-sent events until the container stops */
+                    follow?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The lines as text, or as server-sent events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Malformed request (bad_request) or invalid parameter (invalid) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description API key or session missing, wrong, expired or revoked (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such instance or key in the account (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description no_capacity, gpus_busy, conflict or not_running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests (rate_limited) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Nothing answers on the port, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/instances/{id}/proxy/{port}/{path}": {
         parameters: {
             query?: never;
@@ -2651,7 +2752,7 @@ export interface components {
             model: string;
             image: string;
             disk_gb: number;
-            ports: components["schemas"]["Port"][];
+            ports: components["schemas"]["InstancePort"][];
             env: {
                 [key: string]: string;
             };
@@ -2672,6 +2773,16 @@ export interface components {
         };
         InstanceList: {
             items: components["schemas"]["Instance"][];
+        };
+        InstancePort: components["schemas"]["Port"] & {
+            /** @description The port answers its readiness `path` (below 500) in this run of the instance; always false for `tcp` ports */
+            ready: boolean;
+            /**
+             * Format: date-time
+             * @description Since when it is ready; null while it is not
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            ready_at: string | null;
         };
         KeyList: {
             items: {
@@ -2721,6 +2832,18 @@ export interface components {
             }[];
             /** @description Pass as `cursor` for the next (older) page; null on the last page */
             next_cursor: string | null;
+        };
+        /** @description The JSON of one `data:` event of a log sent as server-sent events */
+        LogEvent: {
+            /**
+             * Format: date-time
+             * @description When the container wrote the line
+             */
+            t: string;
+            /** @enum {string} */
+            stream: "stdout" | "stderr";
+            /** @description The line, without its line break */
+            line: string;
         };
         MachineList: {
             items: {

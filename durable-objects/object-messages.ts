@@ -7,7 +7,9 @@ export type MachineReport =
   | { seq: number; kind: "event"; instance_id: string; message: string; at: number }
   | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number }
   /** An API key (by its SHA-256) opened the proxy at `at`; sent at most once a minute per key. */
-  | { seq: number; kind: "key_used"; key_sha256: string; at: number };
+  | { seq: number; kind: "key_used"; key_sha256: string; at: number }
+  /** The HTTP ports of a running container that answer their readiness path now (the whole set). */
+  | { seq: number; kind: "ready"; instance_id: string; ready_ports: number[]; at: number };
 
 /** A report as the MachineDO queues it: its outbox assigns the seq. */
 export type MachineReportBody = MachineReport extends infer R ? (R extends MachineReport ? Omit<R, "seq"> : never) : never;

@@ -41,7 +41,7 @@ async function runningContainerPort(fake: FakeMachineDo, stateDir: string): Prom
   fake.send({ type: "command", command_id: "c1", op: "create", instance_id: ID, spec: testSpec(ID) });
   await fake.waitFor("ack", (m) => m.command_id === "c1" && m.ok);
   const log = await waitUntil(async () => {
-    const text = await readFile(join(stateDir, "containers", ID, "container.log"), "utf8").catch(() => "");
+    const text = await readFile(join(stateDir, "containers", ID, "logs.jsonl"), "utf8").catch(() => "");
     return /8000->127\.0\.0\.1:(\d+)/.exec(text)?.[1];
   }, "container ready line");
   const port = Number(log);

@@ -17,6 +17,7 @@ import { testSpec } from "../test/support/agent/specs.ts";
 import { waitUntil } from "../test/support/agent/wait-until.ts";
 
 const ID = "i-agenttest2345abc";
+const HTTP_PORTS = [{ port: 8000, path: "/health" }, { port: 8001, path: "/api" }];
 const HEARTBEAT_MS = 150;
 let fake: FakeMachineDo;
 let agent: AgentChild;
@@ -57,6 +58,7 @@ describe("host agent against a fake MachineDO", () => {
       ],
       containers: [],
       cached_models: ["Qwen/Qwen2.5-0.5B-Instruct"],
+      readiness: [],
     });
     fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 7, heartbeat_ms: HEARTBEAT_MS });
     await waitUntil(() => (fake.messages().filter((m) => m.type === "heartbeat").length >= 2 ? true : undefined), "two heartbeats");
@@ -65,7 +67,7 @@ describe("host agent against a fake MachineDO", () => {
 
   it("creates and starts a container: pulling, pull progress, creating, running, ack", async () => {
     const from = fake.received.length;
-    fake.send({ type: "command", command_id: "c-create", op: "create", instance_id: ID, spec: testSpec(ID, { ports: [8000, 8001] }) });
+    fake.send({ type: "command", command_id: "c-create", op: "create", instance_id: ID, spec: testSpec(ID, { ports: [8000, 8001], http_ports: HTTP_PORTS }) });
     await fake.waitFor("ack", (m) => m.command_id === "c-create", from);
     const lifecycle = fake
       .messages()
@@ -91,6 +93,29 @@ describe("host agent against a fake MachineDO", () => {
     }, "model server ready");
     expect(ready.status).toBe(200);
     expect(ready.body.toString()).toBe("ok");
+  });
+
+  it("reports its HTTP ports ready as their readiness paths answer, each change once", async () => {
+    const last = await waitUntil(() => fake.messages().filter((m) => m.type === "readiness").find((m) => m.ready_ports.length === 2), "both ports ready");
+    expect(last).toEqual({ type: "readiness", instance_id: ID, ready_ports: [8000, 8001] });
+    const reports = fake.messages().filter((m) => m.type === "readiness").map((m) => m.ready_ports);
+    // One port may get there first; no report repeats, and none says less than the one before.
+    expect(reports.length).toBeLessThanOrEqual(2);
+    expect(reports.at(-1)).toEqual([8000, 8001]);
+    if (reports.length === 2) expect([[8000], [8001]]).toContainEqual(reports[0]);
+  });
+
+  it("answers a logs request like an HTTP response: the container's last lines as text", async () => {
+    const stream = nextStream++;
+    fake.send({ type: "logs_open", stream, instance_id: ID, tail: 2, follow: false, format: "text" });
+    const response = (await streamOutcome(fake, stream)) as ProxiedResponse;
+    expect(response.status).toBe(200);
+    expect(response.headers).toContainEqual(["content-type", "text/plain; charset=utf-8"]);
+    expect(response.body.toString().split("\n")).toHaveLength(3);
+    expect(response.body.toString()).toMatch(/GET \/(health|api) 200\n$/);
+    const unknown = nextStream++;
+    fake.send({ type: "logs_open", stream: unknown, instance_id: "i-nosuchcontainera", tail: 2, follow: false, format: "text" });
+    expect(await streamOutcome(fake, unknown)).toEqual({ status: 404, headers: [], body: Buffer.alloc(0) });
   });
 
   it("proxies a request with a body: head, body frames, end, and credit returned for the body", async () => {
@@ -202,7 +227,7 @@ describe("host agent against a fake MachineDO", () => {
     fake.dropConnection();
     await waitUntil(() => (fake.connectionCount > connections ? true : undefined), "reconnect");
     const hello = await waitUntil(() => fake.messages(fake.connectionCount).find((m) => m.type === "hello"), "second hello");
-    expect(hello).toMatchObject({ containers: [{ instance_id: ID, state: "running", message: "" }] });
+    expect(hello).toMatchObject({ containers: [{ instance_id: ID, state: "running", message: "" }], readiness: [{ instance_id: ID, ready_ports: [8000, 8001] }] });
     fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 7, heartbeat_ms: HEARTBEAT_MS });
   });
 

@@ -10,6 +10,7 @@ import { ContainerStates } from "./container-states.ts";
 import type { Logger } from "./log.ts";
 import { scanModelCache } from "./model-cache.ts";
 import { ProxyStreams } from "./proxy/proxy-streams.ts";
+import { ReadinessProbes } from "./readiness-probes.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 
 export const AGENT_VERSION = "0.1.0";
@@ -32,13 +33,22 @@ export interface RunningAgent {
 
 export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log }: AgentOptions): RunningAgent {
   const states = new ContainerStates();
+  const probes = new ReadinessProbes(runtime, (readiness) => {
+    connection.send({ type: "readiness", ...readiness });
+    log.info("port readiness", { ...readiness });
+  });
   const report = (containerReport: ContainerReport) => {
     states.record(containerReport);
     connection.send({ type: "container", ...containerReport });
     log.info("container state", { ...containerReport });
+    // Readiness belongs to one run of the container: a new run is probed from scratch.
+    if (containerReport.state === "running") probes.start(containerReport.instance_id);
+    else probes.stop(containerReport.instance_id);
   };
   const buildHello = async (): Promise<AgentMessage> => {
     const [listed, cachedModels] = await Promise.all([runtime.list(), scanModelCache(cacheDir)]);
+    // Containers that outlived an agent restart are probed again.
+    for (const { instanceId, state } of listed) if (state === "running" && !probes.probing(instanceId)) probes.start(instanceId);
     return {
       type: "hello",
       protocol: PROTOCOL_VERSION,
@@ -50,6 +60,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
       gpus,
       containers: states.forHello(listed),
       cached_models: cachedModels,
+      readiness: probes.snapshot(),
     };
   };
   const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {
@@ -59,6 +70,8 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
       case "http_request":
       case "ws_open":
         return streams.open(message);
+      case "logs_open":
+        return streams.openLogs(message);
       default:
         return streams.receive(message);
     }
@@ -83,6 +96,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
   log.info("agent started", { runtime: runtime.name, gpus: gpus.length, url: connectUrl });
   return {
     async close() {
+      probes.close();
       await connection.close();
       streams.closeAll();
       await runtime.close();

@@ -25,6 +25,8 @@ function recordingRuntime(log: string[]): ContainerRuntime {
       throw new Error("disk on fire");
     },
     resolvePort: async () => null,
+    logs: async () => null,
+    httpPorts: async () => [],
     onExit: () => {},
     close: async () => {},
   };

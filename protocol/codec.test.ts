@@ -5,7 +5,10 @@ import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "./codec.
 import type { AgentMessage, ServerMessage } from "./messages.ts";
 
 const ID = "i-abcdefghijklmnop";
-const spec = { instance_id: ID, image: "vllm/vllm-openai:latest", template: "vllm", model: "Qwen/Qwen2.5-0.5B-Instruct", env: { A: "1" }, command: [], ports: [8000], gpu_indices: [0, 1], disk_gb: 50 };
+const spec = {
+  instance_id: ID, image: "vllm/vllm-openai:latest", template: "vllm", model: "Qwen/Qwen2.5-0.5B-Instruct", env: { A: "1" }, command: [],
+  ports: [8000], gpu_indices: [0, 1], disk_gb: 50, http_ports: [{ port: 8000, path: "/health" }],
+};
 
 const agentMessages: AgentMessage[] = [
   {
@@ -22,8 +25,10 @@ const agentMessages: AgentMessage[] = [
     ],
     containers: [{ instance_id: ID, state: "running", message: "" }],
     cached_models: ["Qwen/Qwen2.5-0.5B-Instruct"],
+    readiness: [{ instance_id: ID, ready_ports: [8000] }],
   },
   { type: "heartbeat" },
+  { type: "readiness", instance_id: ID, ready_ports: [] },
   { type: "container", instance_id: ID, state: "error", message: "pull failed" },
   { type: "pull_progress", instance_id: ID, percent: 50 },
   { type: "ack", command_id: "c1", ok: true, error: "" },
@@ -40,6 +45,7 @@ const serverMessages: ServerMessage[] = [
   { type: "welcome", protocol: 1, machine_id: 3, heartbeat_ms: 10000 },
   { type: "command", command_id: "c1", op: "create", instance_id: ID, spec },
   { type: "command", command_id: "c2", op: "destroy", instance_id: ID, spec: null },
+  { type: "logs_open", stream: 9, instance_id: ID, tail: 10_000, follow: true, format: "events" },
   { type: "http_request", stream: 0xffffffff, instance_id: ID, port: 8000, method: "POST", path: "/v1/x%20y?q=1", headers: [["a", "b"]], has_body: true },
   { type: "ws_open", stream: 7, instance_id: ID, port: 8000, path: "/ws", headers: [], protocols: ["p"] },
   { type: "window", stream: 1, bytes: 1 },
@@ -72,6 +78,10 @@ describe("control frame codec", () => {
     ["a port out of range", { type: "ws_open", stream: 1, instance_id: ID, port: 70000, path: "/", headers: [], protocols: [] }, "port"],
     ["a header that is not a pair", { type: "http_request", stream: 1, instance_id: ID, port: 1, method: "GET", path: "/", headers: [["a"]], has_body: false }, "headers"],
     ["a heartbeat too fast", { type: "welcome", protocol: 1, machine_id: 1, heartbeat_ms: 5 }, "heartbeat_ms"],
+    ["a log tail of 0", { type: "logs_open", stream: 1, instance_id: ID, tail: 0, follow: false, format: "text" }, "tail"],
+    ["a log tail over 10,000", { type: "logs_open", stream: 1, instance_id: ID, tail: 10_001, follow: false, format: "text" }, "tail"],
+    ["an unknown log format", { type: "logs_open", stream: 1, instance_id: ID, tail: 1, follow: false, format: "xml" }, "format"],
+    ["a readiness path without its slash", { type: "command", command_id: "c", op: "create", instance_id: ID, spec: { ...spec, http_ports: [{ port: 8000, path: "health" }] } }, "path"],
   ])("rejects a server frame with %s, naming where", (_, frame, where) => {
     const decoded = decodeServerMessage(JSON.stringify(frame));
     expect(decoded.ok).toBe(false);
@@ -83,6 +93,15 @@ describe("control frame codec", () => {
     const decoded = decodeAgentMessage(JSON.stringify(hello));
     expect(decoded).toEqual({ ok: false, reason: expect.stringContaining("driver_version") });
     expect(decodeAgentMessage(JSON.stringify({ ...hello, driver_version: "550.54.15", cuda_version: "12.4" })).ok).toBe(true);
+  });
+
+  it("takes a spec and a hello from before readiness, without http_ports or readiness", () => {
+    const { http_ports: _, ...olderSpec } = spec;
+    expect(decodeServerMessage(JSON.stringify({ type: "command", command_id: "c", op: "create", instance_id: ID, spec: olderSpec }))).toEqual({
+      ok: true, message: { type: "command", command_id: "c", op: "create", instance_id: ID, spec: olderSpec },
+    });
+    const hello = { type: "hello", protocol: 1, agent_version: "0.1.0", runtime: "docker", hostname: "box", driver_version: "", cuda_version: "", gpus: [], containers: [], cached_models: [] };
+    expect(decodeAgentMessage(JSON.stringify(hello))).toEqual({ ok: true, message: hello });
   });
 
   it("keeps the two directions apart", () => {

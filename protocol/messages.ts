@@ -19,6 +19,12 @@ export const gpuInfo = z.object({
 });
 export type GpuInfo = z.infer<typeof gpuInfo>;
 
+const port = z.number().int().min(1).max(65535);
+
+/** An HTTP port of a container and the path that answers once its server is ready (the template's). */
+export const httpPort = z.object({ port, path: z.string().startsWith("/") });
+export type HttpPort = z.infer<typeof httpPort>;
+
 export const containerSpec = z.object({
   instance_id: instanceId,
   image: z.string(),
@@ -28,9 +34,14 @@ export const containerSpec = z.object({
   env: z.record(z.string(), z.string()),
   /** Command (or entrypoint arguments) for the container; [] keeps the image's own. */
   command: z.array(z.string()),
-  ports: z.array(z.number().int().min(1).max(65535)),
+  ports: z.array(port),
   gpu_indices: z.array(z.number().int().min(0)),
   disk_gb: z.number().int().min(1),
+  /**
+   * The HTTP ports among `ports` with their readiness paths, which the agent probes while the
+   * container runs. Absent in specs written before readiness existed: nothing is probed.
+   */
+  http_ports: z.array(httpPort).optional(),
 });
 export type ContainerSpec = z.infer<typeof containerSpec>;
 
@@ -40,6 +51,13 @@ export const containerReport = z.object({
   message: z.string(),
 });
 export type ContainerReport = z.infer<typeof containerReport>;
+
+/** Which HTTP ports of a running container answer their readiness path now (the whole set, not a change). */
+export const portReadiness = z.object({ instance_id: instanceId, ready_ports: z.array(port) });
+export type PortReadiness = z.infer<typeof portReadiness>;
+
+/** Most lines a logs request may ask for. */
+export const MAX_LOG_TAIL = 10_000;
 
 /** Frames the agent sends to its MachineDO. */
 export const agentMessage = z.discriminatedUnion("type", [
@@ -56,6 +74,8 @@ export const agentMessage = z.discriminatedUnion("type", [
     gpus: z.array(gpuInfo),
     containers: z.array(containerReport),
     cached_models: z.array(z.string()),
+    /** Readiness of every probed container, so a reconnected MachineDO learns it again (absent from older agents). */
+    readiness: z.array(portReadiness).optional(),
   }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("container"), ...containerReport.shape }),
@@ -63,6 +83,8 @@ export const agentMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("pull_progress"), instance_id: instanceId, percent: z.number().int().min(0).max(100) }),
   z.object({ type: z.literal("ack"), command_id: z.string(), ok: z.boolean(), error: z.string() }),
   z.object({ type: z.literal("cache"), models: z.array(z.string()) }),
+  /** A container's ready ports changed. */
+  z.object({ type: z.literal("readiness"), ...portReadiness.shape }),
   z.object({ type: z.literal("http_response"), stream: streamId, status: z.number().int().min(100).max(599), headers: headerList }),
   z.object({ type: z.literal("ws_accepted"), stream: streamId, protocol: z.string() }),
   ...streamMessages(),
@@ -85,7 +107,7 @@ export const serverMessage = z.discriminatedUnion("type", [
     type: z.literal("http_request"),
     stream: streamId,
     instance_id: instanceId,
-    port: z.number().int().min(1).max(65535),
+    port,
     method: z.string(),
     /** Path and query exactly as the client sent them (percent-encoding untouched). */
     path: z.string(),
@@ -96,10 +118,24 @@ export const serverMessage = z.discriminatedUnion("type", [
     type: z.literal("ws_open"),
     stream: streamId,
     instance_id: instanceId,
-    port: z.number().int().min(1).max(65535),
+    port,
     path: z.string(),
     headers: headerList,
     protocols: z.array(z.string()),
+  }),
+  /**
+   * A container's logs, answered like a proxied HTTP request: an `http_response` head (404 when the
+   * host has no such container), body frames within the credit, and `end`. `events` formats each
+   * line as a server-sent event with its time and stream, `text` as the bare line; with `follow` the
+   * body goes on with new lines until the container stops.
+   */
+  z.object({
+    type: z.literal("logs_open"),
+    stream: streamId,
+    instance_id: instanceId,
+    tail: z.number().int().min(1).max(MAX_LOG_TAIL),
+    follow: z.boolean(),
+    format: z.enum(["text", "events"]),
   }),
   ...streamMessages(),
 ]);

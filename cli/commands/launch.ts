@@ -1,5 +1,5 @@
 // `gpu launch`: launches an instance from flags named after the API's fields; --wait follows it
-// until it runs (exit 0) or fails (exit 1).
+// until it runs (exit 0) or fails (exit 1), --ready until its HTTP ports answer too.
 import { Command, InvalidArgumentError } from "@commander-js/extra-typings";
 import { ok, type LaunchRequest } from "../../client/index.ts";
 import { CliError } from "../errors.ts";
@@ -21,8 +21,9 @@ export function launchCommand(f: Factory) {
     .option("--label <text>", "a name for the instance, at most 64 characters")
     .option("--env <NAME=VALUE>", "environment variable for the container (repeatable)", addEnv)
     .option("--wait", "wait until the instance is running; exit non-zero if it fails")
+    .option("--ready", "with --wait (implied): also wait until every HTTP port answers (the model is loaded)")
     .option("--json", `${JSON_HELP} (with --wait, the instance as last read)`)
-    .addHelpText("after", "\nExample:\n  gpu launch --gpu-model rtx4090 --template vllm --model qwen2.5-0.5b-instruct --label demo --wait")
+    .addHelpText("after", "\nExample:\n  gpu launch --gpu-model rtx4090 --template vllm --model qwen2.5-0.5b-instruct --label demo --wait --ready")
     .action(async (options) => {
       const body: LaunchRequest = {
         gpu_model: options.gpuModel,
@@ -37,13 +38,14 @@ export function launchCommand(f: Factory) {
       const api = await f.client();
       const launched = await ok(api.POST("/v1/instances", { body }));
       if (f.io.isStdoutTty && !options.json) f.io.out(`Launched ${launched.id}: ${instanceSummary(launched)}`);
-      const instance = options.wait ? await waitUntilSettled(api, f.io, launched) : launched;
+      const wait = options.wait || options.ready;
+      const instance = wait ? await waitUntilSettled(api, f.io, launched, { ready: options.ready }) : launched;
       if (options.json) printJson(f.io, instance);
       else if (!f.io.isStdoutTty) f.io.out(instance.id);
-      if (!options.wait) return;
+      if (!wait) return;
       if (instance.status !== "running") throw new CliError(`instance ${instance.id} is ${statusText(instance)}`);
       if (f.io.isStdoutTty && !options.json) {
-        f.io.out(`✓ ${instance.id} is running`);
+        f.io.out(`✓ ${instance.id} is running${options.ready ? ", its ports ready" : ""}`);
         for (const port of instance.ports) f.io.out(`  port ${port.port} (${port.api}): gpu forward ${instance.id} ${port.port}`);
       }
     });

@@ -168,6 +168,15 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   /**
+   * Logs: any caller of the account (a key or a session). The host answers, so an instance in any
+   * status is let through; its MachineDO says whether the host still keeps the logs.
+   */
+  async openLogs(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
+    const found = await this.getInstance(credential, id);
+    return found.ok ? { ok: true, machine_id: findInstance(this.sql, id)!.machine_id! } : found;
+  }
+
+  /**
    * Proxy admission's slow path, for refusals and legacy ids only: the MachineDO hosting an instance
    * admits on its own (proxy-admission.ts), and the Worker asks here only when it refused a key it
    * cannot judge (another account's, a wrong one) or does not know the instance (an id from before

@@ -13,6 +13,7 @@ import type { Sql } from "../sql.ts";
 import { settleAll, settleInstance } from "./billing.ts";
 import { addEvent, findInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import { currentKeySet } from "./key-set.ts";
+import { NO_READINESS } from "./port-readiness.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 
 export interface AccountContext {
@@ -98,6 +99,7 @@ function containerSpec(id: string, plan: LaunchPlan): ContainerSpec {
     },
     command: plan.command,
     ports: plan.ports.map((p) => p.port),
+    http_ports: plan.ports.filter((p) => p.kind === "http").map(({ port, path }) => ({ port, path })),
     gpu_indices: [],
     disk_gb: plan.disk_gb,
   };
@@ -145,7 +147,7 @@ function changeDesired(ctx: AccountContext, row: InstanceRow, desired: "stopped"
     settleInstance(sql, row, nowMs, false);
     const generation = row.generation + 1;
     sql`UPDATE instances SET status = ${desired}, desired_state = ${desired}, status_message = '',
-          generation = ${generation}, destroyed_ms = ${desired === "destroyed" ? nowMs : null}
+          generation = ${generation}, destroyed_ms = ${desired === "destroyed" ? nowMs : null}, readiness = ${NO_READINESS}
         WHERE id = ${row.id}`;
     addEvent(sql, row.id, message, iso(nowMs));
     return ctx.outbox.enqueue(String(row.machine_id!), { instance_id: row.id, desired, generation });

@@ -1,6 +1,7 @@
 // Instance rows as stored in AccountDO, and their public shape (the API's Instance object).
 import type { PortSpec } from "../../core/port-spec.ts";
 import type { Sql } from "../sql.ts";
+import { instancePorts, type InstancePort } from "./port-readiness.ts";
 
 export type InstanceStatus = "creating" | "starting" | "running" | "stopped" | "error" | "destroyed";
 export type DesiredState = "running" | "stopped" | "destroyed";
@@ -29,14 +30,16 @@ export interface InstanceRow {
   generation: number;
   billed_until_ms: number | null;
   carry: number;
+  /** Which HTTP ports answer their readiness path in this run (port-readiness.ts). */
+  readiness: string;
 }
 
-/** The public instance object: the row without its bookkeeping, JSON columns decoded. */
+/** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
-  "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry"
+  "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
 > & {
-  ports: PortSpec[];
+  ports: InstancePort[];
   env: Record<string, string>;
   /** The instance's proxy token, computed when shown (instanceTokenFor): the row has none. */
   token: string;
@@ -57,7 +60,7 @@ export function toInstance(row: InstanceRow, token: string): Instance {
     model: row.model,
     image: row.image,
     disk_gb: row.disk_gb,
-    ports: JSON.parse(row.ports) as PortSpec[],
+    ports: instancePorts(JSON.parse(row.ports) as PortSpec[], row.readiness),
     env: JSON.parse(row.env) as Record<string, string>,
     token,
     price_hour_micros: row.price_hour_micros,

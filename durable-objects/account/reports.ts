@@ -2,11 +2,13 @@
 // only where it fits the instance's current intent: a late "running" for an instance the user has
 // stopped changes nothing.
 import { iso } from "../../core/clock.ts";
+import type { PortSpec } from "../../core/port-spec.ts";
 import type { MachineReport } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
 import { settleInstance, startAccruing } from "./billing.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";
 import { recordKeyUse } from "./keys.ts";
+import { NO_READINESS, withoutReadyPorts, withReadyPorts } from "./port-readiness.ts";
 
 /** Applies reports in order; returns instance ids this account does not have on that machine. */
 export function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): string[] {
@@ -39,6 +41,7 @@ function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { k
   const at = iso(report.at);
   if (report.kind === "event") return addEvent(sql, row.id, report.message, at);
   if (report.kind === "host") return applyHost(sql, row, report.online, report.at);
+  if (report.kind === "ready") return applyReadiness(sql, row, report.ready_ports, at);
   const wantsRunning = row.desired_state === "running";
   switch (report.state) {
     case "pulling":
@@ -47,7 +50,8 @@ function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { k
       return addEvent(sql, row.id, report.message ? `Creating container: ${report.message}` : "Creating container", at);
     case "running":
       if (!wantsRunning || (row.status !== "creating" && row.status !== "starting")) return;
-      sql`UPDATE instances SET status = 'running', status_message = '', started_at = ${at} WHERE id = ${row.id}`;
+      // A new run: no port is ready or announced until the agent's probes say so.
+      sql`UPDATE instances SET status = 'running', status_message = '', started_at = ${at}, readiness = ${NO_READINESS} WHERE id = ${row.id}`;
       addEvent(sql, row.id, "Container started; instance is running", at);
       return startAccruing(sql, row.id, report.at);
     case "error":
@@ -69,7 +73,7 @@ function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { k
 
 function toError(sql: Sql, row: InstanceRow, message: string, atMs: number): void {
   settleInstance(sql, row, atMs, false);
-  sql`UPDATE instances SET status = 'error', status_message = ${message} WHERE id = ${row.id}`;
+  sql`UPDATE instances SET status = 'error', status_message = ${message}, readiness = ${NO_READINESS} WHERE id = ${row.id}`;
   addEvent(sql, row.id, `Error: ${message}`, iso(atMs));
 }
 
@@ -81,7 +85,15 @@ function applyHost(sql: Sql, row: InstanceRow, online: boolean, atMs: number): v
     startAccruing(sql, row.id, atMs);
   } else {
     settleInstance(sql, row, atMs, false);
-    sql`UPDATE instances SET machine_online = 0 WHERE id = ${row.id}`;
+    sql`UPDATE instances SET machine_online = 0, readiness = ${withoutReadyPorts(row.readiness)} WHERE id = ${row.id}`;
     addEvent(sql, row.id, row.status === "running" ? "Host went offline; billing paused until it returns" : "Host went offline", iso(atMs));
   }
+}
+
+/** What the agent's probes found answering, while the instance runs on an online host. */
+function applyReadiness(sql: Sql, row: InstanceRow, readyPorts: number[], at: string): void {
+  if (row.status !== "running" || row.desired_state !== "running" || row.machine_online !== 1) return;
+  const change = withReadyPorts(JSON.parse(row.ports) as PortSpec[], row.readiness, readyPorts, row.started_at, at);
+  if (change.readiness !== row.readiness) sql`UPDATE instances SET readiness = ${change.readiness} WHERE id = ${row.id}`;
+  for (const message of change.events) addEvent(sql, row.id, message, at);
 }

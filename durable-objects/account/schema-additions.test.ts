@@ -1,4 +1,4 @@
-// An account stored before sign-in and the ledger's running balance existed upgrades in place.
+// An account stored before sign-in, the ledger's running balance and port readiness existed upgrades in place.
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ describe("schema additions", () => {
       // Back to the first release's shape.
       raw.exec("ALTER TABLE account DROP COLUMN email");
       raw.exec("ALTER TABLE ledger DROP COLUMN balance_after_micros");
+      raw.exec("ALTER TABLE instances DROP COLUMN readiness");
       for (const table of ["password", "sessions", "abandoned_signup"]) raw.exec(`DROP TABLE ${table}`);
 
       const sql = sqlFor(state.storage);
@@ -23,7 +24,8 @@ describe("schema additions", () => {
       const after = sql`SELECT amount_micros, balance_after_micros FROM ledger ORDER BY seq`;
       addAccountSchemaAdditions(sql);
       const tables = sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('password', 'sessions', 'abandoned_signup') ORDER BY name`;
-      return { after, again: sql`SELECT amount_micros, balance_after_micros FROM ledger ORDER BY seq`, tables: tables.map((t) => t.name) };
+      const readiness = sql`SELECT dflt_value, "notnull" FROM pragma_table_info('instances') WHERE name = 'readiness'`;
+      return { after, again: sql`SELECT amount_micros, balance_after_micros FROM ledger ORDER BY seq`, tables: tables.map((t) => t.name), readiness };
     });
     expect(upgraded.after).toEqual([
       { amount_micros: 5_000_000, balance_after_micros: 5_000_000 },
@@ -32,6 +34,7 @@ describe("schema additions", () => {
     ]);
     expect(upgraded.again).toEqual(upgraded.after);
     expect(upgraded.tables).toEqual(["abandoned_signup", "password", "sessions"]);
+    expect(upgraded.readiness).toEqual([{ dflt_value: "'{}'", notnull: 1 }]);
     const me = await callJson("GET", "/v1/me", { key });
     expect(me.body).toMatchObject({ account: { id, email: null }, balance_micros: 6_500_000 });
   });

@@ -1,4 +1,4 @@
-// What the AccountDO's schema gained with sign-in, sessions and the ledger's running balance.
+// What the AccountDO's schema gained with sign-in, sessions, the ledger's running balance and port readiness.
 // Applied after the original schema on every start: objects created before upgrade in place.
 import { addColumnIfMissing } from "../add-column.ts";
 import type { Sql } from "../sql.ts";
@@ -14,6 +14,8 @@ export function addAccountSchemaAdditions(sql: Sql): void {
     algorithm TEXT NOT NULL, iterations INTEGER NOT NULL, salt TEXT NOT NULL, hash TEXT NOT NULL, updated_at TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, last_used_ms INTEGER NOT NULL)`;
+  // Which HTTP ports answer in the instance's current run (port-readiness.ts): none, for rows from before.
+  addColumnIfMissing(sql, "instances", "readiness", "TEXT NOT NULL DEFAULT '{}'");
   // Written when a sign-up that was to create this account was given up: it never can be created later.
   sql`CREATE TABLE IF NOT EXISTS abandoned_signup (at TEXT NOT NULL)`;
 }

@@ -1,6 +1,6 @@
 // The agent's session with this machine: the token check and accept, every frame it sends (hello,
-// heartbeat, container states, cache, proxied-stream frames), and the machine going online with a
-// hello and offline when the socket closes or falls silent.
+// heartbeat, container states, port readiness, cache, proxied-stream frames), and the machine going
+// online with a hello and offline when the socket closes or falls silent.
 import { bearerToken } from "../../core/credentials.ts";
 import { clock } from "../../core/clock.ts";
 import { errorResponse } from "../../core/errors.ts";
@@ -92,6 +92,9 @@ export class AgentSession {
         return this.ledger.onContainerState(message.instance_id, message.state, message.message);
       case "pull_progress":
         return this.ledger.onPullProgress(message.instance_id, message.percent);
+      case "readiness":
+        this.ledger.reportReadiness(message.instance_id, message.ready_ports, clock.now());
+        return this.alarms.afterChange();
       case "ack":
         if (!message.ok) log("warn", "agent command failed", { machine: this.record.read()?.id, command: message.command_id, error: message.error });
         return;
@@ -122,6 +125,8 @@ export class AgentSession {
       this.record.replaceVersions(hello);
       this.ledger.takeReportedStates(reported, nowMs);
       if (!wasOnline) this.ledger.reportHost(true, nowMs);
+      // After the host's own report: an account that took the host for gone learns what is ready again.
+      for (const { instance_id, ready_ports } of hello.readiness ?? []) this.ledger.reportReadiness(instance_id, ready_ports, nowMs);
       this.record.bumpState();
     });
     this.agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: this.record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs });

@@ -173,6 +173,12 @@ export class ContainerLedger {
     this.alarms.afterChange();
   }
 
+  /** The agent's ready ports of a container, told to its account while the container is meant to run. */
+  reportReadiness(instanceId: string, readyPorts: number[], nowMs: number): void {
+    const row = this.container(instanceId);
+    if (row?.desired === "running") this.reports.enqueue(row.account_id, { kind: "ready", instance_id: instanceId, ready_ports: readyPorts, at: nowMs });
+  }
+
   /** Inside a transaction: tells every account with containers here that the host came or went. */
   reportHost(online: boolean, nowMs: number): void {
     const byAccount = Map.groupBy(this.containers().filter((c) => c.desired !== "destroyed"), (c) => c.account_id);

@@ -4,7 +4,8 @@
 // whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts), and which
 // credentials open the proxy of its containers (proxy-admission.ts, from the key sets AccountDOs push:
 // account-key-sets.ts). It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what
-// happens through its outbox, all timed by one alarm. It also carries proxied streams (proxy-bridge.ts).
+// happens through its outbox, all timed by one alarm. It also carries proxied streams and container
+// log streams (proxy-bridge.ts).
 //
 // Liveness costs nothing per heartbeat, so an idle machine's object stays hibernated between them.
 // The agent sends `{"type":"heartbeat"}` every third of HEARTBEAT_TIMEOUT_MS; the runtime answers it
@@ -28,6 +29,7 @@ import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
 import { MachineRecord } from "./machine-record.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
+import { decodeLogsRequest, LOGS_PATH } from "./logs-request.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
 import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "./proxy-request.ts";
 import { createMachineSchema } from "./schema.ts";
@@ -66,7 +68,13 @@ export class MachineDO extends DurableObject<Env> {
     const path = new URL(request.url).pathname;
     if (path === "/agent/v1/connect") return this.session.accept(request);
     if (path === "/proxy") return this.proxy(request);
+    if (path === LOGS_PATH) return this.logs(new URL(request.url));
     return errorResponse("not_found", "no such machine endpoint");
+  }
+
+  /** Proxied and log streams open now, each a client being answered (for operators and tests). */
+  openStreamCount(): number {
+    return this.bridge.openStreams;
   }
 
   // ---- reservations, desired states and key sets (RPC from AccountDOs) ----
@@ -124,5 +132,23 @@ export class MachineDO extends DurableObject<Env> {
     response.headers.delete(PROXY_REFUSAL_HEADER);
     response.headers.set("x-request-id", target.requestId);
     return response;
+  }
+
+  // ---- container logs ----
+
+  /** The container's logs from its host, while the host keeps them (a stopped container's too). */
+  private async logs(url: URL): Promise<Response> {
+    const decoded = decodeLogsRequest(url);
+    if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
+    const { instanceId } = decoded.request;
+    const row = this.ledger.container(instanceId);
+    const noLogs = () => errorResponse("not_running", `the host has no logs for instance ${instanceId}`);
+    // A container being destroyed takes its logs with it.
+    if (!row || row.desired === "destroyed") return noLogs();
+    if (!this.record.isOnline()) return errorResponse("upstream_unavailable", `the host of instance ${instanceId} is offline`);
+    const response = await this.bridge.openLogs(decoded.request);
+    if (response.status !== 404) return response;
+    await response.body?.cancel();
+    return noLogs();
   }
 }

@@ -1,8 +1,8 @@
 // The proxy bridge's stream bookkeeping, with a socket that records what the bridge sends.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
-import { ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
+import { LOGS_ANSWER_TIMEOUT_MS, ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
 
 const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };
 
@@ -81,6 +81,36 @@ describe("ProxyBridge", () => {
     await reader.cancel();
     await until(async () => controls().at(-1), (last) => last?.type === "abort", "the abort");
     expect(bridge.openStreams).toBe(0);
+  });
+
+  it("opens a logs stream like a GET: logs_open, then the agent's response relayed", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events" });
+    const [open] = controls();
+    expect(open).toEqual({ type: "logs_open", stream: expect.any(Number), instance_id: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events" });
+    bridge.onMessage({ type: "http_response", stream: open.stream, status: 200, headers: [["content-type", "text/event-stream"]] });
+    bridge.onBinary(encodeDataFrame(DataKind.body, open.stream, new TextEncoder().encode("data: {}\n\n")));
+    bridge.onMessage({ type: "end", stream: open.stream });
+    expect(await (await pending).text()).toBe("data: {}\n\n");
+    await until(async () => bridge.openStreams, (n) => n === 0, "the stream to be freed");
+  });
+
+  it("an agent that never answers a logs request (one from before logs) gets it given up: 502 and an abort", async () => {
+    vi.useFakeTimers();
+    try {
+      const { socket, controls } = recordingSocket();
+      const bridge = new ProxyBridge(() => socket);
+      const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 1, follow: false, format: "text" });
+      vi.advanceTimersByTime(LOGS_ANSWER_TIMEOUT_MS);
+      const response = await pending;
+      expect(response.status).toBe(502);
+      expect(await response.json()).toEqual({ error: "upstream_unavailable", message: "the upstream failed: the host's agent did not answer in time" });
+      expect(controls().at(-1)).toMatchObject({ type: "abort", reason: "no answer from the host" });
+      expect(bridge.openStreams).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a malformed data frame is reported, not thrown", () => {

@@ -1,9 +1,11 @@
-// The MachineDO's end of the proxy multiplexer: opens proxied HTTP exchanges and WebSockets over the
-// one agent socket (it assigns the stream ids) and routes the agent's frames to them through the
-// shared stream table. Streams live in memory only: an open stream keeps the MachineDO awake, and
-// when the agent socket goes away every stream is failed at once so nothing waits forever.
+// The MachineDO's end of the proxy multiplexer: opens proxied HTTP exchanges, WebSockets and
+// container log streams (answered by the agent as HTTP responses) over the one agent socket (it
+// assigns the stream ids) and routes the agent's frames to them through the shared stream table.
+// Streams live in memory only: an open stream keeps the MachineDO awake, and when the agent socket
+// goes away every stream is failed at once so nothing waits forever.
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
 import { HttpStream, upstreamUnavailable, type StreamLink } from "./http-stream.ts";
+import type { LogsRequest } from "./logs-request.ts";
 import { WsStream } from "./ws-stream.ts";
 
 export interface ProxyTarget {
@@ -17,6 +19,9 @@ export interface ProxyTarget {
 }
 
 type StreamMessage = Extract<AgentMessage, { stream: number }>;
+
+/** How long the agent has to answer a logs request (one from before logs existed never does) before the client gets a 502. */
+export const LOGS_ANSWER_TIMEOUT_MS = 30_000;
 
 export class ProxyBridge {
   private readonly streams = new StreamTable<HttpStream | WsStream>();
@@ -33,18 +38,17 @@ export class ProxyBridge {
   }
 
   openHttp(target: ProxyTarget, body: ReadableStream<Uint8Array> | null): Promise<Response> {
-    const socket = this.socket();
-    if (!socket) return Promise.resolve(upstreamUnavailable());
-    const id = this.allocate();
-    const link = this.link(socket, id, () => stream);
-    const stream = new HttpStream(id, link, target.method);
-    this.streams.add(id, stream);
-    link.sendControl({
+    return this.openHttpStream(target.method, body, (id) => ({
       type: "http_request", stream: id, instance_id: target.instanceId, port: target.port,
       method: target.method, path: target.target, headers: target.headers, has_body: body !== null,
-    });
-    if (body) void stream.pumpBody(body);
-    return stream.head;
+    }));
+  }
+
+  /** A container's logs: the agent answers as it answers a GET, so the response is relayed the same way. */
+  openLogs(request: LogsRequest): Promise<Response> {
+    return this.openHttpStream("GET", null, (id) => ({
+      type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
+    }), LOGS_ANSWER_TIMEOUT_MS);
   }
 
   openWebSocket(target: ProxyTarget, protocols: string[]): Promise<Response> {
@@ -82,6 +86,23 @@ export class ProxyBridge {
   /** The agent socket is gone: fail every stream (clients see a 502 or a broken body). */
   abortAll(): void {
     this.streams.disconnectAll();
+  }
+
+  /** `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502. */
+  private openHttpStream(method: string, body: ReadableStream<Uint8Array> | null, opening: (id: number) => ServerMessage, headTimeoutMs?: number): Promise<Response> {
+    const socket = this.socket();
+    if (!socket) return Promise.resolve(upstreamUnavailable());
+    const id = this.allocate();
+    const link = this.link(socket, id, () => stream);
+    const stream = new HttpStream(id, link, method);
+    this.streams.add(id, stream);
+    link.sendControl(opening(id));
+    if (body) void stream.pumpBody(body);
+    if (headTimeoutMs !== undefined) {
+      const timer = setTimeout(() => stream.fail(new Error("no answer from the host"), upstreamUnavailable("the host's agent did not answer in time")), headTimeoutMs);
+      void stream.head.then(() => clearTimeout(timer));
+    }
+    return stream.head;
   }
 
   private allocate(): number {

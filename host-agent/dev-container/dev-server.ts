@@ -1,5 +1,7 @@
 // The dev container's HTTP server: the stand-in model server's routes (/health, /echo/..., /sse,
-// /bytes, the /ws echo and the OpenAI-compatible /v1 routes), which tests assert on exactly.
+// /bytes, the /ws echo and the OpenAI-compatible /v1 routes), which tests assert on exactly, and
+// the readiness paths of every template's port (/health, Jupyter's /api, / for ComfyUI and Ollama).
+// Each request is logged as one line: on stdout, or on stderr when it failed (4xx, 5xx).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { streamBytes } from "./bytes-route.ts";
 import { echoRequest } from "./echo-route.ts";
@@ -12,6 +14,7 @@ import { createWsEcho } from "./ws-echo.ts";
 export function createDevServer(servedModel: string): Server {
   const startedAt = Math.floor(Date.now() / 1000);
   const server = createServer((req, res) => {
+    res.on("finish", () => logRequest(req, res.statusCode));
     routeRequest(req, res, servedModel, startedAt).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { message: String(error) } });
       else res.destroy();
@@ -34,6 +37,11 @@ async function routeRequest(req: IncomingMessage, res: ServerResponse, servedMod
     case "GET /health":
       res.writeHead(200, { "content-type": "text/plain" });
       return void res.end("ok");
+    case "GET /":
+      res.writeHead(200, { "content-type": "text/plain" });
+      return void res.end("dev container is running");
+    case "GET /api":
+      return sendJson(res, 200, { version: "dev" });
     case "GET /sse":
       return streamEvents(res, queryInt(query, "n", 10), queryInt(query, "interval_ms", 100));
     case "GET /bytes":
@@ -49,6 +57,10 @@ async function routeRequest(req: IncomingMessage, res: ServerResponse, servedMod
   }
   req.resume();
   sendJson(res, 404, { error: { message: `no route for ${route}` } });
+}
+
+function logRequest(req: IncomingMessage, status: number): void {
+  (status >= 400 ? process.stderr : process.stdout).write(`${req.method} ${pathOf(req)} ${status}\n`);
 }
 
 function pathOf(req: IncomingMessage): string {

@@ -84,9 +84,33 @@ describe("dev container server", () => {
     expect([code, reason.toString()]).toEqual([4001, "bye now"]);
   });
 
+  it("answers every template's readiness path: /health, Jupyter's /api, and / (ComfyUI, Ollama)", async () => {
+    for (const path of ["/health", "/api", "/"]) expect((await fetch(`${base}${path}`)).status, path).toBe(200);
+    expect(await (await fetch(`${base}/api`)).json()).toEqual({ version: "dev" });
+  });
+
   it("answers 404 to anything else", async () => {
     expect((await fetch(`${base}/nothing`)).status).toBe(404);
     expect((await fetch(`${base}/health`, { method: "POST" })).status).toBe(404);
+  });
+
+  it("logs its start on both streams and every request as one line: stdout, or stderr when it failed", async () => {
+    const logged = await startDevServerChild([8000], { DEV_READY_DELAY_MS: "5" });
+    try {
+      const port = logged.ports[0] ?? 0;
+      await fetch(`http://127.0.0.1:${port}/echo/a?q=1`);
+      await fetch(`http://127.0.0.1:${port}/missing`);
+      const stdout = await waitUntil(() => (logged.output.stdout.includes("GET /echo/a 200\n") ? logged.output.stdout : undefined), "request line");
+      const lines = stdout.trimEnd().split("\n");
+      expect(lines.slice(0, 2)).toEqual(["dev container: loading Qwen/Qwen2.5-0.5B-Instruct, ready in 5 ms", `dev container ready on 8000->127.0.0.1:${port}`]);
+      // Between them, the start-up wait's own /health polls.
+      expect(new Set(lines.slice(2, -1))).toEqual(new Set(["GET /health 200"]));
+      expect(lines.at(-1)).toBe("GET /echo/a 200");
+      await waitUntil(() => (logged.output.stderr.includes("GET /missing 404") ? true : undefined), "failed request line");
+      expect(logged.output.stderr).toBe("dev container: no GPU here, answers come from a stand-in model\nGET /missing 404\n");
+    } finally {
+      await logged.stop();
+    }
   });
 });
 

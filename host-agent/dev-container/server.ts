@@ -18,9 +18,11 @@ if (process.env.DEV_DATA_DIR) mkdirSync(process.env.DEV_DATA_DIR, { recursive: t
 if (process.send) process.on("disconnect", () => process.exit(0));
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));
 
+const model = process.env.DEV_MODEL ?? "";
+process.stdout.write(`dev container: loading ${model || "no model"}, ready in ${readyDelayMs} ms\n`);
+process.stderr.write("dev container: no GPU here, answers come from a stand-in model\n");
 // Ports stay closed while the "model loads", so connections are refused exactly as with a real server.
 await sleep(readyDelayMs);
-const model = process.env.DEV_MODEL ?? "";
 await Promise.all(listen.map(({ hostPort }) => once(createDevServer(model).listen(hostPort, "127.0.0.1"), "listening")));
 process.stdout.write(`dev container ready on ${listen.map((l) => `${l.containerPort}->127.0.0.1:${l.hostPort}`).join(", ")}\n`);
 

@@ -2,10 +2,11 @@
 // arrives, the response comes back as data frames within the credit the MachineDO grants.
 import { Agent, request, type ClientRequest, type IncomingMessage } from "node:http";
 import type { ServerMessage } from "../../protocol/messages.ts";
-import { ReceiveCredit, SendCredit } from "../../protocol/mux/flow-control.ts";
-import { DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
+import { ReceiveCredit } from "../../protocol/mux/flow-control.ts";
+import type { DataKind } from "../../protocol/mux/frames.ts";
 import type { MuxStream } from "../../protocol/mux/stream-table.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
+import { BodyRelay } from "./body-relay.ts";
 import { responseHeaderPairs, upstreamRequestHeaders } from "./proxy-headers.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
@@ -18,18 +19,15 @@ export class HttpProxyStream implements MuxStream {
   readonly #message: HttpRequestMessage;
   readonly #transport: StreamTransport;
   readonly #onClosed: () => void;
-  readonly #sendCredit = new SendCredit();
   readonly #receiveCredit = new ReceiveCredit();
   #request: ClientRequest | null = null;
   #response: IncomingMessage | null = null;
+  #relay: BodyRelay | null = null;
+  /** Credit granted before the response head, handed to the relay once it exists. */
+  #earlyCredit = 0;
   /** Body frames that arrived while the container port was still being resolved. */
   #earlyBody: Uint8Array[] = [];
   #bodyEnded = false;
-  /** Response bytes read from upstream but not yet covered by credit (at most one read's worth). */
-  #pending: Buffer[] = [];
-  #responseEnded = false;
-  #waitingForDrain = false;
-  #pumpScheduled = false;
   #closed = false;
 
   constructor(message: HttpRequestMessage, transport: StreamTransport, onClosed: () => void) {
@@ -66,8 +64,8 @@ export class HttpProxyStream implements MuxStream {
   }
 
   onWindow(bytes: number): void {
-    this.#sendCredit.grant(bytes);
-    this.#pump();
+    if (this.#relay) this.#relay.grant(bytes);
+    else this.#earlyCredit += bytes;
   }
 
   /** The MachineDO gave up on the stream (its client went away). */
@@ -87,9 +85,9 @@ export class HttpProxyStream implements MuxStream {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#relay?.stop();
     this.#request?.destroy();
     this.#response?.destroy();
-    this.#pending = [];
     this.#earlyBody = [];
     this.#onClosed();
   }
@@ -105,66 +103,16 @@ export class HttpProxyStream implements MuxStream {
     if (this.#closed) return void res.destroy();
     this.#response = res;
     this.#transport.send({ type: "http_response", stream: this.#message.stream, status: res.statusCode ?? 502, headers: responseHeaderPairs(res.rawHeaders) });
-    res.on("data", (chunk: Buffer) => {
-      this.#pending.push(chunk);
-      this.#schedulePump();
+    this.#relay = new BodyRelay(this.#message.stream, res, this.#transport, {
+      onFinished: () => {
+        // The upstream answered without reading the whole body: the rest of it has nowhere to go.
+        if (this.#message.has_body && !this.#bodyEnded) this.#request?.destroy();
+        this.#closed = true;
+        this.#onClosed();
+      },
+      onFailed: (reason) => this.#fail(`upstream ${reason}`),
     });
-    res.on("end", () => {
-      this.#responseEnded = true;
-      this.#pump();
-    });
-    res.on("error", (error) => this.#fail(`upstream error: ${error.message}`));
-    res.on("close", () => {
-      if (!this.#responseEnded) this.#fail("upstream closed the response before its end");
-    });
-  }
-
-  /** Reads that arrive in one turn of the event loop leave together: fewer, bigger frames. */
-  #schedulePump(): void {
-    if (this.#pumpScheduled) return;
-    this.#pumpScheduled = true;
-    setImmediate(() => {
-      this.#pumpScheduled = false;
-      this.#pump();
-    });
-  }
-
-  #pump(): void {
-    if (this.#closed || !this.#response) return;
-    while (this.#pending.length > 0 && this.#sendCredit.available > 0 && !this.#transport.congested()) {
-      // Each frame carries as many pending bytes as fit (up to MAX_DATA_FRAME_BYTES and the credit):
-      // the MachineDO pays per frame, not per byte.
-      const limit = Math.min(MAX_DATA_FRAME_BYTES, this.#sendCredit.available);
-      const parts: Buffer[] = [];
-      let size = 0;
-      while (this.#pending.length > 0 && size < limit) {
-        const chunk = this.#pending[0]!;
-        const take = Math.min(chunk.byteLength, limit - size);
-        parts.push(chunk.subarray(0, take));
-        size += take;
-        if (take === chunk.byteLength) this.#pending.shift();
-        else this.#pending[0] = chunk.subarray(take);
-      }
-      this.#transport.sendData(DataKind.body, this.#message.stream, parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
-      this.#sendCredit.consume(size);
-    }
-    if (this.#pending.length > 0) {
-      this.#response.pause();
-      if (this.#transport.congested() && !this.#waitingForDrain) {
-        this.#waitingForDrain = true;
-        this.#transport.whenUncongested(() => {
-          this.#waitingForDrain = false;
-          this.#pump();
-        });
-      }
-      return;
-    }
-    if (!this.#responseEnded) return void this.#response.resume();
-    this.#transport.send({ type: "end", stream: this.#message.stream });
-    // The upstream answered without reading the whole body: the rest of it has nowhere to go.
-    if (this.#message.has_body && !this.#bodyEnded) this.#request?.destroy();
-    this.#closed = true;
-    this.#onClosed();
+    if (this.#earlyCredit > 0) this.#relay.grant(this.#earlyCredit);
   }
 
   #fail(reason: string): void {

@@ -76,7 +76,7 @@ afterAll(() => {
 
 function setUp(resolvePort: () => Promise<Endpoint | null> = async () => endpoint) {
   const transport = new RecordingTransport();
-  const streams = new ProxyStreams({ resolvePort }, transport, createLogger(() => {}));
+  const streams = new ProxyStreams({ resolvePort, logs: async () => null }, transport, createLogger(() => {}));
   return { transport, streams };
 }
 

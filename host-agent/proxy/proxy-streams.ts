@@ -1,24 +1,30 @@
-// The agent's end of the proxy multiplexer: opens HTTP and WebSocket streams to container ports
-// when the MachineDO asks, and routes its stream frames (data, window, end, abort, ws_close) to them
-// through the shared stream table.
+// The agent's end of the proxy multiplexer: opens HTTP and WebSocket streams to container ports and
+// streams of container logs when the MachineDO asks, and routes its stream frames (data, window, end,
+// abort, ws_close) to them through the shared stream table.
 import type { DataFrame } from "../../protocol/mux/frames.ts";
 import { StreamTable, type StreamControl } from "../../protocol/mux/stream-table.ts";
-import type { Logger } from "../log.ts";
+import { errorMessage, type Logger } from "../log.ts";
 import type { ContainerRuntime } from "../runtime/runtime.ts";
 import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts";
+import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 import { WsProxyStream, type WsOpenMessage } from "./ws-proxy-stream.ts";
 
+export type StreamRuntime = Pick<ContainerRuntime, "resolvePort" | "logs">;
+
 export class ProxyStreams {
-  readonly #runtime: Pick<ContainerRuntime, "resolvePort">;
+  readonly #runtime: StreamRuntime;
   readonly #transport: StreamTransport;
   readonly #log: Logger;
-  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream>();
+  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream>();
+  readonly #logKeepAliveMs: number | undefined;
 
-  constructor(runtime: Pick<ContainerRuntime, "resolvePort">, transport: StreamTransport, log: Logger) {
+  /** `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given). */
+  constructor(runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number) {
     this.#runtime = runtime;
     this.#transport = transport;
     this.#log = log;
+    this.#logKeepAliveMs = logKeepAliveMs;
   }
 
   get openCount(): number {
@@ -36,6 +42,19 @@ export class ProxyStreams {
       (error: unknown) => {
         this.#log.warn("container port lookup failed", { stream: message.stream, instance_id: message.instance_id, error: String(error) });
         stream.connect(null);
+      },
+    );
+  }
+
+  openLogs(message: LogsOpenMessage): void {
+    this.#streams.get(message.stream)?.close();
+    const stream = new LogsStream(message, this.#transport, () => this.#streams.remove(message.stream, stream), this.#logKeepAliveMs);
+    this.#streams.add(message.stream, stream);
+    this.#runtime.logs(message.instance_id, { tail: message.tail, follow: message.follow }).then(
+      (source) => stream.connect(source),
+      (error: unknown) => {
+        this.#log.warn("container logs unreadable", { stream: message.stream, instance_id: message.instance_id, error: errorMessage(error) });
+        stream.refuse(`the host could not read the logs: ${errorMessage(error)}`);
       },
     );
   }

@@ -7,6 +7,8 @@ import type { ContainerSpec } from "../../protocol/messages.ts";
 export const MANAGED_LABEL = "gpu-rental.managed";
 export const INSTANCE_LABEL = "gpu-rental.instance";
 export const DISK_LABEL = "gpu-rental.disk_gb";
+/** The spec's HTTP ports and readiness paths (JSON), so a restarted agent probes a running container again. */
+export const HTTP_PORTS_LABEL = "gpu-rental.http_ports";
 /** The `creating` notice, kept on the container so a repeated create reports it again. */
 export const NOTICE_LABEL = "gpu-rental.notice";
 /** Where the host's shared Hugging Face cache appears in a container, read-only. */
@@ -61,6 +63,7 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
       [MANAGED_LABEL]: "true",
       [INSTANCE_LABEL]: spec.instance_id,
       [DISK_LABEL]: String(spec.disk_gb),
+      ...(spec.http_ports ? { [HTTP_PORTS_LABEL]: JSON.stringify(spec.http_ports) } : {}),
       ...(placement.notice ? { [NOTICE_LABEL]: placement.notice } : {}),
     },
     ExposedPorts: Object.fromEntries(portKeys.map((key) => [key, {}])),

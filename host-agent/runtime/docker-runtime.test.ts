@@ -1,8 +1,10 @@
-// The docker runtime against a real Docker-compatible engine (scripts/ci/podman.sh provides one):
+// The docker runtime against a real Docker-compatible engine (scripts/ci/podman.sh provides one),
+// containers' logs and HTTP readiness included:
 // runs when DOCKER_HOST is set; REQUIRE_DOCKER_ENGINE=1 turns a missing engine into a failure.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIn } from "../../test/support/agent/docker-exec.ts";
@@ -12,7 +14,9 @@ import { containerName } from "./docker-container-config.ts";
 import { networkName } from "./docker-network.ts";
 import { statusOf } from "./docker-pull.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
-import type { ContainerExit } from "./runtime.ts";
+import type { PortReadiness } from "../../protocol/messages.ts";
+import { ReadinessProbes } from "../readiness-probes.ts";
+import type { ContainerExit, LogLine } from "./runtime.ts";
 
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 const hasEngine = Boolean(process.env.DOCKER_HOST);
@@ -113,6 +117,98 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
     await expect(runtime.start(id)).rejects.toThrow(`no container for ${id}`);
   });
 });
+
+describe.skipIf(!hasEngine)("docker runtime logs and readiness against a real engine", () => {
+  const docker = new Docker();
+  const chatty = randomInstanceId();
+  const slowServer = randomInstanceId();
+  let cacheDir: string;
+  let runtime: DockerRuntime;
+
+  beforeAll(async () => {
+    cacheDir = await mkdtemp(join(tmpdir(), "docker-logs-cache-"));
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
+  });
+  afterAll(async () => {
+    for (const id of [chatty, slowServer]) await runtime.destroy(id);
+    await runtime.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it("reads stdout and stderr in one log with their times; tails count both; a follow gets later lines and ends when the container stops", async () => {
+    const script = "echo out one; echo err one >&2; echo out two; exec sleep 600";
+    await runtime.create(testSpec(chatty, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", script] }), () => {});
+    expect(await logLines(await runtime.logs(chatty, { tail: 10, follow: false }))).toEqual([]);
+    const before = Date.now() - 1_000;
+    await runtime.start(chatty);
+    const all = await waitUntil(async () => {
+      const got = await logLines(await runtime.logs(chatty, { tail: 10, follow: false }));
+      return got.length === 3 ? got : undefined;
+    }, "three lines");
+    // Both streams, each line once, stdout's order kept (how the engine interleaves the two is its own).
+    expect(all.map(({ stream, line }) => `${stream} ${line}`).sort()).toEqual(["stderr err one", "stdout out one", "stdout out two"]);
+    expect(all.filter((l) => l.stream === "stdout").map((l) => l.line)).toEqual(["out one", "out two"]);
+    for (const { t } of all) {
+      expect(new Date(t).toISOString()).toBe(t);
+      expect(Date.parse(t)).toBeGreaterThanOrEqual(before - 1_000);
+      expect(Date.parse(t)).toBeLessThanOrEqual(Date.now());
+    }
+    expect(await logLines(await runtime.logs(chatty, { tail: 2, follow: false }))).toEqual(all.slice(-2));
+
+    const follow = logLines(await runtime.logs(chatty, { tail: 1, follow: true }));
+    // Written to the container's own stdout from outside its main process, after the follow began.
+    expect(await execIn(docker, containerName(chatty), ["sh", "-c", "echo later > /proc/1/fd/1"])).toEqual({ exitCode: 0, output: "" });
+    await waitUntil(async () => ((await logLines(await runtime.logs(chatty, { tail: 1, follow: false })))[0]?.line === "later" ? true : undefined), "the later line");
+    await runtime.stop(chatty);
+    expect((await follow).map((l) => l.line)).toEqual([all.at(-1)?.line, "later"]);
+    // Stopped: the log is kept, and a follow is just its tail.
+    expect((await logLines(await runtime.logs(chatty, { tail: 1, follow: true }))).map((l) => l.line)).toEqual(["later"]);
+    await runtime.destroy(chatty);
+    expect(await runtime.logs(chatty, { tail: 1, follow: false })).toBeNull();
+  });
+
+  it("a follow that is destroyed closes its connection to the engine", async () => {
+    await runtime.create(testSpec(chatty, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", "echo hi; exec sleep 600"] }), () => {});
+    await runtime.start(chatty);
+    const engineSockets = () => process.getActiveResourcesInfo().filter((kind) => kind === "PipeWrap").length;
+    const idle = engineSockets();
+    const follow = await runtime.logs(chatty, { tail: 1, follow: true });
+    const first = await new Promise<LogLine>((resolve) => follow!.once("data", resolve));
+    expect(first.line).toBe("hi");
+    expect(engineSockets()).toBe(idle + 1);
+    follow!.destroy();
+    await waitUntil(() => (engineSockets() === idle ? true : undefined), "the engine connection closed");
+    await runtime.destroy(chatty);
+  });
+
+  it("probes an HTTP port until its server answers, reporting it ready once, and stops with the container", async () => {
+    const httpPorts = [{ port: 8080, path: "/" }];
+    const script = "sleep 1; exec httpd -f -p 8080 -h /www";
+    await runtime.create(testSpec(slowServer, { image: TEST_IMAGE, ports: [8080], gpu_indices: [], http_ports: httpPorts, command: ["sh", "-c", script] }), () => {});
+    expect(await runtime.httpPorts(slowServer)).toEqual(httpPorts);
+    await runtime.start(slowServer);
+    const reports: PortReadiness[] = [];
+    const probes = new ReadinessProbes(runtime, (r) => reports.push(r), { untilReadyMs: 100, whileReadyMs: 100, timeoutMs: 1_000 });
+    probes.start(slowServer);
+    await waitUntil(() => (reports.length > 0 ? true : undefined), "ready", 20_000);
+    // Checked again and again while ready, without a new report.
+    const endpoint = await runtime.resolvePort(slowServer, 8080);
+    expect(await fetchIndex(endpoint)).toBe("gpu-rental busybox ok\n");
+    expect(reports).toEqual([{ instance_id: slowServer, ready_ports: [8080] }]);
+    expect(probes.snapshot()).toEqual([{ instance_id: slowServer, ready_ports: [8080] }]);
+    await runtime.stop(slowServer);
+    await waitUntil(() => (probes.probing(slowServer) ? undefined : true), "probing to end with the container");
+    expect(probes.snapshot()).toEqual([]);
+  });
+});
+
+/** A log stream's lines, once it ends. */
+async function logLines(source: Readable | null): Promise<LogLine[]> {
+  if (!source) throw new Error("no logs");
+  const lines: LogLine[] = [];
+  for await (const line of source) lines.push(line as LogLine);
+  return lines;
+}
 
 async function fetchIndex(endpoint: { host: string; port: number } | null): Promise<string> {
   if (!endpoint) throw new Error("no endpoint");

@@ -1,14 +1,19 @@
 // The production runtime: containers on a Docker-compatible engine (Docker, or podman's API service)
 // through the Engine API. DOCKER_HOST selects the engine, as with the docker CLI.
+import { Readable } from "node:stream";
 import Docker from "dockerode";
-import type { ContainerSpec } from "../../protocol/messages.ts";
+import { z } from "zod";
+import { httpPort, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
 import { isModelCached } from "../model-cache.ts";
-import { containerCreateOptions, containerName, DATA_DIR, INSTANCE_LABEL, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement } from "./docker-container-config.ts";
+import {
+  containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
+} from "./docker-container-config.ts";
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
+import { demultiplexLogs } from "./docker-logs.ts";
 import { InstanceNetworks } from "./docker-network.ts";
 import { ensureImage, statusOf } from "./docker-pull.ts";
 import { directoryTar } from "./directory-tar.ts";
-import type { ContainerExit, ContainerRuntime, CreateOutcome, Endpoint, ListedContainer } from "./runtime.ts";
+import type { ContainerExit, ContainerRuntime, CreateOutcome, Endpoint, ListedContainer, LogRequest } from "./runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 
 export interface DockerRuntimeOptions {
@@ -99,6 +104,34 @@ export class DockerRuntime implements ContainerRuntime {
     if (published) return { host: published.HostIp && published.HostIp !== "0.0.0.0" ? published.HostIp : "127.0.0.1", port: Number(published.HostPort) };
     const ip = Object.values(info.NetworkSettings.Networks ?? {}).find((network) => network.IPAddress)?.IPAddress;
     return ip ? { host: ip, port } : null;
+  }
+
+  async logs(instanceId: string, { tail, follow }: LogRequest): Promise<Readable | null> {
+    const container = this.#container(instanceId);
+    const options = { stdout: true, stderr: true, timestamps: true, tail } as const;
+    try {
+      // The engine ends a follow when the container stops, and at once for one that is not running.
+      const framed = follow ? await container.logs({ ...options, follow: true }) : Readable.from([await container.logs({ ...options, follow: false })]);
+      const lines = demultiplexLogs();
+      const source = framed as Readable;
+      source.on("error", (error) => lines.destroy(error));
+      // A reader that stops following closes the engine's stream with it.
+      lines.once("close", () => source.destroy());
+      return source.pipe(lines);
+    } catch (error) {
+      if (statusOf(error) === 404) return null;
+      throw error;
+    }
+  }
+
+  async httpPorts(instanceId: string): Promise<HttpPort[]> {
+    const label = (await this.#inspect(instanceId))?.Config.Labels?.[HTTP_PORTS_LABEL];
+    if (!label) return [];
+    try {
+      return z.array(httpPort).parse(JSON.parse(label));
+    } catch {
+      return [];
+    }
   }
 
   onExit(listener: (exit: ContainerExit) => void): void {

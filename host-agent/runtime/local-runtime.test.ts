@@ -1,21 +1,30 @@
 // The local runtime with real child processes: lifecycle, readiness delay, data kept on stop,
-// removal on destroy, and containers found again by a new runtime on the same state dir.
+// removal on destroy, containers found again by a new runtime on the same state dir, and their logs.
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { NODE_BINARY } from "../../test/support/agent/node-binary.ts";
 import { testSpec } from "../../test/support/agent/specs.ts";
 import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
 import { LocalRuntime } from "./local-runtime.ts";
-import type { ContainerExit } from "./runtime.ts";
+import type { ContainerExit, LogLine } from "./runtime.ts";
 
 const ID = "i-aaaaaaaaaaaaaaaa";
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A log stream's lines as "stream text", once it ends. */
+async function lines(source: Readable | null): Promise<string[]> {
+  if (!source) throw new Error("no logs");
+  const got: string[] = [];
+  for await (const entry of source) got.push(`${(entry as LogLine).stream} ${(entry as LogLine).line}`);
+  return got;
+}
 
 async function newRuntime(stateDir?: string, readyDelayMs = 300): Promise<{ runtime: LocalRuntime; stateDir: string }> {
   const dir = stateDir ?? (await mkdtemp(join(tmpdir(), "local-runtime-")));
@@ -91,9 +100,42 @@ describe("local runtime", () => {
     expect(await broken.list()).toEqual([{ instanceId: ID, state: "stopped" }]);
   });
 
-  it("refuses to start or stop an instance it has no container for", async () => {
+  it("refuses to start or stop an instance it has no container for, and has no logs or HTTP ports for it", async () => {
     const { runtime } = await newRuntime();
     await expect(runtime.start(ID)).rejects.toThrow(`no container for ${ID}`);
     await expect(runtime.stop(ID)).rejects.toThrow(`no container for ${ID}`);
+    expect(await runtime.logs(ID, { tail: 10, follow: false })).toBeNull();
+    expect(await runtime.httpPorts(ID)).toEqual([]);
+  });
+
+  it("keeps the container's stdout and stderr as its log: tails, a follow that ends when it stops, kept across stop, gone on destroy", async () => {
+    const { runtime } = await newRuntime(undefined, 50);
+    const httpPorts = [{ port: 8000, path: "/health" }];
+    await runtime.create(testSpec(ID, { http_ports: httpPorts }), () => {});
+    expect(await runtime.httpPorts(ID)).toEqual(httpPorts);
+    expect(await lines(await runtime.logs(ID, { tail: 10, follow: false }))).toEqual([]);
+    await runtime.start(ID);
+    const endpoint = await runtime.resolvePort(ID, 8000);
+    await waitUntil(async () => ((await healthAnswers(endpoint?.port ?? 0)) ? true : undefined), "ready");
+    const first = await waitUntil(async () => {
+      const got = await lines(await runtime.logs(ID, { tail: 10_000, follow: false }));
+      return got.includes("stdout GET /health 200") ? got : undefined;
+    }, "the request's line");
+    // Two pipes: lines written to both at the same moment may be read in either order.
+    expect(new Set(first.slice(0, 2))).toEqual(new Set([
+      "stdout dev container: loading Qwen/Qwen2.5-0.5B-Instruct, ready in 50 ms",
+      "stderr dev container: no GPU here, answers come from a stand-in model",
+    ]));
+    expect(first[2]).toBe(`stdout dev container ready on 8000->127.0.0.1:${endpoint?.port}`);
+
+    const follow = lines(await runtime.logs(ID, { tail: 1, follow: true }));
+    await fetch(`http://127.0.0.1:${endpoint?.port}/not-here`);
+    await waitUntil(async () => ((await lines(await runtime.logs(ID, { tail: 1, follow: false }))).includes("stderr GET /not-here 404") ? true : undefined), "404 line");
+    await runtime.stop(ID);
+    expect(await follow).toEqual([first.at(-1), "stderr GET /not-here 404"]);
+
+    expect(await lines(await runtime.logs(ID, { tail: 2, follow: true }))).toEqual([first.at(-1), "stderr GET /not-here 404"]);
+    await runtime.destroy(ID);
+    expect(await runtime.logs(ID, { tail: 10, follow: false })).toBeNull();
   });
 });

@@ -1,15 +1,18 @@
-// The local runtime: each "container" is a child process of the dev container server, with its spec
-// and data folder under <stateDir>/containers/<instance_id>/ (for machines without a container engine).
+// The local runtime: each "container" is a child process of the dev container server, with its spec,
+// data folder and log under <stateDir>/containers/<instance_id>/ (for machines without a container engine).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { closeSync, openSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { containerSpec, type ContainerSpec } from "../../protocol/messages.ts";
+import { containerSpec, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
 import { freePort } from "./free-port.ts";
-import { PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type CreateOutcome, type Endpoint, type ListedContainer } from "./runtime.ts";
+import { LogWriter, readTail } from "./local-log-file.ts";
+import {
+  PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type CreateOutcome, type Endpoint, type ListedContainer, type LogRequest,
+} from "./runtime.ts";
 
 const DEV_SERVER_FILE = fileURLToPath(new URL("../dev-container/server.ts", import.meta.url));
 const STOP_GRACE_MS = 5_000;
@@ -27,6 +30,7 @@ export interface LocalRuntimeOptions {
 interface RunningContainer {
   child: ChildProcess;
   hostPorts: Map<number, number>;
+  log: LogWriter;
   stopping: boolean;
   exited: Promise<void>;
 }
@@ -73,7 +77,6 @@ export class LocalRuntime implements ContainerRuntime {
     const hostPorts = new Map<number, number>();
     for (const port of spec.ports) hostPorts.set(port, await freePort());
     const dir = this.#dir(instanceId);
-    const logFd = openSync(join(dir, "container.log"), "a");
     const child = spawn(this.#options.nodePath ?? process.execPath, [DEV_SERVER_FILE], {
       cwd: join(dir, "data"),
       env: {
@@ -84,10 +87,12 @@ export class LocalRuntime implements ContainerRuntime {
         DEV_DATA_DIR: join(dir, "data"),
       },
       // The IPC channel lets the child notice the agent's death, however it dies.
-      stdio: ["ignore", logFd, logFd, "ipc"],
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
     });
-    closeSync(logFd);
-    const entry: RunningContainer = { child, hostPorts, stopping: false, exited: once(child, "exit").then(() => undefined) };
+    const log = new LogWriter(dir);
+    log.capture(child.stdout!, "stdout");
+    log.capture(child.stderr!, "stderr");
+    const entry: RunningContainer = { child, hostPorts, log, stopping: false, exited: once(child, "exit").then(() => undefined) };
     this.#running.set(instanceId, entry);
     child.on("exit", (code, signal) => this.#noticeExit(instanceId, entry, code, signal));
     try {
@@ -116,6 +121,17 @@ export class LocalRuntime implements ContainerRuntime {
   async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {
     const hostPort = this.#running.get(instanceId)?.hostPorts.get(port);
     return hostPort === undefined ? null : { host: "127.0.0.1", port: hostPort };
+  }
+
+  async logs(instanceId: string, { tail, follow }: LogRequest): Promise<Readable | null> {
+    const running = this.#running.get(instanceId);
+    if (running) return running.log.read(tail, follow);
+    if ((await this.#readSpec(instanceId)) === null) return null;
+    return Readable.from(readTail(this.#dir(instanceId), tail));
+  }
+
+  async httpPorts(instanceId: string): Promise<HttpPort[]> {
+    return (await this.#readSpec(instanceId))?.http_ports ?? [];
   }
 
   onExit(listener: (exit: ContainerExit) => void): void {

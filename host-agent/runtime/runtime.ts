@@ -1,6 +1,7 @@
 // The container runtime interface: the agent drives containers only through it, so nothing outside
 // a runtime knows whether Docker (production) or local child processes (dev) run them.
-import type { ContainerSpec } from "../../protocol/messages.ts";
+import type { Readable } from "node:stream";
+import type { ContainerSpec, HttpPort } from "../../protocol/messages.ts";
 
 export interface ListedContainer {
   instanceId: string;
@@ -24,6 +25,21 @@ export interface CreateOutcome {
   notice: string;
 }
 
+/** One line a container wrote, without its line break. */
+export interface LogLine {
+  /** When it was written, ISO 8601. */
+  t: string;
+  stream: "stdout" | "stderr";
+  line: string;
+}
+
+export interface LogRequest {
+  /** The last `tail` lines, both streams counted together. */
+  tail: number;
+  /** Then every new line, until the container stops. */
+  follow: boolean;
+}
+
 /** Every operation is idempotent: repeating it after it succeeded (or after a crash mid-way) is harmless. */
 export interface ContainerRuntime {
   readonly name: "docker" | "local";
@@ -38,6 +54,14 @@ export interface ContainerRuntime {
   destroy(instanceId: string): Promise<void>;
   /** Where to connect to a container port; null when the container is unknown or not running. */
   resolvePort(instanceId: string, port: number): Promise<Endpoint | null>;
+  /**
+   * The container's log as LogLine objects (an object-mode stream), oldest first; it ends after the
+   * tail, or with `follow` once the container stops (at once if it is not running). Destroying it
+   * stops a follow. Null when the runtime has no such container.
+   */
+  logs(instanceId: string, request: LogRequest): Promise<Readable | null>;
+  /** The container's HTTP ports and readiness paths as its spec gave them; [] for an unknown container or an older spec. */
+  httpPorts(instanceId: string): Promise<HttpPort[]>;
   onExit(listener: (exit: ContainerExit) => void): void;
   /** Releases what the runtime holds in this process (the local runtime's child processes). */
   close(): Promise<void>;

@@ -29,7 +29,8 @@ afterAll(async () => {
 
 const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "stop", "start", "rm", "rename", "forward", "balance", "keys", "ledger"];
+const withoutReadiness = (instance: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "stop", "start", "rm", "rename", "forward", "balance", "keys", "ledger"];
 /** Every command line that does one thing: a group's subcommands in place of the group. */
 const LEAF_COMMANDS = [...COMMANDS.filter((c) => c !== "keys"), "keys ls", "keys create", "keys revoke"];
 
@@ -124,11 +125,24 @@ describe("an instance's life through the CLI", () => {
       status: "running", gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct",
       disk_gb: 60, label: "cli-demo", env: { A: "1", B: "x=y" },
     });
-    expect(instance).toEqual(await read(id));
+    // Its port's readiness may have changed since (the model server loads after "running"); nothing else has.
+    expect(withoutReadiness(instance)).toEqual(withoutReadiness(await read(id)));
     const progress = result.stderr.trim().split("\n");
     expect(progress[0]).toBe(`${id} creating`);
     expect(progress.at(-1)).toMatch(new RegExp(`^${id} running: `));
     expect(result.stderr).not.toContain("\r");
+    // The later tests compare whole instance objects: from here on the port stays ready.
+    await poll(() => read(id), (i) => i.ports.every((p) => p.ready));
+  });
+
+  it("launch --wait --ready also waits until every HTTP port answers, the last progress line saying so", async () => {
+    const result = await gpu("launch", "--gpu-model", "rtx4090", "--template", "vllm", "--model", "qwen2.5-0.5b-instruct", "--wait", "--ready", "--json");
+    expect(result.code, result.stderr).toBe(0);
+    const instance = JSON.parse(result.stdout) as Instance;
+    expect(instance.status).toBe("running");
+    expect(instance.ports).toEqual([expect.objectContaining({ port: 8000, ready: true, ready_at: expect.any(String) })]);
+    expect(result.stderr.trim().split("\n").at(-1)).toMatch(new RegExp(`^${instance.id} running: port 8000 \\(openai\\) ready after \\d+ s$`));
+    expect((await gpu("rm", instance.id, "--yes")).code).toBe(0);
   });
 
   it("on a terminal, launch --wait redraws one live line and ends with the instance running", async () => {
@@ -161,12 +175,33 @@ describe("an instance's life through the CLI", () => {
     expect(lines).toEqual([...api.items].reverse().map((e) => `${e.created_at}  ${e.message}`));
   });
 
-  it("events --follow prints new events as they happen, and ends on Ctrl-C", async () => {
+  it("logs prints the container's last lines; --json one {t, stream, line} object per line; an unknown instance is the API's 404", async () => {
+    await fetch(`${stack.baseUrl}/v1/instances/${id}/proxy/8000/echo/from-cli`, { headers: { authorization: `Bearer ${stack.key}` } });
+    const probe = "GET /health 200";
+    const text = await poll(() => gpu("logs", id, "--tail", "5"), (r) => r.stdout.split("\n").includes("GET /echo/from-cli 200"));
+    expect(text.code).toBe(0);
+    expect(text.stdout.split("\n")).toHaveLength(6);
+    const json = await gpu("logs", id, "--tail", "5", "--json");
+    const events = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as { t: string; stream: string; line: string });
+    expect(events).toHaveLength(5);
+    for (const event of events) expect(Object.keys(event)).toEqual(["t", "stream", "line"]);
+    expect(events.filter((e) => e.line !== probe).at(-1)).toEqual({ t: expect.any(String), stream: "stdout", line: "GET /echo/from-cli 200" });
+    expect(await gpu("logs", "i-aaaaaaaaaaaaaaaa")).toEqual({ code: 1, stdout: "", stderr: "error: no instance i-aaaaaaaaaaaaaaaa in this account (not_found, HTTP 404)\n" });
+    expect((await gpu("logs", id, "--tail", "0")).stderr).toBe("error: tail: must be an integer from 1 to 10000 (invalid, HTTP 400)\n");
+  });
+
+  it("events --follow prints new events as they happen, and ends on Ctrl-C; logs --follow prints new lines and ends by itself when the container stops", async () => {
     const follow = new RunningGpu(["events", id, "--follow"], env);
+    const logs = new RunningGpu(["logs", id, "--follow", "--tail", "1"], env);
     await follow.line((line) => line.includes("Renamed to"));
+    await logs.line(() => true);
+    await fetch(`${stack.baseUrl}/v1/instances/${id}/proxy/8000/echo/followed`, { headers: { authorization: `Bearer ${stack.key}` } });
+    await logs.line((line) => line === "GET /echo/followed 200");
     expect((await gpu("stop", id)).code).toBe(0);
     await follow.line((line) => line.includes("Stop requested"));
     expect(await follow.interrupt()).toBe(0);
+    expect(await logs.exited()).toBe(0);
+    expect(logs.stderr).toBe("");
   });
 
   it("stop, start and rm act and, with --json, print the instance as read after", async () => {

@@ -13,6 +13,7 @@ import { authRoutes } from "./routes/auth-routes.ts";
 import { billingRoutes } from "./routes/billing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
+import { logsRoutes } from "./routes/logs-routes.ts";
 import { SESSION_COOKIE } from "./session/session-cookie.ts";
 import { documentProxyPath } from "./routes/proxy-docs.ts";
 import { openApiDocument } from "./openapi-document.ts";
@@ -41,6 +42,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", authRoutes);
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);
+  app.route("/v1", logsRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
   app.route("/admin/v1", adminRoutes);

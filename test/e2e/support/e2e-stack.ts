@@ -23,14 +23,15 @@ export interface E2eStack extends Stack {
   proxyUrl(instance: Instance, port: number, path: string): string;
 }
 
-export async function startE2eStack(vars: Record<string, string> = {}): Promise<E2eStack> {
+/** `vars` for the Worker, `agentEnv` for the agents (DEV_READY_DELAY_MS 300 and DEV_PULL_MS 100 unless given). */
+export async function startE2eStack(vars: Record<string, string> = {}, agentEnv: Record<string, string> = {}): Promise<E2eStack> {
   const stack = await startStack({
     port: await freePort(),
     stateDir: mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
     adminToken: "e2e-admin-token",
     fresh: true,
     vars: { RATE_LIMIT_RPS: "100000", HEARTBEAT_TIMEOUT_MS: "3000", ...vars },
-    agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100" },
+    agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100", ...agentEnv },
   });
   const key = stack.setup.account.key;
   const client = createGpuClient({ baseUrl: stack.baseUrl, apiKey: key });

@@ -81,6 +81,13 @@ export class RunningGpu {
     }
   }
 
+  /** Resolves with the exit status once the process has ended by itself. */
+  async exited(): Promise<number | null> {
+    if (this.child.exitCode !== null) return this.child.exitCode;
+    const [code] = (await once(this.child, "exit")) as [number | null];
+    return code;
+  }
+
   /** Ctrl-C; resolves with the exit status. */
   async interrupt(): Promise<number | null> {
     if (this.child.exitCode !== null) return this.child.exitCode;

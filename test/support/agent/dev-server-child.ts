@@ -11,6 +11,8 @@ export const DEV_SERVER_FILE = fileURLToPath(new URL("../../../host-agent/dev-co
 export interface DevServerChild {
   ports: number[];
   child: ChildProcess;
+  /** What it wrote so far on each stream. */
+  output: { stdout: string; stderr: string };
   stop(): Promise<void>;
 }
 
@@ -25,12 +27,16 @@ export async function startDevServerChild(containerPorts: number[], env: Record<
       DEV_MODEL: "Qwen/Qwen2.5-0.5B-Instruct",
       ...env,
     },
-    stdio: "ignore",
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  const output = { stdout: "", stderr: "" };
+  child.stdout!.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
   if (waitReady) for (const port of ports) await waitUntil(async () => ((await healthAnswers(port)) ? true : undefined), `dev server on ${port}`);
   return {
     ports,
     child,
+    output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");

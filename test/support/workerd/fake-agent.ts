@@ -2,7 +2,8 @@
 // workerd tests of MachineDO behaviour. (The real agent process is exercised by the Node e2e tests.)
 import { exports } from "cloudflare:workers";
 import {
-  decodeDataFrame, decodeServerMessage, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type ServerMessage,
+  decodeDataFrame, decodeServerMessage, encodeDataFrame, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type DataKind,
+  type PortReadiness, type ServerMessage,
 } from "../../../protocol/index.ts";
 import { admin } from "./api-client.ts";
 
@@ -35,7 +36,10 @@ export class FakeAgent {
    * Connects and says hello with `gpus` (model ids, or a model and an nvidia-smi name), the containers
    * it has, and the host's versions (by default a CUDA new enough for every template).
    */
-  async connect(gpus: (string | { model: string; name: string })[], containers: ContainerReport[] = [], cached: string[] = [], host: Partial<HostVersions> = {}): Promise<void> {
+  async connect(
+    gpus: (string | { model: string; name: string })[], containers: ContainerReport[] = [], cached: string[] = [], host: Partial<HostVersions> = {},
+    readiness?: PortReadiness[],
+  ): Promise<void> {
     const response = await exports.default.fetch(new Request("http://gpu.test/agent/v1/connect", {
       headers: { upgrade: "websocket", authorization: `Bearer ${this.token}` },
     }));
@@ -60,7 +64,7 @@ export class FakeAgent {
       type: "hello", protocol: PROTOCOL_VERSION, agent_version: "test", runtime: "fake", hostname: "fake-host",
       driver_version: "580.126.09", cuda_version: "13.0", ...host,
       gpus: gpus.map((gpu, index) => ({ index, ...(typeof gpu === "string" ? { model: gpu, name: gpu } : gpu), uuid: `GPU-${index}`, vram_mb: 24_000 })),
-      containers, cached_models: cached,
+      containers, cached_models: cached, ...(readiness ? { readiness } : {}),
     });
     const welcome = await this.waitFor((m): m is Extract<ServerMessage, { type: "welcome" }> => m.type === "welcome");
     this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }), welcome.heartbeat_ms);
@@ -78,6 +82,11 @@ export class FakeAgent {
     } catch {
       this.stopHeartbeats(); // the MachineDO closed us
     }
+  }
+
+  /** A binary data frame of a stream (a response body, as the agent sends it). */
+  sendData(kind: DataKind, stream: number, payload: Uint8Array): void {
+    this.socket?.send(encodeDataFrame(kind, stream, payload));
   }
 
   /** Sends a raw text frame, for encodings the typed `send` would never produce. */

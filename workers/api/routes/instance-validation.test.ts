@@ -112,7 +112,7 @@ describe("POST /v1/instances validation", () => {
       disk_gb: 100, env: { HF_TOKEN: "hf_x" }, token: expect.stringMatching(/^gpi_/), price_hour_micros: GPU_MODELS.rtx4090.price_hour_micros,
       machine_id: expect.any(Number), machine_online: true, started_at: null,
     });
-    expect(body.ports).toEqual([{ port: 8000, name: expect.any(String), kind: "http", api: "openai", path: expect.stringMatching(/^\//) }]);
+    expect(body.ports).toEqual([{ port: 8000, name: expect.any(String), kind: "http", api: "openai", path: expect.stringMatching(/^\//), ready: false, ready_at: null }]);
     const plain = await launch(base);
     expect(plain.body.env).toEqual({});
     expect(plain.body.label).toBe("");

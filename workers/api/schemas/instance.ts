@@ -44,6 +44,11 @@ export type LaunchBody = z.infer<typeof LaunchBody>;
 
 export const RenameBody = z.object({ label }).strict().openapi("RenameRequest");
 
+export const InstancePort = PortObject.extend({
+  ready: z.boolean().openapi({ description: "The port answers its readiness `path` (below 500) in this run of the instance; always false for `tcp` ports" }),
+  ready_at: timestamp.nullable().openapi({ description: "Since when it is ready; null while it is not" }),
+}).openapi("InstancePort");
+
 export const Instance = z
   .object({
     id: z.string().openapi({ example: "i-abcdefghijklmnop" }),
@@ -57,7 +62,7 @@ export const Instance = z
     model: z.string(),
     image: z.string(),
     disk_gb: z.number().int(),
-    ports: z.array(PortObject),
+    ports: z.array(InstancePort),
     env: z.record(z.string(), z.string()),
     token: z.string(),
     price_hour_micros: z.number().int(),

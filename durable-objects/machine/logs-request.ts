@@ -1,0 +1,38 @@
+// What the Worker asks the MachineDO for a container's logs. It rides the URL of a MachineDO `fetch`
+// (not RPC): the answer is a streamed Response, plain text or server-sent events, that the Worker
+// passes through as it comes. Encoded and checked by the two functions below, nowhere else.
+import { z } from "zod";
+import { MAX_LOG_TAIL } from "../../protocol/index.ts";
+
+export interface LogsRequest {
+  instanceId: string;
+  /** The last lines, 1 to MAX_LOG_TAIL. */
+  tail: number;
+  /** Then new lines until the container stops. */
+  follow: boolean;
+  /** `events`: one server-sent event per line, with its time and stream; `text`: the bare lines. */
+  format: "text" | "events";
+}
+
+const logsRequest: z.ZodType<LogsRequest> = z.object({
+  instanceId: z.string().regex(/^i-[a-z2-7]{16}$/),
+  tail: z.coerce.number().int().min(1).max(MAX_LOG_TAIL),
+  follow: z.enum(["true", "false"]).transform((value) => value === "true"),
+  format: z.enum(["text", "events"]),
+});
+
+export const LOGS_PATH = "/logs";
+
+export function logsRequestUrl(request: LogsRequest): string {
+  const query = new URLSearchParams({
+    instanceId: request.instanceId, tail: String(request.tail), follow: String(request.follow), format: request.format,
+  });
+  return `https://machine${LOGS_PATH}?${query}`;
+}
+
+export function decodeLogsRequest(url: URL): { ok: true; request: LogsRequest } | { ok: false; reason: string } {
+  const parsed = logsRequest.safeParse(Object.fromEntries(url.searchParams));
+  if (parsed.success) return { ok: true, request: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { ok: false, reason: `logs request rejected at ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}` };
+}

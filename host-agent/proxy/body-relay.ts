@@ -1,0 +1,111 @@
+// Relays a readable source to the MachineDO as the body data frames of one stream, then `end`:
+// never more than the credit the MachineDO granted, never faster than the agent socket drains. The
+// source is paused whenever either runs out, so the agent holds at most one read's worth of it.
+import type { Readable } from "node:stream";
+import { SendCredit } from "../../protocol/mux/flow-control.ts";
+import { DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
+import type { StreamTransport } from "./stream-transport.ts";
+
+export interface RelayOutcome {
+  /** `end` was sent: the whole source went out. */
+  onFinished(): void;
+  /** The source failed or closed early; nothing was sent about it yet. */
+  onFailed(reason: string): void;
+}
+
+export class BodyRelay {
+  readonly #stream: number;
+  readonly #source: Readable;
+  readonly #transport: StreamTransport;
+  readonly #outcome: RelayOutcome;
+  readonly #credit = new SendCredit();
+  /** Bytes read from the source but not yet covered by credit (at most one read's worth). */
+  #pending: Buffer[] = [];
+  #sourceEnded = false;
+  #waitingForDrain = false;
+  #pumpScheduled = false;
+  #stopped = false;
+
+  constructor(stream: number, source: Readable, transport: StreamTransport, outcome: RelayOutcome) {
+    this.#stream = stream;
+    this.#source = source;
+    this.#transport = transport;
+    this.#outcome = outcome;
+    source.on("data", (chunk: Buffer) => {
+      this.#pending.push(chunk);
+      this.#schedulePump();
+    });
+    source.on("end", () => {
+      this.#sourceEnded = true;
+      this.#pump();
+    });
+    source.on("error", (error: Error) => this.#fail(`error: ${error.message}`));
+    source.on("close", () => {
+      if (!this.#sourceEnded) this.#fail("closed before its end");
+    });
+  }
+
+  /** The MachineDO handed on `bytes`: that much more may be sent. */
+  grant(bytes: number): void {
+    this.#credit.grant(bytes);
+    this.#pump();
+  }
+
+  /** Sends nothing more (the stream was given up); the owner destroys the source. */
+  stop(): void {
+    this.#stopped = true;
+    this.#pending = [];
+  }
+
+  /** Reads that arrive in one turn of the event loop leave together: fewer, bigger frames. */
+  #schedulePump(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setImmediate(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    if (this.#stopped) return;
+    while (this.#pending.length > 0 && this.#credit.available > 0 && !this.#transport.congested()) {
+      // Each frame carries as many pending bytes as fit (up to MAX_DATA_FRAME_BYTES and the credit):
+      // the MachineDO pays per frame, not per byte.
+      const limit = Math.min(MAX_DATA_FRAME_BYTES, this.#credit.available);
+      const parts: Buffer[] = [];
+      let size = 0;
+      while (this.#pending.length > 0 && size < limit) {
+        const chunk = this.#pending[0]!;
+        const take = Math.min(chunk.byteLength, limit - size);
+        parts.push(chunk.subarray(0, take));
+        size += take;
+        if (take === chunk.byteLength) this.#pending.shift();
+        else this.#pending[0] = chunk.subarray(take);
+      }
+      this.#transport.sendData(DataKind.body, this.#stream, parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
+      this.#credit.consume(size);
+    }
+    if (this.#pending.length > 0) {
+      this.#source.pause();
+      if (this.#transport.congested() && !this.#waitingForDrain) {
+        this.#waitingForDrain = true;
+        this.#transport.whenUncongested(() => {
+          this.#waitingForDrain = false;
+          this.#pump();
+        });
+      }
+      return;
+    }
+    if (!this.#sourceEnded) return void this.#source.resume();
+    this.#stopped = true;
+    this.#transport.send({ type: "end", stream: this.#stream });
+    this.#outcome.onFinished();
+  }
+
+  #fail(reason: string): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#outcome.onFailed(reason);
+  }
+}
