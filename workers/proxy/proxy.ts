@@ -35,8 +35,11 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath, 
   const headers = new Headers({ [PROXY_REQUEST_HEADER]: encodeProxyRequest(proxied) });
   // workerd passes a WebSocket back only to a request that asked to upgrade.
   if (websocket) headers.set("upgrade", "websocket");
-  if (length !== null) headers.set("content-length", length);
-  return machineOf(env, machine_id).fetch("https://machine/proxy", { method: request.method, headers, body: request.body });
+  // HTTP gives a GET or HEAD body no meaning and fetch cannot carry one (a client may still send one,
+  // e.g. Transfer-Encoding: chunked): it is not forwarded.
+  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
+  if (length !== null && body) headers.set("content-length", length);
+  return machineOf(env, machine_id).fetch("https://machine/proxy", { method: request.method, headers, body });
 }
 
 function accountOfCredential(credential: string): string | null {
