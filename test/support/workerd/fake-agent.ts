@@ -10,6 +10,7 @@ type HostVersions = Pick<Extract<AgentMessage, { type: "hello" }>, "agent_versio
 export class FakeAgent {
   readonly received: ServerMessage[] = [];
   private waiters: (() => void)[] = [];
+  private readonly listeners: ((message: ServerMessage) => void)[] = [];
   private socket: WebSocket | null = null;
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   readonly machineId: number;
@@ -40,7 +41,10 @@ export class FakeAgent {
     socket.addEventListener("message", (event) => {
       if (typeof event.data !== "string") return;
       const decoded = decodeServerMessage(event.data);
-      if (decoded.ok) this.received.push(decoded.message);
+      if (decoded.ok) {
+        this.received.push(decoded.message);
+        for (const listener of this.listeners) listener(decoded.message);
+      }
       for (const wake of this.waiters.splice(0)) wake();
     });
     this.socket = socket;
@@ -52,6 +56,11 @@ export class FakeAgent {
     });
     const welcome = await this.waitFor((m): m is Extract<ServerMessage, { type: "welcome" }> => m.type === "welcome");
     this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }), welcome.heartbeat_ms);
+  }
+
+  /** Calls `listener` with every message the server sends from now on (to answer as it arrives). */
+  onMessage(listener: (message: ServerMessage) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Goes silent without closing the socket, as a host whose network died would. */
