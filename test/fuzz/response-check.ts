@@ -1,7 +1,8 @@
 // What every response must be, whatever the request: no 5xx; an X-Request-Id; an error body exactly
 // {error, message} with a known code and its status; a status the operation documents; no internals
 // (stack traces, file paths, JavaScript error names, SQL) in any body; and a success body that
-// validates against the operation's declared schema. @cfworker/json-schema interprets schemas, so it
+// validates against the operation's declared schema, its whole numbers exact (amounts are integer
+// micro-dollars: one past 2^53 has lost its last digits). @cfworker/json-schema interprets schemas, so it
 // runs inside workerd, which forbids the code generation other validators rely on.
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { STATUS_OF, type ErrorCode } from "../../core/errors.ts";
@@ -71,7 +72,10 @@ export class ResponseChecker {
       this.validators.set(key, validator);
     }
     const result = validator.validate(body);
-    return result.valid ? [] : [`the ${status} body does not match its schema: ${result.errors.map((e) => `${e.instanceLocation} ${e.error}`).join("; ")} in ${excerpt(text)}`];
+    const problems = result.valid ? [] : [`the ${status} body does not match its schema: ${result.errors.map((e) => `${e.instanceLocation} ${e.error}`).join("; ")} in ${excerpt(text)}`];
+    const inexact = inexactNumber(body);
+    if (inexact !== null) problems.push(`the ${status} body holds ${inexact}, past the exact integers of a JSON number: ${excerpt(text)}`);
+    return problems;
   }
 }
 
@@ -91,6 +95,17 @@ function errorBodyProblems(status: number, response: Response, text: string): st
   if (!Object.hasOwn(STATUS_OF, code)) problems.push(`unknown error code ${JSON.stringify(code)}`);
   else if (STATUS_OF[code] !== status) problems.push(`error ${code} came with status ${status}, not ${STATUS_OF[code]}`);
   return problems;
+}
+
+/** A whole number beyond ±(2^53 - 1) anywhere in `value`, or null. */
+function inexactNumber(value: unknown): number | null {
+  const pending = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node === "number" && Number.isInteger(node) && !Number.isSafeInteger(node)) return node;
+    if (typeof node === "object" && node !== null) pending.push(...Object.values(node));
+  }
+  return null;
 }
 
 const excerpt = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}… (${text.length} characters)` : text);

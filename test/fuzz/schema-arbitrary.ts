@@ -60,7 +60,12 @@ function integerArbitrary(s: JsonSchema): fc.Arbitrary<number> {
   const min = num(s.minimum, Number.MIN_SAFE_INTEGER);
   const max = num(s.maximum, Number.MAX_SAFE_INTEGER);
   const near = fc.integer({ min: Math.max(min, -1000), max: Math.min(max, Math.max(min, -1000) + 2000) });
-  return fc.oneof({ arbitrary: near, weight: 3 }, { arbitrary: fc.bigInt(BigInt(min), BigInt(max)).map(Number), weight: 1 });
+  return fc.oneof(
+    { arbitrary: near, weight: 3 },
+    { arbitrary: fc.bigInt(BigInt(min), BigInt(max)).map(Number), weight: 1 },
+    // The bounds themselves: where sums of amounts overflow.
+    { arbitrary: fc.constantFrom(min, max), weight: 1 },
+  );
 }
 
 const num = (value: unknown, fallback: number): number => (typeof value === "number" ? value : fallback);
