@@ -33,6 +33,8 @@ export interface RequestPlan {
 }
 
 const BODYLESS_METHODS = new Set(["GET", "HEAD"]);
+/** The security schemes request-run.ts has credentials for (it refuses an operation with another). */
+const KNOWN_SCHEMES = ["bearerAuth", "sessionCookie", "instanceToken", "adminAuth"];
 
 export function requestArbitrary(document: OpenApiDocument, operation: Operation): fc.Arbitrary<RequestPlan> {
   const pathParams = operation.parameters.filter((p) => p.in === "path");
@@ -66,7 +68,7 @@ function credentialArbitrary(operation: Operation): fc.Arbitrary<CredentialPlan>
     fc.string({ maxLength: 60 }).map((token): CredentialPlan => ({ kind: "raw", authorization: `Bearer ${token}` })),
     fc.integer({ min: 1_000, max: 30_000 }).map((length): CredentialPlan => ({ kind: "raw", authorization: `Bearer ${"k".repeat(length)}` })),
     // Another scheme's valid credential: the admin token on /v1, a key on /admin, a session on the proxy.
-    fc.constantFrom(...["bearerAuth", "sessionCookie", "instanceToken", "adminAuth"].filter((s) => !operation.security.includes(s)))
+    fc.constantFrom(...KNOWN_SCHEMES.filter((s) => !operation.security.includes(s)))
       .map((scheme): CredentialPlan => ({ kind: "valid", scheme, origin: "own" })),
   );
   if (operation.security.length === 0) return wrong;

@@ -2,7 +2,8 @@
 // handler production runs: rate limit, request id, proxy, API), and keeps the fixture's
 // credentials alive for the next request.
 import { exports } from "cloudflare:workers";
-import { adminToken, ownOrigin, renewKey, renewSession, type FuzzFixture } from "./fuzz-fixture.ts";
+import { ADMIN_TOKEN, BASE } from "../support/workerd/api-client.ts";
+import { renewKey, renewSession, type FuzzFixture } from "./fuzz-fixture.ts";
 import type { Operation } from "./openapi-operations.ts";
 import { pathFixtureValue } from "./path-fixtures.ts";
 import type { BodyPlan, CredentialPlan, RequestPlan } from "./request-plan.ts";
@@ -34,7 +35,7 @@ export async function buildRequest(fixture: FuzzFixture, operation: Operation, p
   const validPath = Object.values(plan.path).every((param) => param.kind === "fixture" || param.valid);
   return {
     method: operation.method,
-    url: `http://gpu.test${path}${query ? `?${query}` : ""}`,
+    url: `${BASE}${path}${query ? `?${query}` : ""}`,
     headers,
     body: plan.body,
     brokenPath: !validPath,
@@ -61,9 +62,9 @@ export async function send(sent: SentRequest): Promise<Response> {
   }
 }
 
-/** After a 401 to the fixture's own key or session, the next request gets a fresh one. */
-export async function healCredentials(fixture: FuzzFixture, plan: RequestPlan, status: number): Promise<void> {
-  if (status !== 401 || plan.credential.kind !== "valid") return;
+/** After a 401 to the fixture's own key or session where it should have worked, the next request gets a fresh one. */
+export async function healCredentials(fixture: FuzzFixture, operation: Operation, plan: RequestPlan, status: number): Promise<void> {
+  if (status !== 401 || plan.credential.kind !== "valid" || !operation.security.includes(plan.credential.scheme)) return;
   if (plan.credential.scheme === "sessionCookie") await renewSession(fixture);
   if (plan.credential.scheme === "bearerAuth") await renewKey(fixture);
 }
@@ -79,9 +80,9 @@ function credentialHeaders(fixture: FuzzFixture, operation: Operation, credentia
   switch (credential.scheme) {
     case "bearerAuth": return [["authorization", `Bearer ${fixture.key}`]];
     case "instanceToken": return [["authorization", `Bearer ${fixture.instanceToken}`]];
-    case "adminAuth": return [["authorization", `Bearer ${adminToken()}`]];
+    case "adminAuth": return [["authorization", `Bearer ${ADMIN_TOKEN}`]];
     case "sessionCookie": {
-      const origin = credential.origin === "own" ? ownOrigin() : credential.origin === "foreign" ? "https://evil.example" : null;
+      const origin = credential.origin === "own" ? BASE : credential.origin === "foreign" ? "https://evil.example" : null;
       const withOrigin: [string, string][] = origin !== null && UNSAFE_METHODS.has(operation.method) ? [["origin", origin]] : [];
       return [["cookie", `gpr_session=${fixture.session}`], ...withOrigin];
     }
