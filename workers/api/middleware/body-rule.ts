@@ -21,6 +21,7 @@ export const MAX_BODY_BYTES = 1 << 20;
  * is refused here first, as 400.
  */
 const JSON_CONTENT_TYPE = /^application\/([a-z.-]+\+)?json(;\s*[a-z0-9-]+=[^;]+)*$/i;
+const JSON_MEDIA_TYPE = /^application\/([a-z.-]+\+)?json$/i;
 const CHARSET = /;\s*charset=("?)([^;"]*)\1/i;
 const FORBIDDEN_KEY = "__proto__";
 
@@ -55,13 +56,17 @@ export function bodyRule(app: OpenAPIHono<ApiEnv>): MiddlewareHandler<ApiEnv> {
   };
 }
 
-/** "POST /v1/keys/:id" → the route's declared body, for every route registered with createRoute. */
+/**
+ * "POST /v1/keys/:id" → the route's declared JSON body, for every route in the OpenAPI registry (all
+ * but one declared with `hide: true`). A body of another media type is the route's own business.
+ */
 function declaredBodies(app: OpenAPIHono<ApiEnv>): Map<string, DeclaredBody> {
   const bodies = new Map<string, DeclaredBody>();
   for (const definition of app.openAPIRegistry.definitions) {
-    if (definition.type !== "route" || !definition.route.request?.body) continue;
+    if (definition.type !== "route") continue;
     const { method, path, request } = definition.route;
-    bodies.set(`${method.toUpperCase()} ${path.replaceAll(/\/{(.+?)}/g, "/:$1")}`, { required: request.body!.required === true });
+    if (!request?.body || !Object.keys(request.body.content).some((type) => JSON_MEDIA_TYPE.test(type))) continue;
+    bodies.set(`${method.toUpperCase()} ${path.replaceAll(/\/{(.+?)}/g, "/:$1")}`, { required: request.body.required === true });
   }
   return bodies;
 }
