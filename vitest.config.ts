@@ -1,7 +1,8 @@
 // Two test projects: code that runs in workerd (the Worker and its Durable Objects), and code that
 // runs on Node (protocol, host agent, end-to-end tests against `wrangler dev`, bench reporting).
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { fuzzSettingsFrom } from "./test/fuzz/fuzz-settings.ts";
 
 export default defineConfig({
   test: {
@@ -19,7 +20,12 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "workers", include: ["workers/**/*.test.ts", "durable-objects/**/*.test.ts", "core/**/*.test.ts"] },
+        // test/fuzz drives the whole Worker, so it runs in workerd; its settings come from the environment (npm run fuzz).
+        test: {
+          name: "workers",
+          include: ["workers/**/*.test.ts", "durable-objects/**/*.test.ts", "core/**/*.test.ts", "test/fuzz/**/*.test.ts"],
+          provide: { fuzz: fuzzSettingsFrom(process.env) },
+        },
       },
       {
         test: {
@@ -28,6 +34,7 @@ export default defineConfig({
             "protocol/**/*.test.ts", "host-agent/**/*.test.ts", "client/**/*.test.ts", "cli/**/*.test.ts",
             "test/**/*.test.ts", "bench/**/*.test.ts", "scripts/**/*.test.ts",
           ],
+          exclude: [...configDefaults.exclude, "test/fuzz/**"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

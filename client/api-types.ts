@@ -54,6 +54,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -119,6 +128,15 @@ export interface paths {
                 };
                 /** @description No such account or key (not_found) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -250,6 +268,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -370,6 +397,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         post?: never;
@@ -464,6 +500,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -529,6 +574,15 @@ export interface paths {
                 };
                 /** @description Signed in with the session cookie, but Origin is missing or not this service (forbidden) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -679,6 +733,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many requests (rate_limited) */
                 429: {
                     headers: {
@@ -753,6 +816,15 @@ export interface paths {
                 };
                 /** @description no_capacity, gpus_busy, conflict or not_running */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1084,6 +1156,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Too many requests (rate_limited) */
                 429: {
                     headers: {
@@ -1291,6 +1372,15 @@ export interface paths {
                 };
                 /** @description No such instance or key in the account (not_found) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2471,6 +2561,15 @@ export interface paths {
                 };
                 /** @description no_capacity, gpus_busy, conflict or not_running */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body larger than 1 MiB (payload_too_large) */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -27,7 +27,7 @@ import { createKeySetTable } from "./key-set.ts";
 import { listKeys, type CreatedKey, type KeySummary } from "./keys.ts";
 import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
-import { changeBalance } from "./ledger.ts";
+import { balanceOf, changeBalance, MAX_BALANCE_MICROS } from "./ledger.ts";
 import { applyReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { addAccountSchemaAdditions } from "./schema-additions.ts";
@@ -90,8 +90,10 @@ export class AccountDO extends DurableObject<Env> {
     const at = iso(this.clock.now());
     const balance = this.ctx.storage.transactionSync(() => {
       settleAll(this.sql, this.clock.now());
+      if (Math.abs(balanceOf(this.sql) + amountMicros) > MAX_BALANCE_MICROS) return null;
       return changeBalance(this.sql, { kind: amountMicros >= 0 ? "credit" : "debit", amountMicros, note, at });
     });
+    if (balance === null) return fail("invalid", `amount_micros: the balance would go beyond ±${MAX_BALANCE_MICROS} micro-dollars`);
     this.afterChange();
     return { ok: true, balance_micros: balance };
   }

@@ -4,12 +4,16 @@ import type { Sql } from "../sql.ts";
 
 export type LedgerKind = "credit" | "debit" | "charge";
 
+/** A balance stays within ±$1 billion, so sums of balances and amounts stay exact integers (below 2^53). */
+export const MAX_BALANCE_MICROS = 1e15;
+
 export function changeBalance(
   sql: Sql,
   change: { kind: LedgerKind; amountMicros: number; instanceId?: string; note: string; at: string },
 ): number {
   if (!Number.isSafeInteger(change.amountMicros)) throw new Error("balance change must be a safe integer");
   const after = balanceOf(sql) + change.amountMicros;
+  if (!Number.isSafeInteger(after)) throw new Error("balance must stay a safe integer");
   sql`INSERT INTO ledger (kind, amount_micros, balance_after_micros, instance_id, note, created_at)
       VALUES (${change.kind}, ${change.amountMicros}, ${after}, ${change.instanceId ?? null}, ${change.note}, ${change.at})`;
   sql`UPDATE account SET balance_micros = ${after}`;

@@ -6,7 +6,9 @@ import { toApiError } from "../http/to-api-error.ts";
 import type { ApiEnv } from "./context.ts";
 import { adminAuth } from "./middleware/admin-auth.ts";
 import { authBudget } from "./middleware/auth-budget.ts";
+import { bodyRule } from "./middleware/body-rule.ts";
 import { callerAuth } from "./middleware/caller-auth.ts";
+import { sessionOnly } from "./middleware/session-only.ts";
 import { accountRoutes } from "./routes/account-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authRoutes } from "./routes/auth-routes.ts";
@@ -14,6 +16,7 @@ import { billingRoutes } from "./routes/billing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
+import { refuseForeignOrigin } from "./session/same-origin.ts";
 import { SESSION_COOKIE } from "./session/session-cookie.ts";
 import { documentProxyPath } from "./routes/proxy-docs.ts";
 import { openApiDocument } from "./openapi-document.ts";
@@ -38,7 +41,12 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
     app.use(path, callerAuth());
   }
   app.use("/v1/auth/*", authBudget());
+  app.use("/v1/auth/signup", refuseForeignOrigin());
+  app.use("/v1/auth/login", refuseForeignOrigin());
+  app.use("/v1/auth/password", sessionOnly());
   app.use("/admin/v1/*", adminAuth());
+  // Who may call is settled above; then every route's body goes through the one rule.
+  app.use("*", bodyRule(app));
   app.route("/v1", authRoutes);
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);

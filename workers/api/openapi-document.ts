@@ -3,6 +3,7 @@
 // it (openapi.json) with a fixed one. Paths and components are sorted, so the file diffs cleanly.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "./context.ts";
+import { MAX_BODY_BYTES } from "./middleware/body-rule.ts";
 
 type Document = ReturnType<OpenAPIHono<ApiEnv>["getOpenAPI31Document"]>;
 
@@ -35,9 +36,27 @@ function normalize(generated: Document): Document {
     openapi: generated.openapi,
     info: generated.info,
     servers: [],
-    paths: sortKeys(generated.paths ?? {}),
+    paths: sortKeys(withBodyRuleAnswers(generated.paths ?? {})),
     components: sortKeys(Object.fromEntries(Object.entries(components).map(([kind, entries]) => [kind, sortKeys(entries ?? {})]))),
   };
+}
+
+type Paths = NonNullable<Document["paths"]>;
+
+/** Every operation with a body can get the body rule's answers (middleware/body-rule.ts): 400 and 413. */
+function withBodyRuleAnswers(paths: Paths): Paths {
+  const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+  const answers = {
+    400: error("Malformed request (bad_request) or invalid parameter (invalid)"),
+    413: error(`Request body larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB (payload_too_large)`),
+  };
+  for (const item of Object.values(paths)) {
+    for (const operation of [item.get, item.put, item.post, item.delete, item.patch]) {
+      if (!operation?.requestBody) continue;
+      operation.responses = sortKeys({ ...answers, ...operation.responses });
+    }
+  }
+  return paths;
 }
 
 function sortKeys<T extends object>(record: T): T {

@@ -52,19 +52,30 @@ describe("GET /v1/openapi.json", () => {
     const op = (method: string, path: string) => doc.paths[`/v1${path}`]![method]!;
     for (const [method, path] of AUTH_ROUTES) expect(op(method, path), `${method} ${path}`).toBeDefined();
     expect(op("post", "/auth/signup").requestBody!.content["application/json"]).toBeDefined();
-    expect(Object.keys(op("post", "/auth/signup").responses).sort()).toEqual(["201", "400", "403", "409", "429"]);
+    expect(Object.keys(op("post", "/auth/signup").responses).sort()).toEqual(["201", "400", "403", "409", "413", "429"]);
     expect(op("post", "/auth/signup").responses["201"]!.headers).toHaveProperty("set-cookie");
-    expect(Object.keys(op("post", "/auth/login").responses).sort()).toEqual(["200", "400", "401", "403", "429"]);
+    expect(Object.keys(op("post", "/auth/login").responses).sort()).toEqual(["200", "400", "401", "403", "413", "429"]);
     expect(op("post", "/auth/logout").security).toEqual([{ sessionCookie: [] }]);
     expect(op("post", "/auth/password").security).toEqual([{ sessionCookie: [] }]);
     expect(op("post", "/auth/password").requestBody!.content["application/json"]).toBeDefined();
-    expect(Object.keys(op("post", "/keys").responses).sort()).toEqual(["201", "400", "401", "403", "409", "429"]);
+    expect(Object.keys(op("post", "/keys").responses).sort()).toEqual(["201", "400", "401", "403", "409", "413", "429"]);
     expect(Object.keys(op("delete", "/keys/{id}").responses).sort()).toEqual(["204", "401", "403", "404", "429"]);
     expect(op("get", "/billing/ledger").parameters!.map((p) => `${p.in}:${p.name}`).sort()).toEqual(["query:cursor", "query:limit"]);
     expect(op("get", "/billing/ledger").responses["200"]!.content!["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/LedgerPage" });
     expect(JSON.stringify(doc.components.schemas.LedgerPage)).toContain("balance_after_micros");
     expect(JSON.stringify(doc.components.schemas.Me)).toContain("email");
     expect(op("post", "/keys").responses["403"]!.description).toContain("forbidden");
+  });
+
+  it("documents the body rule's answers, 400 and 413, on every operation with a body", async () => {
+    const doc = await openapi();
+    const withBody = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).filter(([, operation]) => operation.requestBody).map(([method, operation]) => ({ key: `${method} ${path}`, operation })));
+    expect(withBody.length).toBeGreaterThanOrEqual(10);
+    for (const { key, operation } of withBody) {
+      expect(operation.responses["400"], key).toBeDefined();
+      expect(operation.responses["413"]?.description, key).toBe("Request body larger than 1 MiB (payload_too_large)");
+    }
   });
 
   it("is the committed openapi.json, with the request's origin as server", async () => {

@@ -5,8 +5,11 @@ import { log } from "../../core/log.ts";
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  // Hono's validators throw HTTPException for bodies that are not JSON.
-  if (error instanceof HTTPException && error.status === 400) return new ApiError("bad_request", "the request body is not valid JSON");
+  // Hono and @hono/zod-openapi throw these for a body they cannot take (the API's body rule refuses
+  // such bodies first; this keeps an input from ever becoming a 500 should one get past it).
+  if (error instanceof HTTPException && (error.status === 400 || error.status === 415)) {
+    return new ApiError("bad_request", "the request body must be a JSON object, with Content-Type: application/json");
+  }
   if (error instanceof HTTPException && error.status === 413) return new ApiError("payload_too_large", "the request body is too large");
   log("error", "unhandled error", { error: String(error), stack: (error as Error)?.stack });
   return new ApiError("internal", "internal error; try again");

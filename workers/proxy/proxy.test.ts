@@ -58,6 +58,17 @@ describe("proxy entry", () => {
     agent.disconnect();
   });
 
+  it("a GET that says it carries a body (Transfer-Encoding: chunked) is forwarded without one, not refused with 500", async () => {
+    const { agent, key, id } = await runningInstance();
+    const pending = call("GET", `/v1/instances/${id}/proxy/8888/search`, { key, headers: { "transfer-encoding": "chunked" } });
+    const request = await agent.waitFor((m): m is HttpRequest => m.type === "http_request");
+    expect(request).toMatchObject({ method: "GET", path: "/search", has_body: false });
+    agent.send({ type: "http_response", stream: request.stream, status: 200, headers: [] });
+    agent.send({ type: "end", stream: request.stream });
+    expect((await pending).status).toBe(200);
+    agent.disconnect();
+  });
+
   it("carries a WebSocket upgrade: the agent gets ws_open with the offered subprotocols, the client a 101 with a socket", async () => {
     const { agent, key, id } = await runningInstance();
     const pending = exports.default.fetch(new Request(`http://gpu.test/v1/instances/${id}/proxy/8888/ws`, {

@@ -38,11 +38,13 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath, 
     // workerd passes a WebSocket back only to a request that asked to upgrade.
     if (websocket) headers.set("upgrade", "websocket");
     const length = request.headers.get("content-length");
-    if (length !== null) headers.set("content-length", length);
+    if (length !== null && body) headers.set("content-length", length);
     return machineOf(env, machineId).fetch("https://machine/proxy", { method: request.method, headers, body });
   };
 
-  let body: Body = request.body;
+  // HTTP gives a GET or HEAD body no meaning and fetch cannot carry one (a client may still send one,
+  // e.g. Transfer-Encoding: chunked): it is not forwarded.
+  let body: Body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
   const machineId = machineIdOfInstance(path.instanceId);
   if (machineId !== null) {
     const response = await forward(machineId, presented.credential, body);
@@ -51,7 +53,7 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath, 
     if (refusal.kind === "refused") return refuse(refusal, response.body);
     // A refusal hands the request body back unread, for the slow path's hop (a request without one
     // gets an empty stream back across the object boundary, which a GET cannot carry).
-    if (request.body === null) await cancel(response.body);
+    if (body === null) await cancel(response.body);
     else body = response.body;
   }
   // The slow path, for refusals and legacy ids only: the credential's own AccountDO judges it (a

@@ -17,6 +17,7 @@ export class FakeAgent {
   readonly bodies = new Map<number, number>();
   private waiters: (() => void)[] = [];
   private answerHttp: ((request: HttpRequest) => void) | null = null;
+  private readonly listeners: ((message: ServerMessage) => void)[] = [];
   private socket: WebSocket | null = null;
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   readonly machineId: number;
@@ -55,8 +56,11 @@ export class FakeAgent {
         return;
       }
       const decoded = decodeServerMessage(event.data);
-      if (decoded.ok) this.received.push(decoded.message);
-      if (decoded.ok && decoded.message.type === "http_request") this.answerHttp?.(decoded.message);
+      if (decoded.ok) {
+        this.received.push(decoded.message);
+        if (decoded.message.type === "http_request") this.answerHttp?.(decoded.message);
+        for (const listener of this.listeners) listener(decoded.message);
+      }
       for (const wake of this.waiters.splice(0)) wake();
     });
     this.socket = socket;
@@ -68,6 +72,11 @@ export class FakeAgent {
     });
     const welcome = await this.waitFor((m): m is Extract<ServerMessage, { type: "welcome" }> => m.type === "welcome");
     this.heartbeat = setInterval(() => this.send({ type: "heartbeat" }), welcome.heartbeat_ms);
+  }
+
+  /** Calls `listener` with every message the server sends from now on (to answer as it arrives). */
+  onMessage(listener: (message: ServerMessage) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Goes silent without closing the socket, as a host whose network died would. */

@@ -84,6 +84,17 @@ describe("operator API", () => {
     expect((await auditLedger(id)).balance_micros).toBe(1_000_000);
   });
 
+  it("a credit or debit that would take the balance past ±$1 billion is 400 invalid and changes nothing: sums stay exact", async () => {
+    const { id } = await newAccount(0);
+    expect((await admin("POST", `/accounts/${id}/credits`, { amount_micros: 1e15 })).body).toEqual({ balance_micros: 1e15 });
+    const over = await admin("POST", `/accounts/${id}/credits`, { amount_micros: 1 });
+    expect(over).toMatchObject({ status: 400, body: { error: "invalid", message: "amount_micros: the balance would go beyond ±1000000000000000 micro-dollars" } });
+    expect((await admin("POST", `/accounts/${id}/credits`, { amount_micros: -1e15 })).body).toEqual({ balance_micros: 0 });
+    expect((await admin("POST", `/accounts/${id}/credits`, { amount_micros: -1e15 })).body).toEqual({ balance_micros: -1e15 });
+    expect((await admin("POST", `/accounts/${id}/credits`, { amount_micros: -1 })).status).toBe(400);
+    expect(await auditLedger(id)).toEqual({ balance_micros: -1e15, ledger_sum_micros: -1e15, ledger_rows: 3 });
+  });
+
   it("credits to an unknown account are 404 not_found", async () => {
     const { status, body } = await admin("POST", "/accounts/acc-zzzzzzzzzzzzzzzz/credits", { amount_micros: 1 });
     expect(status).toBe(404);

@@ -4,7 +4,6 @@ import { accountOf, fleetOf } from "../../../core/env.ts";
 import { newAccountId } from "../../../core/ids.ts";
 import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
-import { jsonBody } from "../middleware/json-body.ts";
 import { AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
 import { ErrorBody } from "../schemas/common.ts";
 import { GpuModelBody, gpuModelId, GpuModelEntry } from "../schemas/gpu.ts";
@@ -29,7 +28,7 @@ const AccountParam = z.object({ id: z.string().openapi({ param: { name: "id", in
 const KeyParam = AccountParam.extend({ key_id: z.string().openapi({ param: { name: "key_id", in: "path" } }) });
 
 const putGpuModel = createRoute({
-  method: "put", path: "/gpu-models/{model}", security, middleware: [jsonBody()] as const, summary: "Create or update a GPU model and its price",
+  method: "put", path: "/gpu-models/{model}", security, summary: "Create or update a GPU model and its price",
   description: "Sets a GPU model's display name, VRAM, tier, architecture and hourly price per GPU; launches from now on pay the new price.",
   request: { params: z.object({ model: gpuModelId.openapi({ param: { name: "model", in: "path" } }) }), body: body(GpuModelBody) },
   responses: { 200: json(GpuModelEntry, "The entry"), ...adminErrors(400, 401) },
@@ -50,7 +49,7 @@ const createAccount = createRoute({
   request: { body: optionalBody(CreateAccountBody) }, responses: { 201: json(AdminAccount, "The account"), ...adminErrors(400, 401) },
 });
 const credit = createRoute({
-  method: "post", path: "/accounts/{id}/credits", security, middleware: [jsonBody()] as const, summary: "Credit (or debit) an account",
+  method: "post", path: "/accounts/{id}/credits", security, summary: "Credit (or debit) an account",
   description: "Adds `amount_micros` (negative to debit) to the balance, with a ledger row carrying the note.",
   request: { params: AccountParam, body: body(CreditBody) }, responses: { 200: json(Balance, "The new balance"), ...adminErrors(400, 401, 404) },
 });

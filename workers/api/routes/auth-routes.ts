@@ -1,17 +1,16 @@
 // /v1/auth: sign-up, sign-in, sign-out and password change. Sign-up and sign-in go to the email's
 // EmailDO (which account holds it, and its attempt budget), which calls the account; sign-out and
-// the password change go to the account named by the session cookie.
+// the password change go to the account named by the session cookie. Who may call them (no foreign
+// Origin, the session cookie alone for the password) is checked in app.ts, before the body rule.
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { authAttemptsPerMinute } from "../../../core/attempt-budget.ts";
 import { accountOf, emailOf } from "../../../core/env.ts";
-import { ApiError, unwrap } from "../../../core/errors.ts";
+import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
-import { jsonBody } from "../middleware/json-body.ts";
 import { Me, meBody } from "../schemas/account.ts";
 import { Credentials, PasswordChange } from "../schemas/auth.ts";
 import { errors } from "../schemas/common.ts";
-import { refuseForeignOrigin, requireSameOrigin } from "../session/same-origin.ts";
+import { requireSameOrigin } from "../session/same-origin.ts";
 import { clearSessionCookie, SESSION_COOKIE, sessionFrom, setSessionCookie } from "../session/session-cookie.ts";
 import { validationHook } from "../validation.ts";
 
@@ -25,7 +24,6 @@ const signedIn = (description: string) => ({ description, headers: setsCookie, c
 const signupRoute = createRoute({
   method: "post", path: "/auth/signup", summary: "Create an account and sign in",
   description: "Creates an account with an email and a password (12 to 128 characters) and answers with a session cookie.",
-  middleware: [refuseForeignOrigin(), jsonBody()] as const,
   request: { body: body(Credentials) },
   responses: { 201: signedIn("The new account, the /me shape"), ...errors(400, 403, 409) },
 });
@@ -33,7 +31,6 @@ const signupRoute = createRoute({
 const loginRoute = createRoute({
   method: "post", path: "/auth/login", summary: "Sign in",
   description: "An unknown email and a wrong password get the same 401.",
-  middleware: [refuseForeignOrigin(), jsonBody()] as const,
   request: { body: body(Credentials) },
   responses: { 200: signedIn("The account, the /me shape"), ...errors(400, 401, 403) },
 });
@@ -47,7 +44,6 @@ const logoutRoute = createRoute({
 const passwordRoute = createRoute({
   method: "post", path: "/auth/password", security: sessionSecurity, summary: "Change the password",
   description: "Needs the session cookie (not an API key). Every other session of the account ends; this one stays.",
-  middleware: [sessionOnly(), jsonBody()] as const,
   request: { body: body(PasswordChange) },
   responses: { 204: { description: "Changed" }, ...errors(400, 401, 403, 409) },
 });
@@ -81,18 +77,6 @@ export const authRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook 
     unwrap(await accountOf(c.env, c.var.accountId).changePassword(c.var.credential, current_password, new_password));
     return c.body(null, 204);
   });
-
-/** The session cookie and nothing else (an API key cannot change the password), from this service's pages. */
-function sessionOnly(): MiddlewareHandler<ApiEnv> {
-  return async function sessionOnly(c, next) {
-    const session = sessionFrom(c);
-    if (!session) throw new ApiError("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie), not an API key");
-    requireSameOrigin(c);
-    c.set("credential", session.token);
-    c.set("accountId", session.accountId);
-    await next();
-  };
-}
 
 /** SIGNUP_CREDIT_MICROS: a whole number of micro-dollars; anything else credits nothing. */
 function signupCreditMicros(value: string | undefined): number {

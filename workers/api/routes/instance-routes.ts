@@ -6,7 +6,6 @@ import { ApiError, unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
 import type { LaunchPlan } from "../../../core/launch-plan.ts";
 import { planLaunch } from "../launch-rules.ts";
-import { jsonBody } from "../middleware/json-body.ts";
 import { callerSecurity, errors, InstanceIdParam } from "../schemas/common.ts";
 import { EventList, Instance, InstanceList, LaunchBody, RenameBody } from "../schemas/instance.ts";
 import { validationHook } from "../validation.ts";
@@ -20,7 +19,7 @@ const IdempotencyHeader = z.object({
 });
 
 const launchRoute = createRoute({
-  method: "post", path: "/instances", security: callerSecurity, summary: "Launch an instance", middleware: [jsonBody()] as const,
+  method: "post", path: "/instances", security: callerSecurity, summary: "Launch an instance",
   description:
     "Places the instance on one machine with `gpu_count` free GPUs of `gpu_model` and starts creating it: 201 with " +
     "status `creating`, then `running` (or `error` with the reason in `status_message`). The balance must cover one " +
@@ -43,7 +42,7 @@ const getRoute = createRoute({
 });
 
 const renameRoute = createRoute({
-  method: "patch", path: "/instances/{id}", security: callerSecurity, summary: "Rename", middleware: [jsonBody()] as const,
+  method: "patch", path: "/instances/{id}", security: callerSecurity, summary: "Rename",
   description: "Sets the instance's `label` (at most 64 characters), in any status.",
   request: { params: InstanceIdParam, body: { required: true, content: { "application/json": { schema: RenameBody } } } },
   responses: { 200: json(Instance, "The renamed instance"), ...errors(400, 401, 403, 404) },

@@ -1,0 +1,134 @@
+// Property-based fuzz test of the whole API, driven by its own OpenAPI document: for every operation
+// (customer, operator and auth routes, and the proxy path) fast-check builds valid and broken
+// requests and sends them through the Worker entry with the real Durable Objects. Every response
+// must pass ResponseChecker; valid requests must reach a success. Operations appear by themselves
+// when routes are added; one that cannot be exercised here must be listed below with the reason.
+import fc from "fast-check";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { createApiApp } from "../../workers/api/app.ts";
+import { COMMITTED_SERVER, openApiDocument } from "../../workers/api/openapi-document.ts";
+import { BASE } from "../support/workerd/api-client.ts";
+import { setUpFixture, type FuzzFixture } from "./fuzz-fixture.ts";
+import { operationsOf, type OpenApiDocument, type Operation } from "./openapi-operations.ts";
+import { requestArbitrary, type BodyPlan } from "./request-plan.ts";
+import { ResponseChecker } from "./response-check.ts";
+import { buildRequest, healCredentials, send, type SentRequest } from "./request-run.ts";
+
+/** Operations left out of the fuzz test altogether, and why. */
+const NOT_FUZZED: Record<string, string> = {};
+/** Operations fuzzed for errors that no valid request can bring to a success here, and why. */
+const NO_SUCCESS_HERE: Record<string, string> = {};
+
+const MIN_RUNS_FOR_SUCCESS = 20;
+
+const document = openApiDocument(createApiApp(), COMMITTED_SERVER) as unknown as OpenApiDocument;
+const settings = inject("fuzz");
+const operations = operationsOf(document).filter((operation) => operation.key.includes(settings.op));
+
+interface Tally {
+  requests: number;
+  valid: number;
+  successes: number;
+  statuses: Record<number, number>;
+}
+
+describe("API fuzz test (fast-check, driven by the OpenAPI document)", () => {
+  let fixture: FuzzFixture;
+  const checker = new ResponseChecker(document);
+  const tallies = new Map<string, Tally>();
+
+  beforeAll(async () => {
+    fixture = await setUpFixture();
+  }, 60_000);
+
+  it("lists of exceptions name only operations the document has", () => {
+    const keys = new Set(operationsOf(document).map((operation) => operation.key));
+    for (const key of [...Object.keys(NOT_FUZZED), ...Object.keys(NO_SUCCESS_HERE)]) expect(keys, key).toContain(key);
+  });
+
+  for (const operation of operations) {
+    const skipped = NOT_FUZZED[operation.key];
+    if (skipped !== undefined) {
+      it.skip(`${operation.key} is not fuzzed: ${skipped}`, () => undefined);
+      continue;
+    }
+    it(`${operation.key}: no 5xx, errors exactly {error, message}, documented statuses, no internals, successes match their schema`, { timeout: 60_000 + settings.runs * 300 }, async () => {
+      const tally: Tally = { requests: 0, valid: 0, successes: 0, statuses: {} };
+      tallies.set(operation.key, tally);
+      const property = fc.asyncProperty(requestArbitrary(document, operation), async (plan) => {
+        const sent = await buildRequest(fixture, operation, plan);
+        const response = await send(sent);
+        const problems = await checker.check(operation, sent, response);
+        tally.requests++;
+        tally.statuses[response.status] = (tally.statuses[response.status] ?? 0) + 1;
+        if (sent.valid) tally.valid++;
+        if (sent.valid && response.status < 300) tally.successes++;
+        await healCredentials(fixture, operation, plan, response.status);
+        if (problems.length > 0) throw new Error(report(operation, sent, response.status, problems));
+      });
+      await fc.assert(property, { numRuns: settings.runs, seed: seedFor(settings.seed, operation.key) });
+    });
+  }
+
+  it("paths outside the document (unknown routes, the agent endpoint, the document itself) hold too", { timeout: 60_000 + settings.runs * 300 }, async () => {
+    const property = fc.asyncProperty(outsideRequestArbitrary, async ({ method, path, authorization, body }) => {
+      const sent: SentRequest = {
+        method, url: `${BASE}${path}`, body, valid: false, brokenPath: true,
+        headers: [["cf-connecting-ip", "10.0.0.1"], ...(authorization ? [["authorization", authorization] as [string, string]] : []), ...(body?.contentType ? [["content-type", body.contentType] as [string, string]] : [])],
+      };
+      const response = await send(sent);
+      const problems = await checker.check(OUTSIDE_THE_DOCUMENT, sent, response);
+      if (problems.length > 0) throw new Error(report(OUTSIDE_THE_DOCUMENT, sent, response.status, problems));
+    });
+    await fc.assert(property, { numRuns: settings.runs, seed: seedFor(settings.seed, OUTSIDE_THE_DOCUMENT.key) });
+  });
+
+  // A few requests per operation are a smoke run, too few to expect a success of each.
+  it.skipIf(settings.runs < MIN_RUNS_FOR_SUCCESS)("valid requests reached a success on every operation not listed in NO_SUCCESS_HERE", () => {
+    console.log(summary(tallies));
+    const missed = [...tallies].filter(([key, tally]) => tally.successes === 0 && NO_SUCCESS_HERE[key] === undefined);
+    expect(missed.map(([key, tally]) => `${key}: ${tally.valid} valid of ${tally.requests}, statuses ${JSON.stringify(tally.statuses)}`)).toEqual([]);
+  });
+});
+
+/** What the service may answer to a request for no operation of the document. */
+const OUTSIDE_THE_DOCUMENT: Operation = {
+  key: "a path outside the document", method: "", path: "", parameters: [], body: null, security: [],
+  // 200: GET /v1/openapi.json (any JSON); 204: an agent token check; errors: whatever the path is.
+  responses: { 200: {}, 204: null, 400: null, 401: null, 404: null, 413: null },
+};
+
+const outsideRequestArbitrary = fc.record({
+  method: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"),
+  path: fc.tuple(
+    fc.constantFrom("", "/v1", "/admin/v1", "/agent/v1/connect", "/v1/openapi.json", "/v1/instances/x/proxy", "/v1/instances//proxy/0", "/bench", "/v1/auth"),
+    fc.oneof(fc.constant(""), fc.webPath(), fc.constantFrom("/", "//", "/%", "/%zz", "/..", "/__proto__", "?__proto__=1")),
+  ).map(([prefix, rest]) => prefix + rest),
+  authorization: fc.constantFrom(undefined, "Bearer gma_1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Bearer gma_9999999999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "Bearer test-admin-token", "Bearer x"),
+  body: fc.option(fc.constantFrom<BodyPlan>({ label: "JSON", contentType: "application/json", chunks: ["{}"] }, { label: "text", contentType: "text/plain", chunks: ["x"] })),
+}).map((request) => (request.method === "GET" || request.method === "HEAD" ? { ...request, body: null } : request));
+
+function summary(tallies: Map<string, Tally>): string {
+  const rows = [...tallies].map(([key, t]) => `${key.padEnd(52)} ${String(t.requests).padStart(6)} ${String(t.valid).padStart(6)} ${String(t.successes).padStart(6)}  ${JSON.stringify(t.statuses)}`);
+  return [`${"operation".padEnd(52)} ${"sent".padStart(6)} ${"valid".padStart(6)} ${"2xx".padStart(6)}  statuses`, ...rows].join("\n");
+}
+
+/** One seed per operation, from the run's seed and the operation's key, so adding a route changes no other's requests. */
+function seedFor(seed: number, key: string): number {
+  let hash = seed | 0;
+  for (const char of key) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
+  return hash;
+}
+
+function report(operation: Operation, sent: SentRequest, status: number, problems: string[]): string {
+  const shown = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters)` : text);
+  const body = sent.body
+    ? `${sent.body.label}: ${shown(sent.body.chunks.map((chunk) => (typeof chunk === "string" ? chunk : `<bytes ${chunk.map((b) => b.toString(16)).join(" ")}>`)).join(""))}`
+    : "none";
+  return [
+    `${operation.key} answered ${status}: ${problems.join("; ")}`,
+    `  request: ${sent.method} ${shown(sent.url)}`,
+    `  headers: ${sent.headers.map(([name, value]) => `${name}: ${shown(value)}`).join(" | ")}`,
+    `  body: ${body}`,
+  ].join("\n");
+}
