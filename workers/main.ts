@@ -1,4 +1,5 @@
-// The Worker entry: rate limit, then the agent endpoint, the proxy, or the API.
+// The Worker entry: rate limit, then the agent endpoint, the proxy, or the API; any other path is
+// the dashboard's static files (env.ASSETS).
 import { AccountDO } from "../durable-objects/account/account-do.ts";
 import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
 import { EmailDO } from "../durable-objects/email/email-do.ts";
@@ -39,8 +40,13 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
     const baseline = await benchRoute(request, env);
     if (baseline) return baseline;
   }
+  // Every request reaches the Worker first (run_worker_first), so paths it does not own are the
+  // dashboard's: its files, or index.html for the single-page app's own routes.
+  if (!WORKER_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return env.ASSETS.fetch(request);
   if (path.startsWith("/v1/")) rateLimiterFor(env.RATE_LIMIT_RPS).take(clientIp(request), Date.now());
   const proxyTarget = matchProxyPath(request.url);
   if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);
   return api.fetch(request, env, ctx);
 }
+
+const WORKER_PREFIXES = ["/v1", "/admin", "/agent"];

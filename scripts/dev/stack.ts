@@ -1,9 +1,10 @@
-// The whole service on one machine: `wrangler dev` (the Worker and its Durable Objects), the
-// idempotent bootstrap, and one real host agent per dev machine on the local runtime. Used by
-// `npm run dev`, the end-to-end tests and the benchmarks.
+// The whole service on one machine: `wrangler dev` (the Worker, its Durable Objects and the
+// dashboard's files), the idempotent bootstrap, and one real host agent per dev machine on the
+// local runtime. Used by `npm run dev`, the end-to-end tests and the benchmarks.
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { bootstrap, DEV_MACHINES, type Bootstrap } from "./bootstrap.ts";
+import { buildDashboardIfStale } from "./dashboard.ts";
 import { startChild, type Child } from "./processes.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -39,6 +40,7 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const stateDir = resolve(options.stateDir);
+  await buildDashboardIfStale();
   if (options.fresh) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const baseUrl = `http://127.0.0.1:${options.port}`;
