@@ -1,5 +1,5 @@
 // The Worker sees every request first and hands the paths it does not own to the dashboard's static
-// files (env.ASSETS), with the single-page fallback; /v1, /admin and /agent stay the Worker's.
+// files (env.ASSETS), with the single-page fallback; /v1, /admin, /agent and /bench stay the Worker's.
 import { describe, expect, it } from "vitest";
 import { call } from "../test/support/workerd/api-client.ts";
 
@@ -31,6 +31,7 @@ describe("dashboard assets behind the Worker", () => {
     ["/v1/no-such-route", 404, "not_found"],
     ["/v1/me", 401, "unauthorized"],
     ["/admin/v1/machines", 401, "unauthorized"],
+    ["/bench/noop", 404, "not_found"],
   ])("keeps %s the Worker's: %i %s as JSON, never the dashboard", async (path, status, error) => {
     const response = await call("GET", path);
     expect(response.status).toBe(status);

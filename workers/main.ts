@@ -33,6 +33,9 @@ export default {
   },
 } satisfies ExportedHandler<Env>;
 
+/** The Worker's own paths (the bench baselines only when BENCH_ROUTES is 1, else 404 like any unknown route). */
+const WORKER_PREFIXES = ["/v1", "/admin", "/agent", "/bench"];
+
 async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string): Promise<Response> {
   const path = new URL(request.url).pathname;
   if (path === "/agent/v1/connect") return connectAgent(request, env);
@@ -40,7 +43,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
     const baseline = await benchRoute(request, env);
     if (baseline) return baseline;
   }
-  // Every request reaches the Worker first (run_worker_first), so paths it does not own are the
+  // Every request reaches the Worker first (run_worker_first); the paths it does not own are the
   // dashboard's: its files, or index.html for the single-page app's own routes.
   if (!WORKER_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return env.ASSETS.fetch(request);
   if (path.startsWith("/v1/")) rateLimiterFor(env.RATE_LIMIT_RPS).take(clientIp(request), Date.now());
@@ -48,5 +51,3 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
   if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);
   return api.fetch(request, env, ctx);
 }
-
-const WORKER_PREFIXES = ["/v1", "/admin", "/agent"];

@@ -45,7 +45,7 @@ export function useRename(id: string) {
   });
 }
 
-export type InstanceAction = "stop" | "start" | "destroy";
+type InstanceAction = "stop" | "start" | "destroy";
 
 export function useInstanceAction(id: string) {
   const invalidate = useInvalidateInstances();

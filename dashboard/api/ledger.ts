@@ -6,7 +6,7 @@ import { ledgerKey } from "./keys.ts";
 
 export type LedgerEntry = components["schemas"]["LedgerPage"]["items"][number];
 
-export const LEDGER_PAGE_SIZE = 20;
+const LEDGER_PAGE_SIZE = 20;
 
 export const useLedgerPage = (cursor: string | null) =>
   useQuery({

@@ -2,7 +2,7 @@
 // the error (an API message about this field) is its accessible description and marks it invalid.
 import { useId, type ReactNode } from "react";
 
-export interface ControlProps {
+interface ControlProps {
   id: string;
   "aria-invalid": boolean;
   "aria-describedby": string | undefined;

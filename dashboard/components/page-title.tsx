@@ -1,16 +1,17 @@
-// A page's heading and the document title; focus moves to the heading when the page opens, so a
-// screen reader or keyboard user starts at the new page rather than at the link they followed.
-import { useEffect, useRef, type ReactNode } from "react";
+// A page's heading and the document title. Focus moves to the heading when the page opens (not
+// when its title changes, as on a rename), so a screen reader or keyboard user starts at the new
+// page rather than at the link they followed.
+import { useEffect, useRef } from "react";
 
-export function PageTitle({ title, children }: { title: string; children?: ReactNode }) {
+export function PageTitle({ title }: { title: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus({ preventScroll: true }), []);
   useEffect(() => {
     document.title = `${title} · GPU rental`;
-    heading.current?.focus({ preventScroll: true });
   }, [title]);
   return (
     <h1 ref={heading} tabIndex={-1}>
-      {children ?? title}
+      {title}
     </h1>
   );
 }

@@ -1,6 +1,6 @@
 // The dashboard's static files, built by Vite into dist/dashboard (wrangler.toml's [assets]
-// directory). `npm run dev` and the stack rebuild them only when a source is newer than the build:
-// a rebuild empties the folder, and other stacks (tests running side by side) may be serving it.
+// directory). A build empties that folder first, and stacks of tests running side by side serve
+// it: so the stack builds it only when it is missing, and `npm run dev` when a source is newer.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "vite";
@@ -10,14 +10,18 @@ const BUILT_PAGE = join(ROOT, "dist/dashboard/index.html");
 /** What the bundle is made of: the dashboard, the typed client, and the installed packages. */
 const SOURCES = [join(ROOT, "dashboard"), join(ROOT, "client"), join(ROOT, "package-lock.json")];
 
-export async function buildDashboard(): Promise<void> {
-  await build({ configFile: join(ROOT, "dashboard/vite.config.ts") });
+/** As `npm run build`. */
+const buildDashboard = () => build({ configFile: join(ROOT, "dashboard/vite.config.ts") });
+
+/** wrangler dev does not start without the assets folder. */
+export async function buildDashboardIfMissing(): Promise<void> {
+  if (!existsSync(BUILT_PAGE)) await buildDashboard();
 }
 
-export async function buildDashboardIfStale(): Promise<boolean> {
-  if (existsSync(BUILT_PAGE) && newestChangeMs(SOURCES) <= statSync(BUILT_PAGE).mtimeMs) return false;
+/** Builds unless the build is newer than every source. */
+export async function buildDashboardIfStale(): Promise<void> {
+  if (existsSync(BUILT_PAGE) && newestChangeMs(SOURCES) <= statSync(BUILT_PAGE).mtimeMs) return;
   await buildDashboard();
-  return true;
 }
 
 function newestChangeMs(paths: string[]): number {

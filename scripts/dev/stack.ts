@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { bootstrap, DEV_MACHINES, type Bootstrap } from "./bootstrap.ts";
-import { buildDashboardIfStale } from "./dashboard.ts";
+import { buildDashboardIfMissing } from "./dashboard.ts";
 import { startChild, type Child } from "./processes.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -40,7 +40,7 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const stateDir = resolve(options.stateDir);
-  await buildDashboardIfStale();
+  await buildDashboardIfMissing();
   if (options.fresh) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const baseUrl = `http://127.0.0.1:${options.port}`;

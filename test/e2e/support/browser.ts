@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 
 /** Whether browser tests can run here; with REQUIRE_CHROMIUM=1 a missing browser is a failure, not a skip. */
 export const hasChromium = existsSync(CHROMIUM);
