@@ -15,7 +15,7 @@ describe("dashboard assets behind the Worker", () => {
     const bundle = await call("GET", script!);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get("content-type")).toMatch(/^text\/javascript|^application\/javascript/);
-  });
+  }, 30_000); // the file's first request starts the Worker and its assets service
 
   it.each(["/login", "/instances/i-abcdefghijklmnop", "/settings/keys", "/billing?cursor=abc"])(
     "answers the single-page app's route %s with index.html, so a reload works",

@@ -9,12 +9,23 @@ export type { Instance };
 
 /** How often a page showing an instance asks again: well within the 5 s a person waits. */
 const INSTANCE_POLL_MS = 2_000;
-const LIST_POLL_MS = 4_000;
+/**
+ * The list is read often only while an instance is on its way up: every list read settles billing,
+ * writing a ledger charge per running instance, and running or stopped instances change status by
+ * themselves only rarely (a host gone, the balance spent).
+ */
+const LIST_POLL_MS = { changing: 3_000, settled: 30_000 };
+const CHANGING: readonly Instance["status"][] = ["creating", "starting"];
 
 const byId = (id: string) => ({ params: { path: { id } } });
 
 export const useInstances = () =>
-  useQuery({ queryKey: instancesKey, queryFn: () => ok(api.GET("/v1/instances")).then((list) => list.items), refetchInterval: LIST_POLL_MS });
+  useQuery({
+    queryKey: instancesKey,
+    queryFn: () => ok(api.GET("/v1/instances")).then((list) => list.items),
+    refetchInterval: (query) =>
+      query.state.data?.some((instance) => CHANGING.includes(instance.status)) ? LIST_POLL_MS.changing : LIST_POLL_MS.settled,
+  });
 
 export const useInstance = (id: string) =>
   useQuery({ queryKey: instanceKey(id), queryFn: () => ok(api.GET("/v1/instances/{id}", byId(id))), refetchInterval: INSTANCE_POLL_MS });
