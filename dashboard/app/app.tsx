@@ -4,6 +4,7 @@ import { useMe } from "../api/account.ts";
 import { LoadError, Loading } from "../components/query-state.tsx";
 import { NotFoundPage } from "../pages/not-found/not-found-page.tsx";
 import { Redirect, useLocation } from "../router/router.tsx";
+import { pageAfterSignIn } from "./after-sign-in.ts";
 import { Layout } from "./layout.tsx";
 import { findPage, PUBLIC_ROUTES, SIGNED_IN_ROUTES } from "./routes.tsx";
 
@@ -22,11 +23,4 @@ export function App() {
   }
   if (publicPage) return <Redirect to={pageAfterSignIn(location)} />;
   return <Layout me={me.data}>{findPage(SIGNED_IN_ROUTES, path) ?? <NotFoundPage />}</Layout>;
-}
-
-/** The page a visitor was sent to sign in from (/login?next=/billing), if it is one of this site's. */
-function pageAfterSignIn(location: string): string {
-  const next = new URLSearchParams(location.split("?")[1] ?? "").get("next");
-  // A path of this site only: "//host" and "/\host" (a backslash) would leave it.
-  return next && /^\/(?![\\/])/.test(next) ? next : "/";
 }
