@@ -3,6 +3,7 @@
 // local runtime. Used by `npm run dev`, the end-to-end tests and the benchmarks.
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { freePort } from "../../host-agent/runtime/free-port.ts";
 import { bootstrap, DEV_MACHINES, type Bootstrap } from "./bootstrap.ts";
 import { buildDashboardIfMissing } from "./dashboard.ts";
 import { startChild, type Child } from "./processes.ts";
@@ -52,6 +53,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(ROOT, "wrangler.toml"),
       "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", stateDir,
       "--show-interactive-dev-session=false", "--log-level", "warn",
+      // wrangler's devtools port otherwise starts at 9229 for every stack: two starting at once collide.
+      "--inspector-port", String(await freePort()),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
     { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" },
