@@ -1,4 +1,5 @@
 // `npm run dev`: the whole service locally (README: "Quick start"). `--fresh` starts empty.
+import { buildDashboardIfStale } from "./dev/dashboard.ts";
 import { startStack } from "./dev/stack.ts";
 
 const port = Number(process.env.PORT ?? 8787);
@@ -6,6 +7,12 @@ const stateDir = process.env.DEV_STATE_DIR ?? ".wrangler/state";
 const adminToken = process.env.ADMIN_TOKEN ?? "dev-admin-token";
 const passed = (names: string[]) =>
   Object.fromEntries(names.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]!]));
+
+// The dashboard as the sources are now (built here, so a failure reads as such).
+await buildDashboardIfStale().catch((error: Error) => {
+  console.error(`building the dashboard failed: ${error.message}`);
+  process.exit(1);
+});
 
 const stack = await startStack({
   port,
@@ -23,6 +30,7 @@ const stack = await startStack({
 const base = `${stack.baseUrl}/v1`;
 console.log(`
 GPU rental, local stack
+  dashboard      ${stack.baseUrl}/
   API base URL   ${base}
   API key        ${stack.setup.account.key}
   dev login      ${stack.setup.account.email} / ${stack.setup.account.password}

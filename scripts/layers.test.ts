@@ -41,6 +41,16 @@ describe("the layering rule", () => {
     ]);
   });
 
+  it("keeps the dashboard on the typed client alone, its .tsx files included", () => {
+    const tree = new Map([
+      ["dashboard/api/client.ts", 'import { createGpuClient } from "../../client/index.ts";'],
+      ["dashboard/pages/launch/launch-form.tsx", 'import { planLaunch } from "../../../workers/api/launch-rules.ts";\nimport { Field } from "../../components/field.tsx";'],
+    ]);
+    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
+      "dashboard/pages/launch/launch-form.tsx -> workers/api/launch-rules.ts",
+    ]);
+  });
+
   it("lets tests and tooling import anything, and flags a folder with no layer", () => {
     const tree = new Map([
       ["durable-objects/machine/machine-do.test.ts", 'import { call } from "../../test/support/workerd/api-client.ts";'],

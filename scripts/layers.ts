@@ -17,6 +17,8 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   // so it runs in a browser too. The CLI builds on it alone.
   { folder: "client/", mayImport: [] },
   { folder: "cli/", mayImport: ["client/"] },
+  // The web dashboard runs in the browser and speaks to the service through the typed client alone.
+  { folder: "dashboard/", mayImport: ["client/"] },
   // Tooling on top of everything: the dev stack, tests and benchmarks drive the whole service.
   { folder: "scripts/", mayImport: ["*"] },
   { folder: "bench/", mayImport: ["*"] },

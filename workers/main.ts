@@ -1,4 +1,5 @@
-// The Worker entry: rate limit, then the agent endpoint, the proxy, or the API.
+// The Worker entry: rate limit, then the agent endpoint, the proxy, or the API; any other path is
+// the dashboard's static files (env.ASSETS).
 import { AccountDO } from "../durable-objects/account/account-do.ts";
 import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
 import { EmailDO } from "../durable-objects/email/email-do.ts";
@@ -32,6 +33,9 @@ export default {
   },
 } satisfies ExportedHandler<Env>;
 
+/** The Worker's own paths (the bench baselines only when BENCH_ROUTES is 1, else 404 like any unknown route). */
+const WORKER_PREFIXES = ["/v1", "/admin", "/agent", "/bench"];
+
 async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string): Promise<Response> {
   const path = new URL(request.url).pathname;
   if (path === "/agent/v1/connect") return connectAgent(request, env);
@@ -39,6 +43,9 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
     const baseline = await benchRoute(request, env);
     if (baseline) return baseline;
   }
+  // Every request reaches the Worker first (run_worker_first); the paths it does not own are the
+  // dashboard's: its files, or index.html for the single-page app's own routes.
+  if (!WORKER_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return env.ASSETS.fetch(request);
   if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
   const proxyTarget = matchProxyPath(request.url);
   if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);

@@ -1,9 +1,11 @@
-// The whole service on one machine: `wrangler dev` (the Worker and its Durable Objects), the
-// idempotent bootstrap, and one real host agent per dev machine on the local runtime. Used by
-// `npm run dev`, the end-to-end tests and the benchmarks.
+// The whole service on one machine: `wrangler dev` (the Worker, its Durable Objects and the
+// dashboard's files), the idempotent bootstrap, and one real host agent per dev machine on the
+// local runtime. Used by `npm run dev`, the end-to-end tests and the benchmarks.
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { freePort } from "../../host-agent/runtime/free-port.ts";
 import { bootstrap, DEV_MACHINES, instanceTokenSecret, type Bootstrap } from "./bootstrap.ts";
+import { buildDashboardIfMissing } from "./dashboard.ts";
 import { startChild, type Child } from "./processes.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -39,6 +41,7 @@ export interface Stack {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const stateDir = resolve(options.stateDir);
+  await buildDashboardIfMissing();
   if (options.fresh) rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const baseUrl = `http://127.0.0.1:${options.port}`;
@@ -51,6 +54,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(ROOT, "wrangler.toml"),
       "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", stateDir,
       "--show-interactive-dev-session=false", "--log-level", "warn",
+      // wrangler's devtools port otherwise starts at 9229 for every stack: two starting at once collide.
+      "--inspector-port", String(await freePort()),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
     { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" },

@@ -1,5 +1,5 @@
-// `npm run dev` as a user runs it: READY line, the printed curl works, Ctrl-C leaves nothing
-// behind, and a restart on the same state reuses the bootstrap (instance tokens stay valid).
+// `npm run dev` as a user runs it: READY line, the printed curl and dashboard work, Ctrl-C leaves
+// nothing behind, and a restart on the same state reuses the bootstrap (instance tokens stay valid).
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +25,7 @@ function processesMentioning(marker: string): string[] {
 }
 
 describe("npm run dev", () => {
-  it("reaches READY, the printed curl works, Ctrl-C stops everything, a restart reuses the state and keeps instance tokens", async () => {
+  it("reaches READY, the printed curl and dashboard work, Ctrl-C stops everything, a restart reuses the state and keeps instance tokens", async () => {
     const port = await freePort();
     const stateDir = mkdtempSync(join(tmpdir(), "gpu-rental-dev-"));
     const env = { PORT: String(port), DEV_STATE_DIR: stateDir, ADMIN_TOKEN: "my-admin", DEV_READY_DELAY_MS: "200" };
@@ -35,6 +35,10 @@ describe("npm run dev", () => {
     const [, key, url] = /-H "Authorization: Bearer (\S+)" (\S+)/.exec(curl)!;
     const gpus = await fetch(url!, { headers: { authorization: `Bearer ${key}` } });
     expect(gpus.status).toBe(200);
+    // The dashboard, built before the start, at the printed address on the API's origin.
+    const dashboard = /^\s+dashboard\s+(\S+)$/m.exec(first.output())?.[1];
+    expect(dashboard).toBe(`http://127.0.0.1:${port}/`);
+    expect(await fetch(dashboard!).then((r) => r.text())).toContain('<div id="root"></div>');
     const machines = await fetch(`http://127.0.0.1:${port}/admin/v1/machines`, { headers: { authorization: "Bearer my-admin" } });
     expect(((await machines.json()) as { items: { name: string; online: boolean }[] }).items.map((m) => [m.name, m.online]))
       .toEqual([["dev-1", true], ["dev-2", true]]);

@@ -1,0 +1,9 @@
+// Query keys, one per resource; invalidating a prefix refreshes everything beneath it.
+export const meKey = ["me"] as const;
+export const instancesKey = ["instances"] as const;
+export const instanceKey = (id: string) => ["instances", id] as const;
+export const eventsKey = (id: string) => ["instances", id, "events"] as const;
+export const apiKeysKey = ["api-keys"] as const;
+export const ledgerKey = ["ledger"] as const;
+export const gpusKey = ["gpus"] as const;
+export const catalogKey = ["catalog"] as const;

@@ -1,0 +1,45 @@
+// The signed-in frame: the service's name, the navigation, the account and "Sign out".
+import type { ReactNode } from "react";
+import { useSignOut, type Me } from "../api/account.ts";
+import { FormError } from "../components/form-error.tsx";
+import { formError } from "../api/api-errors.ts";
+import { Link, navigate } from "../router/router.tsx";
+
+const NAVIGATION = [
+  { to: "/", label: "Overview" },
+  { to: "/instances", label: "Instances" },
+  { to: "/launch", label: "Launch" },
+  { to: "/settings/keys", label: "API keys" },
+  { to: "/billing", label: "Billing" },
+  { to: "/settings/password", label: "Password" },
+];
+
+export function Layout({ me, children }: { me: Me; children: ReactNode }) {
+  const signOut = useSignOut();
+  return (
+    <>
+      <header className="top">
+        <Link to="/" className="brand" aria-label="GPU rental, overview">
+          GPU rental
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {NAVIGATION.map((item) => (
+              <li key={item.to}>
+                <Link to={item.to}>{item.label}</Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="account">
+          <span className="muted">{me.account.email ?? me.account.id}</span>
+          <button type="button" onClick={() => signOut.mutate(undefined, { onSuccess: () => navigate("/login", { replace: true }) })} disabled={signOut.isPending}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <FormError message={formError(signOut.error, [])} />
+      <main>{children}</main>
+    </>
+  );
+}

@@ -1,0 +1,41 @@
+// The dashboard's pages by path: the two open to anyone, and the rest, which need a session.
+import type { ReactNode } from "react";
+import { BillingPage } from "../pages/billing/billing-page.tsx";
+import { InstancePage } from "../pages/instance/instance-page.tsx";
+import { InstancesPage } from "../pages/instances/instances-page.tsx";
+import { KeysPage } from "../pages/keys/keys-page.tsx";
+import { LaunchPage } from "../pages/launch/launch-page.tsx";
+import { LoginPage } from "../pages/login/login-page.tsx";
+import { OverviewPage } from "../pages/overview/overview-page.tsx";
+import { PasswordPage } from "../pages/password/password-page.tsx";
+import { SignupPage } from "../pages/signup/signup-page.tsx";
+import { matchPath } from "../router/router.tsx";
+
+interface Route {
+  path: string;
+  page: (params: Record<string, string>) => ReactNode;
+}
+
+export const PUBLIC_ROUTES: readonly Route[] = [
+  { path: "/login", page: () => <LoginPage /> },
+  { path: "/signup", page: () => <SignupPage /> },
+];
+
+export const SIGNED_IN_ROUTES: readonly Route[] = [
+  { path: "/", page: () => <OverviewPage /> },
+  { path: "/launch", page: () => <LaunchPage /> },
+  { path: "/instances", page: () => <InstancesPage /> },
+  { path: "/instances/:id", page: ({ id }) => <InstancePage key={id} id={id!} /> },
+  { path: "/settings/keys", page: () => <KeysPage /> },
+  { path: "/settings/password", page: () => <PasswordPage /> },
+  { path: "/billing", page: () => <BillingPage /> },
+];
+
+/** The page for `path` among `routes`, or null. */
+export function findPage(routes: readonly Route[], path: string): ReactNode | null {
+  for (const route of routes) {
+    const params = matchPath(route.path, path);
+    if (params) return route.page(params);
+  }
+  return null;
+}

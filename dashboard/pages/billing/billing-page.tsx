@@ -1,0 +1,42 @@
+// /billing: the balance and the ledger, newest first, a page at a time (the API's cursor leads to
+// older entries; the cursors already followed lead back to newer ones).
+import { useState } from "react";
+import { useMe } from "../../api/account.ts";
+import { useLedgerPage } from "../../api/ledger.ts";
+import { PageTitle } from "../../components/page-title.tsx";
+import { LoadError, Loading } from "../../components/query-state.tsx";
+import { formatDollars } from "../../format/money.ts";
+import { LedgerTable } from "./ledger-table.tsx";
+
+export function BillingPage() {
+  const me = useMe();
+  // The cursors of the pages before this one; the last is this page's (null: the newest page).
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors.at(-1) ?? null;
+  const page = useLedgerPage(cursor);
+  const nextCursor = page.data?.next_cursor ?? null;
+
+  return (
+    <section>
+      <PageTitle title="Billing" />
+      <p>
+        Balance: <strong>{me.data ? formatDollars(me.data.balance_micros) : "…"}</strong>. Instances are billed by the millisecond while they run;
+        each settlement is a charge below.
+      </p>
+      <h2>Ledger</h2>
+      {page.isPending && <Loading what="the ledger" />}
+      {page.isError && <LoadError what="the ledger" error={page.error} />}
+      {page.data?.items.length === 0 && cursors.length === 1 && <p className="empty">No entries yet.</p>}
+      {page.data && page.data.items.length > 0 && <LedgerTable entries={page.data.items} />}
+      <nav aria-label="Ledger pages" className="actions">
+        <button type="button" disabled={cursors.length === 1 || page.isFetching} onClick={() => setCursors((list) => list.slice(0, -1))}>
+          Newer entries
+        </button>
+        <button type="button" disabled={!nextCursor || page.isPlaceholderData} onClick={() => setCursors((list) => [...list, nextCursor])}>
+          Older entries
+        </button>
+        <span className="muted">Page {cursors.length}</span>
+      </nav>
+    </section>
+  );
+}

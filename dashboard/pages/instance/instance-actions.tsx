@@ -1,0 +1,41 @@
+// Stop, Start and Destroy, each enabled where the API allows it; Destroy asks first.
+import { useState } from "react";
+import { formError } from "../../api/api-errors.ts";
+import { useInstanceAction, type Instance } from "../../api/instances.ts";
+import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
+import { FormError } from "../../components/form-error.tsx";
+
+const CAN_STOP: readonly Instance["status"][] = ["running", "starting", "creating"];
+const CAN_START: readonly Instance["status"][] = ["stopped", "error"];
+
+export function InstanceActions({ instance }: { instance: Instance }) {
+  const action = useInstanceAction(instance.id);
+  const [confirming, setConfirming] = useState(false);
+  const busy = action.isPending;
+  return (
+    <div className="actions">
+      <button type="button" disabled={busy || !CAN_STOP.includes(instance.status)} onClick={() => action.mutate("stop")}>
+        Stop
+      </button>
+      <button type="button" disabled={busy || !CAN_START.includes(instance.status)} onClick={() => action.mutate("start")}>
+        Start
+      </button>
+      <button type="button" className="danger" disabled={busy || instance.status === "destroyed"} onClick={() => setConfirming(true)}>
+        Destroy
+      </button>
+      <ConfirmDialog
+        open={confirming}
+        title={`Destroy ${instance.label || instance.id}?`}
+        confirmLabel="Destroy"
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => {
+          setConfirming(false);
+          action.mutate("destroy");
+        }}
+      >
+        <p>Its container and its data are removed, and billing ends. This cannot be undone.</p>
+      </ConfirmDialog>
+      <FormError message={formError(action.error, [])} />
+    </div>
+  );
+}

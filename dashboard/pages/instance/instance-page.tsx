@@ -1,0 +1,40 @@
+// /instances/:id: one instance, kept current by polling: status, details, ports, actions, events.
+import { useInstance } from "../../api/instances.ts";
+import { PageTitle } from "../../components/page-title.tsx";
+import { LoadError, Loading } from "../../components/query-state.tsx";
+import { StatusBadge } from "../../components/status-badge.tsx";
+import { Link } from "../../router/router.tsx";
+import { InstanceActions } from "./instance-actions.tsx";
+import { InstanceDetails } from "./instance-details.tsx";
+import { EventList } from "./event-list.tsx";
+import { PortList } from "./port-list.tsx";
+import { RenameForm } from "./rename-form.tsx";
+
+export function InstancePage({ id }: { id: string }) {
+  const instance = useInstance(id);
+  if (instance.isPending) return <Loading what="the instance" />;
+  if (instance.isError) {
+    return (
+      <section>
+        <PageTitle title="Instance" />
+        <LoadError what={`instance ${id}`} error={instance.error} />
+        <Link to="/instances">All instances</Link>
+      </section>
+    );
+  }
+  const data = instance.data;
+  return (
+    <section>
+      <PageTitle title={data.label || data.id} />
+      <p className="status-line">
+        Status: <StatusBadge status={data.status} testId="instance-status" />
+        {data.status_message && <span className="muted"> {data.status_message}</span>}
+      </p>
+      <InstanceActions instance={data} />
+      <InstanceDetails instance={data} />
+      <RenameForm instance={data} />
+      <PortList instance={data} />
+      <EventList id={id} />
+    </section>
+  );
+}

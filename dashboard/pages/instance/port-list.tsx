@@ -1,0 +1,63 @@
+// The instance's ports: what each serves, its proxy address, and "Open" for HTTP ports.
+import { useState } from "react";
+import { messageOf } from "../../api/api-errors.ts";
+import type { Instance } from "../../api/instances.ts";
+import { FormError } from "../../components/form-error.tsx";
+import { openPort, proxyPath } from "./open-port.ts";
+
+export function PortList({ instance }: { instance: Instance }) {
+  const [error, setError] = useState<string | null>(null);
+  const open = (port: number) => {
+    setError(null);
+    openPort(instance.id, port).catch((failure: unknown) => setError(messageOf(failure)));
+  };
+  return (
+    <>
+      <h2>Ports</h2>
+      {instance.ports.length === 0 ? (
+        <p className="empty">This instance publishes no ports.</p>
+      ) : (
+        <>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Port</th>
+                <th scope="col">Serves</th>
+                <th scope="col">Proxy address</th>
+                <th scope="col">
+                  <span className="visually-hidden">Open</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {instance.ports.map((port) => (
+                <tr key={port.port} data-testid="port">
+                  <td>{port.port}</td>
+                  <td>
+                    {port.name} ({port.api})
+                  </td>
+                  <td>
+                    <code>{window.location.origin + proxyPath(instance.id, port.port)}</code>
+                  </td>
+                  <td>
+                    {port.kind === "http" && (
+                      <button type="button" onClick={() => open(port.port)} disabled={instance.status !== "running"} aria-describedby="open-port-note">
+                        Open
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p id="open-port-note" className="note">
+            Open shows the port's proxy address in a new tab. The proxy answers only requests with an API key (
+            <code>Authorization: Bearer</code>), which a browser tab does not send, so browser apps such as Jupyter or ComfyUI need the app
+            addresses that are coming. Until then, reach them with <code>gpu forward {instance.id} PORT</code> or any HTTP client with your key.
+          </p>
+        </>
+      )}
+      <FormError message={error} />
+    </>
+  );
+}

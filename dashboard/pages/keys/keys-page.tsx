@@ -1,0 +1,25 @@
+// /settings/keys: create an API key (its key shown this once), see the live ones, revoke one.
+import { useApiKeys } from "../../api/api-keys.ts";
+import { PageTitle } from "../../components/page-title.tsx";
+import { LoadError, Loading } from "../../components/query-state.tsx";
+import { CreateKeyForm } from "./create-key-form.tsx";
+import { KeyTable } from "./key-table.tsx";
+
+export function KeysPage() {
+  const keys = useApiKeys();
+  return (
+    <section>
+      <PageTitle title="API keys" />
+      <p>
+        A key lets a program act for your account: send it as <code>Authorization: Bearer &lt;key&gt;</code>. Only a hash is stored, so the
+        key is shown once, when it is made.
+      </p>
+      <CreateKeyForm />
+      <h2>Live keys</h2>
+      {keys.isPending && <Loading what="keys" />}
+      {keys.isError && <LoadError what="keys" error={keys.error} />}
+      {keys.data?.length === 0 && <p className="empty">No keys yet.</p>}
+      {keys.data && keys.data.length > 0 && <KeyTable keys={keys.data} />}
+    </section>
+  );
+}

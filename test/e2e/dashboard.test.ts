@@ -1,0 +1,271 @@
+// The dashboard in a real browser (Debian's Chromium through playwright-core) against the real
+// stack: a customer's whole journey, then the refusals and details around it. One stack, one browser.
+// Without Chromium the suite is skipped, saying why; REQUIRE_CHROMIUM=1 makes that a failure.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, chromiumRequired, launchBrowser, MISSING_CHROMIUM, type Browser } from "./support/browser.ts";
+import { creditByOperator, descriptionOf, forgetSession, isFocused, nav, signIn, signUpByApi, uniqueEmail, untilText } from "./support/dashboard.ts";
+import { startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
+
+const PASSWORD = "a long passphrase";
+
+if (!hasChromium && chromiumRequired) {
+  describe("the dashboard in Chromium", () => {
+    it("needs Chromium", () => {
+      throw new Error(`REQUIRE_CHROMIUM=1 but ${MISSING_CHROMIUM}`);
+    });
+  });
+}
+
+describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the dashboard in Chromium (skipped: ${MISSING_CHROMIUM})`, () => {
+  let stack: E2eStack;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+
+  beforeAll(async () => {
+    [stack, browser] = await Promise.all([startE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000" }), launchBrowser()]);
+    base = stack.baseUrl;
+    page = await browser.context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it("a customer signs up, is credited, makes a key, launches, watches it run, uses it, and tears it all down", async () => {
+    await forgetSession(page);
+    const email = uniqueEmail("journey");
+    await page.goto(`${base}/`);
+    // Signed out, the dashboard sends a visitor to sign in; from there to sign up.
+    await page.waitForURL(`${base}/login`);
+    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await untilText(page.getByTestId("balance"), "$0.00");
+    expect(page.url()).toBe(`${base}/`);
+
+    // The operator credits the new account; a reload shows it.
+    const me = await page.context().request.get(`${base}/v1/me`);
+    await creditByOperator(base, stack.adminToken, ((await me.json()) as { account: { id: string } }).account.id, 25_000_000, "welcome");
+    await page.reload();
+    await untilText(page.getByTestId("balance"), "$25.00");
+
+    // A key, shown once: there after creating it, gone after leaving the page; its row stays.
+    await nav(page, "API keys").click();
+    await page.getByLabel("Key name").fill("laptop");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key").textContent())!;
+    expect(key).toMatch(/^gpk_acc-[a-z2-7]{16}_[a-z2-7]+$/);
+    const keyRow = page.getByTestId("key-row").filter({ hasText: "laptop" });
+    await keyRow.waitFor();
+    expect(await keyRow.textContent()).toContain("never");
+    const withKey = (path: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await withKey("/v1/me")).status).toBe(200);
+    await nav(page, "Billing").click();
+    await nav(page, "API keys").click();
+    await keyRow.waitFor();
+    expect(await page.getByTestId("new-key").count()).toBe(0);
+
+    // Launch from the form: the price of the choice and what the balance covers, then the instance's page.
+    await nav(page, "Launch").click();
+    await page.getByLabel("GPU", { exact: true }).selectOption("rtx4090");
+    await page.getByLabel("GPU count").selectOption("2");
+    await untilText(page.getByTestId("launch-price"), "$1.38/h");
+    await page.getByLabel("GPU count").selectOption("1");
+    await page.getByLabel("Template").selectOption({ label: "vLLM" });
+    await page.getByLabel("Model").selectOption("qwen2.5-0.5b-instruct");
+    await page.getByLabel("Label", { exact: true }).fill("journey");
+    await untilText(page.getByTestId("launch-price"), "$0.69/h");
+    expect(await page.getByText("Your balance of $25.00 covers the first hour.").count()).toBe(1);
+    await page.getByRole("button", { name: "Launch", exact: true }).click();
+    await page.waitForURL(/\/instances\/i-[a-z2-7]{16}$/);
+    const id = page.url().split("/").at(-1)!;
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("journey");
+
+    // It reaches running by itself: the page polls, nothing reloads it.
+    let loads = 0;
+    page.on("load", () => loads++);
+    await untilText(page.getByTestId("instance-status"), "running");
+    await page.getByTestId("event").filter({ hasText: "Container started; instance is running" }).waitFor();
+    expect(await page.getByTestId("event").last().textContent()).toContain(`Created on machine`);
+    expect(loads).toBe(0);
+
+    // Listed, and counted on the overview with its price.
+    await nav(page, "Instances").click();
+    const row = page.getByTestId("instance-row").filter({ hasText: id });
+    expect(await row.textContent()).toMatch(/journey.*running/);
+    await nav(page, "Overview").click();
+    await untilText(page.getByTestId("total-per-hour"), "$0.69/h");
+    await page.getByRole("link", { name: "journey" }).click();
+
+    // Open the HTTP port: its proxy path in a new tab (which asks for an API key, as the note says).
+    const [tab] = await Promise.all([
+      page.context().waitForEvent("page"),
+      page.getByTestId("port").filter({ hasText: "8000" }).getByRole("button", { name: "Open" }).click(),
+    ]);
+    await tab.waitForLoadState();
+    expect(tab.url()).toBe(`${base}/v1/instances/${id}/proxy/8000/`);
+    expect(JSON.parse((await tab.locator("body").textContent())!)).toMatchObject({ error: "unauthorized" });
+    await tab.close();
+
+    // Rename, stop, start, destroy (confirmed in the dialog): each change shows up by itself.
+    await page.getByLabel("Label").fill("renamed");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await untilText(page.getByRole("heading", { level: 1 }), "renamed");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await untilText(page.getByTestId("instance-status"), "stopped");
+    await page.getByTestId("event").filter({ hasText: "Container stopped; data kept" }).waitFor();
+    await page.getByRole("button", { name: "Start" }).click();
+    await untilText(page.getByTestId("instance-status"), "running");
+    await page.getByRole("button", { name: "Destroy" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Destroy" }).click();
+    await untilText(page.getByTestId("instance-status"), "destroyed");
+    await page.getByTestId("event").filter({ hasText: "Container and data removed from the host" }).waitFor();
+    expect(loads).toBe(0);
+
+    // Revoke the key: its row goes, and the API refuses it from then on.
+    await nav(page, "API keys").click();
+    await keyRow.getByRole("button", { name: "Revoke" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).click();
+    await keyRow.waitFor({ state: "detached" });
+    const refused = await withKey("/v1/me");
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: "unauthorized" });
+
+    // Sign out: back to the sign-in page, and the session is over on the server too.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(`${base}/login`);
+    expect((await page.context().request.get(`${base}/v1/me`)).status()).toBe(401);
+    await page.goto(`${base}/billing`);
+    await page.waitForURL(`${base}/login?next=%2Fbilling`);
+  }, 180_000);
+
+  it("shows the API's error message beside the field it names, and stays on the form", async () => {
+    await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
+    await nav(page, "Launch").click();
+    await page.getByLabel("Template").selectOption({ label: "Custom image" });
+    const image = page.getByLabel("Image");
+    await image.fill("Not An Image!");
+    await page.getByRole("button", { name: "Launch", exact: true }).click();
+    await expect.poll(() => image.getAttribute("aria-invalid")).toBe("true");
+    expect(await descriptionOf(page, image)).toBe(
+      "image: must be a container image reference such as docker.io/library/nginx:1.27 A public container image, e.g. docker.io/library/nginx:1.27",
+    );
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect(page.url()).toBe(`${base}/launch`);
+  });
+
+  it("a failed sign-in says so under the form and signs no one in", async () => {
+    await forgetSession(page);
+    await page.goto(`${base}/login`);
+    await page.getByLabel("Email").fill(stack.setup.account.email);
+    await page.getByLabel("Password").fill("not the password at all");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await untilText(page.getByRole("alert"), "email or password is wrong");
+    expect(page.url()).toBe(`${base}/login`);
+    expect((await page.context().request.get(`${base}/v1/me`)).status()).toBe(401);
+  });
+
+  it("signs in with the keyboard alone", async () => {
+    await forgetSession(page);
+    await page.goto(`${base}/login`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.keyboard.press("Tab");
+    expect(await isFocused(page, page.getByLabel("Email"))).toBe(true);
+    await page.keyboard.type(stack.setup.account.email);
+    await page.keyboard.press("Tab");
+    expect(await isFocused(page, page.getByLabel("Password"))).toBe(true);
+    await page.keyboard.type(stack.setup.account.password);
+    await page.keyboard.press("Enter");
+    await untilText(page.getByTestId("balance"), "$100.00");
+  });
+
+  it("Destroy and Revoke asked in a dialog can be cancelled, with Cancel or Escape, and nothing changes", async () => {
+    await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
+    const instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch", label: "keep me" });
+    await page.goto(`${base}/instances/${instance.id}`);
+    await untilText(page.getByTestId("instance-status"), "running");
+    const dialog = page.getByRole("dialog");
+    await page.getByRole("button", { name: "Destroy" }).click();
+    expect(await dialog.getByRole("heading").textContent()).toBe("Destroy keep me?");
+    expect(await isFocused(page, dialog.getByRole("button", { name: "Cancel" }))).toBe(true);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByRole("button", { name: "Destroy" }).click();
+    await dialog.waitFor();
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    expect((await stack.api<{ status: string }>("GET", `/v1/instances/${instance.id}`)).body.status).toBe("running");
+    expect(await page.getByTestId("instance-status").textContent()).toBe("running");
+
+    await nav(page, "API keys").click();
+    const devKey = page.getByTestId("key-row").filter({ hasText: "dev" });
+    await devKey.getByRole("button", { name: "Revoke" }).click();
+    expect(await dialog.getByRole("heading").textContent()).toBe("Revoke dev?");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(await devKey.count()).toBe(1);
+    expect((await stack.api("GET", "/v1/me")).status).toBe(200);
+    await stack.api("DELETE", `/v1/instances/${instance.id}`);
+  });
+
+  it("pages through the ledger with its cursor, older and back to newer", async () => {
+    const email = uniqueEmail("ledger");
+    const accountId = await signUpByApi(base, email, PASSWORD);
+    for (let n = 1; n <= 23; n++) await creditByOperator(base, stack.adminToken, accountId, n * 1_000_000, `top-up ${n}`);
+    await signIn(page, base, email, PASSWORD);
+    await nav(page, "Billing").click();
+    const rows = page.getByTestId("ledger-row");
+    await expect.poll(() => rows.count()).toBe(20);
+    expect(await rows.first().textContent()).toContain("top-up 23");
+    expect(await rows.first().textContent()).toContain("+$23.00");
+    expect(await rows.last().textContent()).toContain("top-up 4");
+    const newer = page.getByRole("button", { name: "Newer entries" });
+    const older = page.getByRole("button", { name: "Older entries" });
+    expect(await newer.isDisabled()).toBe(true);
+    await older.click();
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await rows.allTextContents()).toEqual([
+      expect.stringContaining("top-up 3"),
+      expect.stringContaining("top-up 2"),
+      expect.stringContaining("top-up 1"),
+    ]);
+    expect(await rows.last().textContent()).toContain("$1.00");
+    expect(await older.isDisabled()).toBe(true);
+    await newer.click();
+    await expect.poll(() => rows.count()).toBe(20);
+    expect(await rows.first().textContent()).toContain("top-up 23");
+  });
+
+  it.runIf(process.env.UPDATE_SCREENSHOTS === "1")("takes the README's screenshots of the main pages (UPDATE_SCREENSHOTS=1)", async () => {
+    const folder = join(import.meta.dirname, "../../docs/screenshots");
+    mkdirSync(folder, { recursive: true });
+    const shot = (name: string) => page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
+    await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
+    const instance = await stack.launchRunning({ gpu_model: "h100-80gb", gpu_count: 2, template: "vllm", model: "qwen2.5-7b-instruct", label: "chat" });
+    await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "comfyui", label: "images" });
+    await stack.api("POST", "/v1/keys", { name: "laptop" });
+    await page.goto(`${base}/`);
+    await untilText(page.getByTestId("total-per-hour"), "$6.67/h");
+    await shot("overview");
+    await nav(page, "Launch").click();
+    await page.getByRole("button", { name: "Launch", exact: true }).waitFor();
+    await shot("launch");
+    await page.goto(`${base}/instances/${instance.id}`);
+    await page.getByTestId("event").filter({ hasText: "instance is running" }).waitFor();
+    await shot("instance");
+    await nav(page, "API keys").click();
+    await page.getByLabel("Key name").fill("ci");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByTestId("new-key").waitFor();
+    await shot("keys");
+    await nav(page, "Billing").click();
+    await page.getByTestId("ledger-row").first().waitFor();
+    await shot("billing");
+  });
+});
