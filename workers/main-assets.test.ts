@@ -38,6 +38,15 @@ describe("dashboard assets behind the Worker", () => {
     expect(await response.json()).toEqual({ error, message: expect.any(String) });
   });
 
+  it("answers a write to a dashboard path as an unknown route: 404 in the error format, not the asset server's bare 405", async () => {
+    for (const [method, path] of [["POST", "/"], ["PUT", "/launch"], ["DELETE", "/instances/i-aaaaaaaaaaaaaaaa"], ["OPTIONS", "/billing"]] as const) {
+      const response = await call(method, path, method === "POST" || method === "PUT" ? { body: {} } : {});
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(await response.json()).toEqual({ error: "not_found", message: `no route ${method} ${path}` });
+      expect(response.headers.get("x-request-id")).toMatch(/^req_/);
+    }
+  });
+
   it("keeps the agent endpoint the Worker's", async () => {
     const response = await call("GET", "/agent/v1/connect");
     expect(response.status).toBe(401);

@@ -43,9 +43,11 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
     const baseline = await benchRoute(request, env);
     if (baseline) return baseline;
   }
-  // Every request reaches the Worker first (run_worker_first); the paths it does not own are the
-  // dashboard's: its files, or index.html for the single-page app's own routes.
-  if (!WORKER_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return env.ASSETS.fetch(request);
+  // Every request reaches the Worker first (run_worker_first); what it does not own is the dashboard's
+  // to read: its files, or index.html for the single-page app's own routes. Any other method there
+  // is an unknown route of the API (404 in the error format), not the asset server's bare 405.
+  const dashboardPath = !WORKER_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  if (dashboardPath && (request.method === "GET" || request.method === "HEAD")) return env.ASSETS.fetch(request);
   if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
   const proxyTarget = matchProxyPath(request.url);
   if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);

@@ -117,7 +117,7 @@ async function runningInstance(host: FakeAgent, key: string, gpu: string): Promi
 
 /**
  * Makes `host` answer every proxied request at once, as a server inside the instance would: 200 with
- * a marker header, and every WebSocket accepted.
+ * a marker header, and every WebSocket accepted; and every log request, as an agent with no lines.
  */
 function answerAsUpstream(host: FakeAgent): void {
   host.onMessage((message) => {
@@ -126,6 +126,11 @@ function answerAsUpstream(host: FakeAgent): void {
       host.send({ type: "end", stream: message.stream });
     } else if (message.type === "ws_open") {
       host.send({ type: "ws_accepted", stream: message.stream, protocol: "" });
+    } else if (message.type === "logs_open") {
+      // As the agent answers a log request: the head, the lines (none here), the end.
+      const type = message.format === "events" ? "text/event-stream" : "text/plain; charset=utf-8";
+      host.send({ type: "http_response", stream: message.stream, status: 200, headers: [["content-type", type]] });
+      host.send({ type: "end", stream: message.stream });
     }
   });
 }
