@@ -3,7 +3,7 @@
 // Credit as for HTTP bodies, counted in message bytes: messages to the agent wait for its credit;
 // messages handed to the client return credit to the agent.
 import {
-  closeQuietly, DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, INTERNAL_ERROR, MESSAGE_TOO_BIG, ReceiveCredit, SendCredit,
+  closeQuietly, DataKind, encodeDataFrame, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, ReceiveCredit, SendCredit,
   type MuxStream,
 } from "../../protocol/index.ts";
 import { upstreamUnavailable, type StreamLink } from "./http-stream.ts";
@@ -39,8 +39,7 @@ export class WsStream implements MuxStream {
     server.addEventListener("message", (event) => {
       const kind = typeof event.data === "string" ? DataKind.wsText : DataKind.wsBinary;
       const payload = typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data as ArrayBuffer);
-      // One message is one data frame, so it must fit in one window of credit.
-      if (payload.byteLength > INITIAL_WINDOW_BYTES) return this.onWsClose(MESSAGE_TOO_BIG, "message too big for the proxy");
+      if (payload.byteLength > MAX_WS_MESSAGE_BYTES) return this.closeBothWays(MESSAGE_TOO_BIG, "message too big for the proxy");
       this.waiting.push({ frame: encodeDataFrame(kind, this.id, payload), size: payload.byteLength });
       this.flush();
     });
@@ -84,6 +83,13 @@ export class WsStream implements MuxStream {
     const client = this.client;
     this.finish();
     if (client) closeQuietly(client, code, reason);
+  }
+
+  /** Ends the exchange from here: the agent closes the upstream with the same code, the client gets it too. */
+  private closeBothWays(code: number, reason: string): void {
+    if (this.closed) return;
+    this.link.sendControl({ type: "ws_close", stream: this.id, code, reason });
+    this.onWsClose(code, reason);
   }
 
   onAbort(reason: string): void {

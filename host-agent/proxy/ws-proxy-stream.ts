@@ -4,7 +4,7 @@ import WebSocket, { type RawData } from "ws";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { closeQuietly, MESSAGE_TOO_BIG } from "../../protocol/mux/close-codes.ts";
 import { ReceiveCredit, SendCredit } from "../../protocol/mux/flow-control.ts";
-import { DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
+import { DataKind, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
 import type { MuxStream } from "../../protocol/mux/stream-table.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
 import { upstreamWsHeaders } from "./proxy-headers.ts";
@@ -44,7 +44,7 @@ export class WsProxyStream implements MuxStream {
         headers: upstreamWsHeaders(headers, port),
         perMessageDeflate: false,
         // The ws client refuses bigger messages before buffering them, keeping memory bounded.
-        maxPayload: MAX_DATA_FRAME_BYTES,
+        maxPayload: MAX_WS_MESSAGE_BYTES,
       });
     } catch {
       return this.#fail("upstream_unavailable");

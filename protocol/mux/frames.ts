@@ -1,11 +1,18 @@
 // Binary data frames: [kind u8][stream id u32 big-endian][payload]. Bodies and WebSocket messages
 // travel this way so the data path does no JSON and no base64.
+import { INITIAL_WINDOW_BYTES } from "./flow-control.ts";
+
 export const DataKind = { body: 1, wsText: 2, wsBinary: 3 } as const;
 export type DataKind = (typeof DataKind)[keyof typeof DataKind];
 
 export const DATA_HEADER_BYTES = 5;
 /** Largest payload of one binary data frame; bigger chunks are split. */
 export const MAX_DATA_FRAME_BYTES = 256 * 1024;
+/**
+ * Largest WebSocket message either way. A message is never split (one message, one data frame), so it
+ * must fit one window of credit; a bigger one closes the socket with 1009 at both ends.
+ */
+export const MAX_WS_MESSAGE_BYTES = INITIAL_WINDOW_BYTES;
 
 export interface DataFrame {
   kind: DataKind;

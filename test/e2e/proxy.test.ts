@@ -239,6 +239,27 @@ describe("WebSockets through the proxy", () => {
     expect(await closed).toBe(4000);
   });
 
+  it("messages up to 4 MiB cross both ways whole; a bigger one closes the socket with 1009 at both ends", async () => {
+    const open = async () => {
+      const socket = new WebSocket(wsUrl("/ws"), { headers: auth() });
+      await new Promise((resolve, reject) => { socket.once("open", resolve); socket.once("error", reject); });
+      return socket;
+    };
+    const socket = await open();
+    const big = Buffer.alloc(4 * 1024 * 1024, 7);
+    const echoed = new Promise<Buffer>((resolve) => socket.once("message", (data: Buffer) => resolve(data)));
+    socket.send(big);
+    expect((await echoed).equals(big)).toBe(true);
+    const closed = new Promise<[number, string]>((resolve) => socket.once("close", (code, reason) => resolve([code, reason.toString()])));
+    socket.send(Buffer.alloc(4 * 1024 * 1024 + 1));
+    expect(await closed).toEqual([1009, "message too big for the proxy"]);
+    const next = await open();
+    const pong = new Promise<string>((resolve) => next.once("message", (data: Buffer) => resolve(data.toString())));
+    next.send("still here");
+    expect(await pong).toBe("still here");
+    next.close();
+  });
+
   it("a WebSocket to a port where nothing listens is refused with 502", async () => {
     const socket = new WebSocket(stack.proxyUrl(llm, 9999, "/ws").replace(/^http/, "ws"), { headers: auth() });
     const status = await new Promise<number>((resolve) => socket.once("unexpected-response", (_req, res) => resolve(res.statusCode!)));

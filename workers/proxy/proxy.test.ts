@@ -87,4 +87,21 @@ describe("proxy entry", () => {
     response.webSocket!.close(1000, "done");
     agent.disconnect();
   });
+
+  it("a client message over 4 MiB closes the exchange at both ends with 1009: the agent is told to close the upstream", async () => {
+    const { agent, key, id } = await runningInstance();
+    const pending = exports.default.fetch(new Request(`http://gpu.test/v1/instances/${id}/proxy/8888/ws`, {
+      headers: { upgrade: "websocket", authorization: `Bearer ${key}`, "cf-connecting-ip": "10.0.0.1" },
+    }));
+    const open = await agent.waitFor((m): m is WsOpen => m.type === "ws_open");
+    agent.send({ type: "ws_accepted", stream: open.stream, protocol: "" });
+    const client = (await pending).webSocket!;
+    client.accept();
+    const closed = new Promise<number>((resolve) => client.addEventListener("close", (event) => resolve(event.code)));
+    client.send(new Uint8Array(4 * 1024 * 1024 + 1));
+    const told = await agent.waitFor((m) => m.type === "ws_close" && m.stream === open.stream);
+    expect(told).toEqual({ type: "ws_close", stream: open.stream, code: 1009, reason: "message too big for the proxy" });
+    expect(await closed).toBe(1009);
+    agent.disconnect();
+  });
 });

@@ -45,6 +45,7 @@ describe("POST /v1/instances validation", () => {
     [{ ...base, env: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`V${i}`, "x"])) }, "env"],
     [{ ...base, env: { BIG: "x".repeat(40_000) } }, "env"],
     [{ ...base, env: ["A=1"] }, "env"],
+    [{ ...base, env: { NUL: "a\u0000b" } }, "env.NUL"],
     [{ ...base, label: "x".repeat(65) }, "label"],
     [{ ...base, label: 5 }, "label"],
     [{ ...base, gpu_modle: "rtx4090" }, "gpu_modle"],

@@ -15,7 +15,7 @@ const IMAGE_REFERENCE =
 const label = z.string("must be a string").max(64, "must be at most 64 characters");
 
 const env = z
-  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "names must match [A-Za-z_][A-Za-z0-9_]*"), z.string("values must be strings"))
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "names must match [A-Za-z_][A-Za-z0-9_]*"), z.string("values must be strings").refine((value) => !value.includes("\0"), "values cannot contain the NUL character (no process could be started with it)"))
   .superRefine((vars, ctx) => {
     const names = Object.keys(vars);
     if (names.length > MAX_ENV_VARS) ctx.addIssue({ code: "custom", message: `at most ${MAX_ENV_VARS} variables` });
