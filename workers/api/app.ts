@@ -11,6 +11,7 @@ import { callerAuth } from "./middleware/caller-auth.ts";
 import { sessionOnly } from "./middleware/session-only.ts";
 import { accountRoutes } from "./routes/account-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
+import { appRoutes } from "./routes/app-routes.ts";
 import { authRoutes } from "./routes/auth-routes.ts";
 import { billingRoutes } from "./routes/billing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
@@ -51,6 +52,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);
   app.route("/v1", logsRoutes);
+  app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
   app.route("/admin/v1", adminRoutes);
