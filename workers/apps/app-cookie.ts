@@ -2,8 +2,7 @@
 // JavaScript never reads it), SameSite=Lax, host-only (no Domain: no other app origin gets it),
 // Path=/, Secure on https, and no longer than the session the MachineDO keeps.
 import { appSessionTokens } from "../../core/credentials.ts";
-
-export const APP_SESSION_COOKIE = "gpr_app";
+import { APP_SESSION_COOKIE } from "../http/app-origin.ts";
 
 /** The Set-Cookie of a new app session, on an origin served over `protocol` ("http:" or "https:"). */
 export function appSessionCookie(token: string, maxAgeS: number, protocol: string): string {

@@ -12,10 +12,10 @@ import { machineIdOfInstance } from "../../core/ids.ts";
 import { APP_SESSION_TTL_MS } from "../../durable-objects/machine/app-sessions.ts";
 import { MACHINE_PROXY_URL, machineProxyInit, refusalOf, type ProxyRequest } from "../../durable-objects/machine/proxy-request.ts";
 import { appOriginPolicy, offeredSubprotocols, upstreamRequestHeaders } from "../../protocol/mux/headers.ts";
-import type { AppTarget } from "../http/app-origin.ts";
+import { APP_SESSION_COOKIE, type AppTarget } from "../http/app-origin.ts";
 import { admitAppRequest, clientIp } from "../http/rate-limit.ts";
 import { toApiError } from "../http/to-api-error.ts";
-import { APP_SESSION_COOKIE, appSessionCookie, appSessionOf } from "./app-cookie.ts";
+import { appSessionCookie, appSessionOf } from "./app-cookie.ts";
 import { refusalResponse } from "./refusal-page.ts";
 import { ticketOf, withoutTicket } from "./ticket-url.ts";
 

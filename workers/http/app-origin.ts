@@ -2,6 +2,9 @@
 // `{instance id}-{port}.{APPS_DOMAIN}`, so an app's JavaScript never runs on the API's origin. The
 // API builds these addresses (POST .../open) and the Worker entry recognises them (workers/apps).
 
+/** The cookie of an app's session on its origin (workers/apps/app-cookie.ts). */
+export const APP_SESSION_COOKIE = "gpr_app";
+
 /** The query parameter of an app address that carries its one-time ticket. */
 export const APP_TICKET_PARAM = "gpr_ticket";
 
