@@ -7,6 +7,7 @@
 // machines each session opened apps on (`app_openers`), and when a session ends (sign-out, a password
 // change elsewhere) it tells those machines through the outbox, which a sign-out waits for.
 import { fail, type Failure } from "../../core/errors.ts";
+import { machineIdOfInstance } from "../../core/ids.ts";
 import type { PortSpec } from "../../core/port-spec.ts";
 import { isEndAppSessionsDirective, type AppOpener, type MachineDirective } from "../object-messages.ts";
 import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../machine/app-sessions.ts";
@@ -36,6 +37,11 @@ export async function openApp(ctx: AccountContext, caller: Caller, row: Instance
   const ports = JSON.parse(row.ports) as PortSpec[];
   if (!ports.some((spec) => spec.port === port && spec.kind === "http")) return fail("not_found", `instance ${row.id} has no HTTP port ${port}`);
   if (row.status !== "running") return fail("not_running", `instance ${row.id} is ${row.status}, not running`);
+  // An app's host is routed by the machine its instance id names, which an id made before ids named
+  // their machine does not: its app could never be reached.
+  if (machineIdOfInstance(row.id) !== row.machine_id) {
+    return fail("conflict", `instance ${row.id} was created before web apps had origins of their own; reach port ${port} through the proxy (or gpu forward)`);
+  }
   let opener: AppOpener;
   if (caller.kind === "key") {
     opener = { kind: "key", key_sha256: caller.keySha256 };

@@ -1,7 +1,7 @@
 // POST /v1/instances/{id}/ports/{port}/open: the app's address with a one-time ticket, for a key or
 // a session of the instance's account, and every refusal around it.
 import { env } from "cloudflare:workers";
-import { createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../main.ts";
 import type { Env } from "../../../core/env.ts";
@@ -100,6 +100,20 @@ describe("POST /v1/instances/{id}/ports/{port}/open", () => {
     expect((await openApp(body.id, 8888, { key })).body).toMatchObject({ error: "not_running" });
     agent.report(body.id, "running");
     await until(() => openApp(body.id, 8888, { key }), (r) => r.status === 200, "opens once running");
+  });
+
+  it("an instance whose id does not name its machine (made before ids did) is 409 conflict: its app's host could not be routed", async () => {
+    const launched = (await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } })).body;
+    await agent.waitForCommand(launched.id, "create");
+    const legacy = `i-zzzz${launched.id.slice(6)}`;
+    const accountId = (await callJson<{ account: { id: string } }>("GET", "/v1/me", { key })).body.account.id;
+    await runInDurableObject(env.ACCOUNTS.getByName(accountId), (_, state) => {
+      state.storage.sql.exec("UPDATE instances SET id = ?, status = 'running' WHERE id = ?", legacy, launched.id);
+    });
+    expect(await openApp(legacy, 8888, { key })).toEqual(expect.objectContaining({
+      status: 409,
+      body: { error: "conflict", message: `instance ${legacy} was created before web apps had origins of their own; reach port 8888 through the proxy (or gpu forward)` },
+    }));
   });
 
   it("without a credential, or with a revoked key, 401", async () => {
