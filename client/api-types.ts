@@ -618,7 +618,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Ends the session on the server and clears the cookie; without a session it only clears the cookie.
+         * @description Ends the session on the server and clears the cookie; without a session it only clears the cookie. The instance web apps the session opened (POST /v1/instances/{id}/ports/{port}/open) refuse their next request.
          */
         post: {
             parameters: {
@@ -1564,6 +1564,103 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/instances/{id}/ports/{port}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an instance web app in the browser
+         * @description The address of the web app (Jupyter, ComfyUI, Gradio ...) on HTTP port `port` of a running instance, on an origin of its own: `{instance id}-{port}.{APPS_DOMAIN}`, with a one-time ticket valid 60 s for that instance and port only. The first request with the ticket is redirected to the same address without it and gets the app's session cookie `gpr_app` (at most 12 h, for this run of the instance); every request on that origin then goes to `http://localhost:{port}{path}` inside the instance exactly as sent. The app's session ends when the instance stops or is destroyed, and when the key or the session that opened it is revoked or signs out. 404 not_found when the instance has no such HTTP port, 409 not_running when it is not running.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    /** @description One of the instance's HTTP ports */
+                    port: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The app's address, with its ticket */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenedApp"];
+                    };
+                };
+                /** @description Malformed request (bad_request) or invalid parameter (invalid) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description API key or session missing, wrong, expired or revoked (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Signed in with the session cookie, but Origin is missing or not this service (forbidden) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such instance or key in the account (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description no_capacity, gpus_busy, conflict or not_running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests (rate_limited) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2726,6 +2823,785 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GET on an instance web app's own origin
+         * @description Every (instance, port) has an origin of its own, so an app's JavaScript never runs on the API's origin.
+         *     POST /v1/instances/{id}/ports/{port}/open gives its address with a one-time ticket; the first request with the
+         *     ticket is answered 302 to the same address without it, setting the cookie `gpr_app` (HttpOnly, SameSite=Lax,
+         *     host-only, Path=/, Secure on https, at most 12 h, bound to the instance, the port and the instance's current run).
+         *
+         *     With the cookie, every method, path and query goes to `http://localhost:{port}{path}?{query}` inside the instance
+         *     exactly as sent, with no path prefix: Authorization and the app's own cookies are passed through, only `gpr_app`
+         *     is removed. Streamed responses, server-sent events, WebSockets and request bodies up to 512 MB work as on the proxy.
+         *
+         *     Refusals are a short HTML page, or `{error, message}` when the request accepts JSON and not HTML. The app session
+         *     ends when the instance stops (409 not_running until it is started; then 401), is started again or destroyed, and
+         *     when the key or the session that opened it is revoked or signs out. These origins have their own per-IP request
+         *     budget (APPS_RATE_LIMIT_RPS, 200 a second).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The one-time ticket of an opened app's address (valid 60 s) */
+                    gpr_ticket?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Any path, slashes included, passed on exactly as sent (with the query) */
+                    path: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description WebSocket upgrade accepted by the app; frames pass both ways */
+                101: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A ticket redeemed: to the same address without it, with the app's session cookie */
+                302: {
+                    headers: {
+                        /** @description gpr_app=gpa_...; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure */
+                        "set-cookie": string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No app session, or one that has ended; a ticket used already, expired, or of another app (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The host names no app: not {instance id}-{port} with a port from 1 to 65535 (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The instance is stopped or not running yet (not_running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Request body larger than 512 MB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description More than APPS_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Nothing answers on the port yet, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The response of the app inside the instance, passed through unchanged */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * PUT on an instance web app's own origin
+         * @description Every (instance, port) has an origin of its own, so an app's JavaScript never runs on the API's origin.
+         *     POST /v1/instances/{id}/ports/{port}/open gives its address with a one-time ticket; the first request with the
+         *     ticket is answered 302 to the same address without it, setting the cookie `gpr_app` (HttpOnly, SameSite=Lax,
+         *     host-only, Path=/, Secure on https, at most 12 h, bound to the instance, the port and the instance's current run).
+         *
+         *     With the cookie, every method, path and query goes to `http://localhost:{port}{path}?{query}` inside the instance
+         *     exactly as sent, with no path prefix: Authorization and the app's own cookies are passed through, only `gpr_app`
+         *     is removed. Streamed responses, server-sent events, WebSockets and request bodies up to 512 MB work as on the proxy.
+         *
+         *     Refusals are a short HTML page, or `{error, message}` when the request accepts JSON and not HTML. The app session
+         *     ends when the instance stops (409 not_running until it is started; then 401), is started again or destroyed, and
+         *     when the key or the session that opened it is revoked or signs out. These origins have their own per-IP request
+         *     budget (APPS_RATE_LIMIT_RPS, 200 a second).
+         */
+        put: {
+            parameters: {
+                query?: {
+                    /** @description The one-time ticket of an opened app's address (valid 60 s) */
+                    gpr_ticket?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Any path, slashes included, passed on exactly as sent (with the query) */
+                    path: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A ticket redeemed: to the same address without it, with the app's session cookie */
+                302: {
+                    headers: {
+                        /** @description gpr_app=gpa_...; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure */
+                        "set-cookie": string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No app session, or one that has ended; a ticket used already, expired, or of another app (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The host names no app: not {instance id}-{port} with a port from 1 to 65535 (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The instance is stopped or not running yet (not_running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Request body larger than 512 MB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description More than APPS_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Nothing answers on the port yet, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The response of the app inside the instance, passed through unchanged */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * POST on an instance web app's own origin
+         * @description Every (instance, port) has an origin of its own, so an app's JavaScript never runs on the API's origin.
+         *     POST /v1/instances/{id}/ports/{port}/open gives its address with a one-time ticket; the first request with the
+         *     ticket is answered 302 to the same address without it, setting the cookie `gpr_app` (HttpOnly, SameSite=Lax,
+         *     host-only, Path=/, Secure on https, at most 12 h, bound to the instance, the port and the instance's current run).
+         *
+         *     With the cookie, every method, path and query goes to `http://localhost:{port}{path}?{query}` inside the instance
+         *     exactly as sent, with no path prefix: Authorization and the app's own cookies are passed through, only `gpr_app`
+         *     is removed. Streamed responses, server-sent events, WebSockets and request bodies up to 512 MB work as on the proxy.
+         *
+         *     Refusals are a short HTML page, or `{error, message}` when the request accepts JSON and not HTML. The app session
+         *     ends when the instance stops (409 not_running until it is started; then 401), is started again or destroyed, and
+         *     when the key or the session that opened it is revoked or signs out. These origins have their own per-IP request
+         *     budget (APPS_RATE_LIMIT_RPS, 200 a second).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The one-time ticket of an opened app's address (valid 60 s) */
+                    gpr_ticket?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Any path, slashes included, passed on exactly as sent (with the query) */
+                    path: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A ticket redeemed: to the same address without it, with the app's session cookie */
+                302: {
+                    headers: {
+                        /** @description gpr_app=gpa_...; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure */
+                        "set-cookie": string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No app session, or one that has ended; a ticket used already, expired, or of another app (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The host names no app: not {instance id}-{port} with a port from 1 to 65535 (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The instance is stopped or not running yet (not_running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Request body larger than 512 MB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description More than APPS_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Nothing answers on the port yet, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The response of the app inside the instance, passed through unchanged */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * DELETE on an instance web app's own origin
+         * @description Every (instance, port) has an origin of its own, so an app's JavaScript never runs on the API's origin.
+         *     POST /v1/instances/{id}/ports/{port}/open gives its address with a one-time ticket; the first request with the
+         *     ticket is answered 302 to the same address without it, setting the cookie `gpr_app` (HttpOnly, SameSite=Lax,
+         *     host-only, Path=/, Secure on https, at most 12 h, bound to the instance, the port and the instance's current run).
+         *
+         *     With the cookie, every method, path and query goes to `http://localhost:{port}{path}?{query}` inside the instance
+         *     exactly as sent, with no path prefix: Authorization and the app's own cookies are passed through, only `gpr_app`
+         *     is removed. Streamed responses, server-sent events, WebSockets and request bodies up to 512 MB work as on the proxy.
+         *
+         *     Refusals are a short HTML page, or `{error, message}` when the request accepts JSON and not HTML. The app session
+         *     ends when the instance stops (409 not_running until it is started; then 401), is started again or destroyed, and
+         *     when the key or the session that opened it is revoked or signs out. These origins have their own per-IP request
+         *     budget (APPS_RATE_LIMIT_RPS, 200 a second).
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description The one-time ticket of an opened app's address (valid 60 s) */
+                    gpr_ticket?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Any path, slashes included, passed on exactly as sent (with the query) */
+                    path: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A ticket redeemed: to the same address without it, with the app's session cookie */
+                302: {
+                    headers: {
+                        /** @description gpr_app=gpa_...; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure */
+                        "set-cookie": string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No app session, or one that has ended; a ticket used already, expired, or of another app (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The host names no app: not {instance id}-{port} with a port from 1 to 65535 (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The instance is stopped or not running yet (not_running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Request body larger than 512 MB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description More than APPS_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Nothing answers on the port yet, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The response of the app inside the instance, passed through unchanged */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * OPTIONS on an instance web app's own origin
+         * @description Every (instance, port) has an origin of its own, so an app's JavaScript never runs on the API's origin.
+         *     POST /v1/instances/{id}/ports/{port}/open gives its address with a one-time ticket; the first request with the
+         *     ticket is answered 302 to the same address without it, setting the cookie `gpr_app` (HttpOnly, SameSite=Lax,
+         *     host-only, Path=/, Secure on https, at most 12 h, bound to the instance, the port and the instance's current run).
+         *
+         *     With the cookie, every method, path and query goes to `http://localhost:{port}{path}?{query}` inside the instance
+         *     exactly as sent, with no path prefix: Authorization and the app's own cookies are passed through, only `gpr_app`
+         *     is removed. Streamed responses, server-sent events, WebSockets and request bodies up to 512 MB work as on the proxy.
+         *
+         *     Refusals are a short HTML page, or `{error, message}` when the request accepts JSON and not HTML. The app session
+         *     ends when the instance stops (409 not_running until it is started; then 401), is started again or destroyed, and
+         *     when the key or the session that opened it is revoked or signs out. These origins have their own per-IP request
+         *     budget (APPS_RATE_LIMIT_RPS, 200 a second).
+         */
+        options: {
+            parameters: {
+                query?: {
+                    /** @description The one-time ticket of an opened app's address (valid 60 s) */
+                    gpr_ticket?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Any path, slashes included, passed on exactly as sent (with the query) */
+                    path: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A ticket redeemed: to the same address without it, with the app's session cookie */
+                302: {
+                    headers: {
+                        /** @description gpr_app=gpa_...; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure */
+                        "set-cookie": string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No app session, or one that has ended; a ticket used already, expired, or of another app (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The host names no app: not {instance id}-{port} with a port from 1 to 65535 (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The instance is stopped or not running yet (not_running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Request body larger than 512 MB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description More than APPS_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Nothing answers on the port yet, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The response of the app inside the instance, passed through unchanged */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * HEAD on an instance web app's own origin
+         * @description Every (instance, port) has an origin of its own, so an app's JavaScript never runs on the API's origin.
+         *     POST /v1/instances/{id}/ports/{port}/open gives its address with a one-time ticket; the first request with the
+         *     ticket is answered 302 to the same address without it, setting the cookie `gpr_app` (HttpOnly, SameSite=Lax,
+         *     host-only, Path=/, Secure on https, at most 12 h, bound to the instance, the port and the instance's current run).
+         *
+         *     With the cookie, every method, path and query goes to `http://localhost:{port}{path}?{query}` inside the instance
+         *     exactly as sent, with no path prefix: Authorization and the app's own cookies are passed through, only `gpr_app`
+         *     is removed. Streamed responses, server-sent events, WebSockets and request bodies up to 512 MB work as on the proxy.
+         *
+         *     Refusals are a short HTML page, or `{error, message}` when the request accepts JSON and not HTML. The app session
+         *     ends when the instance stops (409 not_running until it is started; then 401), is started again or destroyed, and
+         *     when the key or the session that opened it is revoked or signs out. These origins have their own per-IP request
+         *     budget (APPS_RATE_LIMIT_RPS, 200 a second).
+         */
+        head: {
+            parameters: {
+                query?: {
+                    /** @description The one-time ticket of an opened app's address (valid 60 s) */
+                    gpr_ticket?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Any path, slashes included, passed on exactly as sent (with the query) */
+                    path: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A ticket redeemed: to the same address without it, with the app's session cookie */
+                302: {
+                    headers: {
+                        /** @description gpr_app=gpa_...; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure */
+                        "set-cookie": string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No app session, or one that has ended; a ticket used already, expired, or of another app (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The host names no app: not {instance id}-{port} with a port from 1 to 65535 (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The instance is stopped or not running yet (not_running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Request body larger than 512 MB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description More than APPS_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Nothing answers on the port yet, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The response of the app inside the instance, passed through unchanged */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /**
+         * PATCH on an instance web app's own origin
+         * @description Every (instance, port) has an origin of its own, so an app's JavaScript never runs on the API's origin.
+         *     POST /v1/instances/{id}/ports/{port}/open gives its address with a one-time ticket; the first request with the
+         *     ticket is answered 302 to the same address without it, setting the cookie `gpr_app` (HttpOnly, SameSite=Lax,
+         *     host-only, Path=/, Secure on https, at most 12 h, bound to the instance, the port and the instance's current run).
+         *
+         *     With the cookie, every method, path and query goes to `http://localhost:{port}{path}?{query}` inside the instance
+         *     exactly as sent, with no path prefix: Authorization and the app's own cookies are passed through, only `gpr_app`
+         *     is removed. Streamed responses, server-sent events, WebSockets and request bodies up to 512 MB work as on the proxy.
+         *
+         *     Refusals are a short HTML page, or `{error, message}` when the request accepts JSON and not HTML. The app session
+         *     ends when the instance stops (409 not_running until it is started; then 401), is started again or destroyed, and
+         *     when the key or the session that opened it is revoked or signs out. These origins have their own per-IP request
+         *     budget (APPS_RATE_LIMIT_RPS, 200 a second).
+         */
+        patch: {
+            parameters: {
+                query?: {
+                    /** @description The one-time ticket of an opened app's address (valid 60 s) */
+                    gpr_ticket?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Any path, slashes included, passed on exactly as sent (with the query) */
+                    path: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A ticket redeemed: to the same address without it, with the app's session cookie */
+                302: {
+                    headers: {
+                        /** @description gpr_app=gpa_...; Max-Age=43200; Path=/; HttpOnly; SameSite=Lax; Secure */
+                        "set-cookie": string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No app session, or one that has ended; a ticket used already, expired, or of another app (unauthorized) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The host names no app: not {instance id}-{port} with a port from 1 to 65535 (not_found) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The instance is stopped or not running yet (not_running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Request body larger than 512 MB (payload_too_large) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description More than APPS_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description Nothing answers on the port yet, or the host is offline (upstream_unavailable) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                        "text/html": string;
+                    };
+                };
+                /** @description The response of the app inside the instance, passed through unchanged */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2998,6 +3874,20 @@ export interface components {
             description: string;
             cached: boolean;
             size_gb: number;
+        };
+        OpenedApp: {
+            /**
+             * Format: uri
+             * @description The app's address on its own origin, with a one-time ticket valid 60 s: open it in the browser
+             * @example https://i-abcdefghijklmnop-8888.apps.example.net/?gpr_ticket=gpt_i-abcdefghijklmnop_abcdefghijklmnopqrstuvwxyz234567
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the ticket expires unused
+             * @example 2026-11-21T12:01:00.000Z
+             */
+            expires_at: string;
         };
         PasswordChange: {
             current_password: string;

@@ -1,7 +1,8 @@
 // Instance tokens are derived, not stored: the same inputs always give the same token, in the
-// credential format the proxy recognises; any other instance, account or secret gives another.
+// credential format the proxy recognises; any other instance, account or secret gives another. Web
+// app tickets and sessions name the instance they open.
 import { describe, expect, it } from "vitest";
-import { instanceTokenFor, instanceTokens } from "./credentials.ts";
+import { appSessionTokens, appTickets, instanceTokenFor, instanceTokens } from "./credentials.ts";
 
 const ACCOUNT = "acc-abcdefghijklmnop";
 
@@ -26,5 +27,28 @@ describe("instance tokens", () => {
 
   it("cannot be made without the secret", async () => {
     await expect(instanceTokenFor("", ACCOUNT, "i-aaabaaaaaaaaaaaa")).rejects.toThrow("INSTANCE_TOKEN_SECRET is not set");
+  });
+});
+
+describe("web app tickets and sessions", () => {
+  const INSTANCE = "i-aaabcdefghijklmn";
+
+  it("carry the instance they open (which names its machine) and a 160-bit secret", () => {
+    for (const format of [appTickets, appSessionTokens]) {
+      const credential = format.issue(INSTANCE);
+      expect(credential).toMatch(new RegExp(`^${format.prefix}${INSTANCE}_[a-z2-7]{32}$`));
+      expect(format.ownerOf(credential)).toBe(INSTANCE);
+      expect(format.issue(INSTANCE)).not.toBe(credential);
+    }
+    expect(appTickets.prefix).toBe("gpt_");
+    expect(appSessionTokens.prefix).toBe("gpa_");
+  });
+
+  it("are not each other, nor any other credential", () => {
+    const ticket = appTickets.issue(INSTANCE);
+    expect(appSessionTokens.ownerOf(ticket)).toBeNull();
+    expect(appTickets.ownerOf(appSessionTokens.issue(INSTANCE))).toBeNull();
+    expect(appTickets.ownerOf(`gpt_acc-abcdefghijklmnop_${"a".repeat(32)}`)).toBeNull();
+    expect(appTickets.ownerOf(`${ticket}x`)).toBeNull();
   });
 });

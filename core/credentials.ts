@@ -1,12 +1,14 @@
 // Every credential the service issues, made and recognised here only. Each carries the id of the
-// object that can check it (an account or a machine), so a request is routed without a lookup;
-// the secret part is random and only its SHA-256 is ever stored, except an instance token's, which
-// is derived from the instance id and a service secret and so is stored nowhere. (Passwords are not
-// credentials of this kind: they are chosen by people, so they get a slow salted hash instead.)
+// object that can check it (an account, a machine, or an instance, which names its machine), so a
+// request is routed without a lookup; the secret part is random and only its SHA-256 is ever
+// stored, except an instance token's, which is derived from the instance id and a service secret
+// and so is stored nowhere. (Passwords are not credentials of this kind: they are chosen by people,
+// so they get a slow salted hash instead.)
 import { base32, randomBase32 } from "./ids.ts";
 
 const SECRET = "[a-z2-7]{32}";
 const ACCOUNT_ID = "acc-[a-z2-7]{16}";
+const INSTANCE_ID = "i-[a-z2-7]{16}";
 
 /** A kind of credential: its prefix and the shape of the routing id it carries. */
 class CredentialFormat<Owner extends string | number> {
@@ -32,14 +34,19 @@ class CredentialFormat<Owner extends string | number> {
   }
 }
 
-const accountOwner = (text: string) => text;
+/** The owner id as it appears: an account's or an instance's. */
+const idOwner = (text: string) => text;
 
 /** An account's API key: `gpk_<account id>_<secret>`. */
-export const apiKeys = new CredentialFormat("gpk_", ACCOUNT_ID, accountOwner);
+export const apiKeys = new CredentialFormat("gpk_", ACCOUNT_ID, idOwner);
 /** An instance's own proxy token: `gpi_<account id>_<secret>`, the secret from `instanceTokenFor`. */
-export const instanceTokens = new CredentialFormat("gpi_", ACCOUNT_ID, accountOwner);
+export const instanceTokens = new CredentialFormat("gpi_", ACCOUNT_ID, idOwner);
 /** A browser session, sent only as the `gpr_session` cookie: `gps_<account id>_<secret>`. */
-export const sessionTokens = new CredentialFormat("gps_", ACCOUNT_ID, accountOwner);
+export const sessionTokens = new CredentialFormat("gps_", ACCOUNT_ID, idOwner);
+/** A one-time ticket that opens an instance web app, valid 60 s: `gpt_<instance id>_<secret>`. */
+export const appTickets = new CredentialFormat("gpt_", INSTANCE_ID, idOwner);
+/** An instance web app's session, sent only as the `gpr_app` cookie of its own origin: `gpa_<instance id>_<secret>`. */
+export const appSessionTokens = new CredentialFormat("gpa_", INSTANCE_ID, idOwner);
 /** A host agent's machine token: `gma_<machine id>_<secret>`. */
 export const agentTokens = new CredentialFormat("gma_", "[1-9][0-9]{0,9}", Number);
 

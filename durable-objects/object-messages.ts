@@ -31,11 +31,37 @@ export interface KeySet {
   hashes: string[];
 }
 
+/** The sessions of `account_id` that have ended (sign-out, a password change): the app sessions they opened end too. */
+export interface EndAppSessions {
+  kind: "end_app_sessions";
+  account_id: string;
+  session_ids: string[];
+}
+
 /** What an AccountDO's outbox carries to a MachineDO, in order. (Rows queued before key sets existed are desired-state changes.) */
-export type MachineDirective = DesiredStateChange | { kind: "key_set"; key_set: KeySet };
+export type MachineDirective = DesiredStateChange | { kind: "key_set"; key_set: KeySet } | EndAppSessions;
 
 export const isKeySetDirective = (directive: MachineDirective): directive is { kind: "key_set"; key_set: KeySet } =>
   "kind" in directive && directive.kind === "key_set";
+
+export const isEndAppSessionsDirective = (directive: MachineDirective): directive is EndAppSessions =>
+  "kind" in directive && directive.kind === "end_app_sessions";
+
+/**
+ * Who opened an instance web app: an API key (by its SHA-256, checked against the account's key set
+ * on every request) or a browser session (by its id; the AccountDO ends its app sessions when it ends).
+ */
+export type AppOpener = { kind: "key"; key_sha256: string } | { kind: "session"; session_id: string };
+
+/** AccountDO -> MachineDO: a one-time ticket for an instance web app, for a caller the account has admitted. */
+export interface AppTicketRequest {
+  account_id: string;
+  instance_id: string;
+  port: number;
+  opener: AppOpener;
+  /** The account's key set, so a key that opens an app is known to the machine from the first request. */
+  key_set: KeySet;
+}
 
 export interface ReserveRequest {
   account_id: string;

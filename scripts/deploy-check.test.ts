@@ -35,7 +35,10 @@ describe.each(ENVIRONMENTS)("wrangler deploy --dry-run --env %s", (environment) 
   it("builds without a Cloudflare account and binds every Durable Object and the per-location limiter", () => {
     const { output } = run;
     expect(output).toContain("--dry-run: exiting now.");
-    for (const binding of ["env.ACCOUNTS (AccountDO)", "env.FLEET (FleetDO)", "env.MACHINES (MachineDO)", "env.EMAILS (EmailDO)", "env.RATE_LIMITER (300 requests/10s)"]) {
+    for (const binding of [
+      "env.ACCOUNTS (AccountDO)", "env.FLEET (FleetDO)", "env.MACHINES (MachineDO)", "env.EMAILS (EmailDO)", "env.RATE_LIMITER (300 requests/10s)",
+      "env.APPS_RATE_LIMITER (3000 requests/10s)",
+    ]) {
       expect(output).toContain(binding);
     }
   });
@@ -93,29 +96,33 @@ describe.each(ENVIRONMENTS)("the %s environment's configuration", (environment) 
     expect(config.observability).toMatchObject({ enabled: true, head_sampling_rate: 1 });
   });
 
-  it("limits per location no tighter than the isolate bucket admits in one window", () => {
-    const rps = Number(config.vars.RATE_LIMIT_RPS);
-    expect(config.ratelimits.map((binding) => binding.name)).toEqual(["RATE_LIMITER"]);
-    const limiter = config.ratelimits[0]!;
-    expect(limiter.simple.period).toBe(LOCATION_PERIOD_S);
-    // A client at RATE_LIMIT_RPS with a full bucket of two seconds' worth is never refused.
-    expect(limiter.simple.limit).toBeGreaterThanOrEqual(rps * LOCATION_PERIOD_S + 2 * rps);
+  it("limits per location no tighter than the isolate bucket admits in one window, for the API and for the apps' origins", () => {
+    expect(config.ratelimits.map((binding) => binding.name)).toEqual(["RATE_LIMITER", "APPS_RATE_LIMITER"]);
+    for (const [binding, rateVar] of [["RATE_LIMITER", "RATE_LIMIT_RPS"], ["APPS_RATE_LIMITER", "APPS_RATE_LIMIT_RPS"]] as const) {
+      const rps = Number(config.vars[rateVar]);
+      const limiter = config.ratelimits.find((candidate) => candidate.name === binding)!;
+      expect(rps, rateVar).toBeGreaterThan(0);
+      expect(limiter.simple.period).toBe(LOCATION_PERIOD_S);
+      // A client at the rate with a full bucket of two seconds' worth is never refused.
+      expect(limiter.simple.limit, binding).toBeGreaterThanOrEqual(rps * LOCATION_PERIOD_S + 2 * rps);
+    }
   });
 });
 
 describe("across environments", () => {
-  it("each environment counts in a rate-limit namespace of its own (namespaces are shared account-wide)", () => {
-    const namespaces = ENVIRONMENTS.map((environment) => configOf(environment).ratelimits[0]?.namespace_id);
-    expect(new Set(namespaces).size).toBe(ENVIRONMENTS.length);
+  it("each environment's each limiter counts in a rate-limit namespace of its own (namespaces are shared account-wide)", () => {
+    const namespaces = ENVIRONMENTS.flatMap((environment) => configOf(environment).ratelimits.map((binding) => binding.namespace_id));
+    expect(namespaces.length).toBe(2 * ENVIRONMENTS.length);
+    expect(new Set(namespaces).size).toBe(namespaces.length);
   });
 
   it("the top level (npm run dev, tests) has no per-location limiter: one isolate's bucket sees every request", () => {
     expect(topLevel.ratelimits).toEqual([]);
   });
 
-  it("the generated Env has every binding required but RATE_LIMITER, which only the deployments have", () => {
+  it("the generated Env has every binding required but the limiters, which only the deployments have", () => {
     const generated = readFileSync(join(ROOT, "worker-configuration.d.ts"), "utf8");
     const base = /interface __BaseEnv_Env \{\n([^}]*)\}/.exec(generated)?.[1] ?? "";
-    expect(base.split("\n").filter((line) => line.includes("?:"))).toEqual(["\tRATE_LIMITER?: RateLimit;"]);
+    expect(base.split("\n").filter((line) => line.includes("?:"))).toEqual(["\tRATE_LIMITER?: RateLimit;", "\tAPPS_RATE_LIMITER?: RateLimit;"]);
   });
 });

@@ -19,7 +19,7 @@ const stack = await startStack({
   stateDir,
   adminToken,
   fresh: process.argv.includes("--fresh"),
-  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS"]),
+  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS", "APPS_DOMAIN", "APPS_RATE_LIMIT_RPS"]),
   agentEnv: { ...passed(["DEV_READY_DELAY_MS"]), ADMIN_TOKEN: adminToken },
   echo: true,
 }).catch((error: Error) => {
@@ -32,6 +32,7 @@ console.log(`
 GPU rental, local stack
   dashboard      ${stack.baseUrl}/
   API base URL   ${base}
+  web apps       http://{instance id}-{port}.${stack.appsDomain}/ (Open on an instance's page)
   API key        ${stack.setup.account.key}
   dev login      ${stack.setup.account.email} / ${stack.setup.account.password}
   admin token    ${adminToken}

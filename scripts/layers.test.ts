@@ -30,6 +30,16 @@ describe("the layering rule", () => {
     ]);
   });
 
+  it("keeps the instance web apps' origins off the API's and the proxy's internals, on the shared Worker code", () => {
+    const tree = new Map([
+      ["workers/apps/app-request.ts", 'import { x } from "../api/context.ts";\nimport { y } from "../proxy/proxy.ts";\nimport { z } from "../http/rate-limit.ts";'],
+    ]);
+    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
+      "workers/apps/app-request.ts -> workers/api/context.ts",
+      "workers/apps/app-request.ts -> workers/proxy/proxy.ts",
+    ]);
+  });
+
   it("keeps the typed client free of the service's code and the CLI on the client alone", () => {
     const tree = new Map([
       ["client/client.ts", 'import { ApiError } from "../core/errors.ts";'],

@@ -12,6 +12,7 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   { folder: "workers/http/", mayImport: ["core/"] },
   { folder: "workers/proxy/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/api/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  { folder: "workers/apps/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/", mayImport: ["durable-objects/", "core/", "protocol/"] },
   // The typed client stands apart: it speaks to the service over HTTP only (generated types included),
   // so it runs in a browser too. The CLI builds on it alone.

@@ -1,12 +1,15 @@
-// The Worker entry: rate limit, then the agent endpoint, the proxy, or the API; any other path is
-// the dashboard's static files (env.ASSETS).
+// The Worker entry: a host of an instance web app (`{instance id}-{port}.{APPS_DOMAIN}`) is the app's,
+// whatever the path; on any other host, rate limit, then the agent endpoint, the proxy, or the API;
+// any other path is the dashboard's static files (env.ASSETS).
 import { AccountDO } from "../durable-objects/account/account-do.ts";
 import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
 import { EmailDO } from "../durable-objects/email/email-do.ts";
 import { MachineDO } from "../durable-objects/machine/machine-do.ts";
 import { connectAgent } from "./agent-connect.ts";
+import { serveAppRequest } from "./apps/app-request.ts";
 import { createApiApp } from "./api/app.ts";
 import { benchRoute } from "./bench/bench-routes.ts";
+import { matchAppHost } from "./http/app-origin.ts";
 import { admitRequest, clientIp } from "./http/rate-limit.ts";
 import { toApiError } from "./http/to-api-error.ts";
 import { newRequestId, withRequestId } from "./http/request-id.ts";
@@ -37,7 +40,11 @@ export default {
 const WORKER_PREFIXES = ["/v1", "/admin", "/agent", "/bench"];
 
 async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string): Promise<Response> {
-  const path = new URL(request.url).pathname;
+  const url = new URL(request.url);
+  // First: nothing of the API, the agent endpoint or the dashboard is reachable on an app's origin.
+  const app = matchAppHost(url.host, env.APPS_DOMAIN);
+  if (app !== null) return serveAppRequest(request, env, app, requestId);
+  const path = url.pathname;
   if (path === "/agent/v1/connect") return connectAgent(request, env);
   if (path.startsWith("/bench/")) {
     const baseline = await benchRoute(request, env);

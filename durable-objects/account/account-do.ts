@@ -5,7 +5,9 @@
 // Every method that acts for a caller takes the caller's credential (an API key or a session) and
 // checks it on the same call, so a request costs one round trip and a revoked key or session fails
 // on its very next use. The proxy is admitted by the MachineDOs, from the key sets this object pushes
-// them (key-set.ts); a key change, stop or destroy is answered once they have acknowledged it.
+// them (key-set.ts); a key change, stop or destroy is answered once they have acknowledged it. It
+// admits the opening of an instance web app (the ticket and the app session are the MachineDO's) and
+// ends the app sessions a browser session opened when that session ends (app-openers.ts).
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
@@ -23,6 +25,7 @@ import * as actions from "./instance-actions.ts";
 import { findInstance, listEvents, listInstances, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import { checkCredential, type Caller } from "./credential-check.ts";
 import { createAndPushKey, revokeAndConfirm } from "./key-changes.ts";
+import { APP_END_PENDING, createAppOpenersTable, endAppsOpenedBy, openApp, pendingAppEnds } from "./app-openers.ts";
 import { createKeySetTable } from "./key-set.ts";
 import { listKeys, type CreatedKey, type KeySummary } from "./keys.ts";
 import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
@@ -60,6 +63,7 @@ export class AccountDO extends DurableObject<Env> {
     createAccountSchema(this.sql);
     addAccountSchemaAdditions(this.sql);
     createKeySetTable(this.sql);
+    createAppOpenersTable(this.sql);
     this.outbox = new Outbox<MachineDirective>(this.sql, {
       name: "machine directive",
       now: () => this.clock.now(),
@@ -196,6 +200,22 @@ export class AccountDO extends DurableObject<Env> {
     return { ok: true, machine_id: row.machine_id! };
   }
 
+  /**
+   * A one-time ticket for the web app on `port` of instance `id`, for any caller of the account (a
+   * key or a session). In the queue, with the caller checked there, so a sign-out cannot slip between
+   * the check of its session and the note that the session opened an app (app-openers.ts).
+   */
+  async openApp(credential: string, id: string, port: number): Promise<Ok<{ ticket: string; expires_ms: number }> | Failure> {
+    if (!this.info()) return unauthorized();
+    return this.queue.run(async () => {
+      const caller = await this.caller(credential);
+      if (!caller) return unauthorized();
+      const row = findInstance(this.sql, id);
+      if (!row || !this.visible(row)) return fail("not_found", `no instance ${id} in this account`);
+      return openApp(this.context(), caller, row, port);
+    });
+  }
+
   // ---- sign-up and sign-in (the EmailDO decides which account holds an email) ----
 
   /** Sign-up, called by the EmailDO once it has claimed the email for `account.accountId`. */
@@ -216,17 +236,36 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.settleForRequest()) ?? { ok: true, account: this.info()!, session: signedIn.session };
   }
 
-  /** Ends the session `credential` names, if it is live; anything else is already signed out. */
-  async signOut(credential: string): Promise<Ok<object>> {
+  /**
+   * Ends the session `credential` names, if it is live (anything else is already signed out), and the
+   * web app sessions it opened: answered once their hosts' MachineDOs have acknowledged that, so the
+   * apps refuse the very next request. A retry after a 500 waits for the ends still pending.
+   */
+  async signOut(credential: string): Promise<Ok<object> | Failure> {
     const caller = await this.caller(credential);
     if (caller?.kind === "session") revokeSession(this.sql, caller.sessionId);
-    return { ok: true };
+    // Queued after any openApp that checked this session before it ended, so its note is seen.
+    const failure = await this.queue.run(() => {
+      const ends = caller?.kind === "session"
+        ? this.ctx.storage.transactionSync(() => endAppsOpenedBy(this.sql, this.outbox, this.info()!.id, { sessionIds: [caller.sessionId] }))
+        : pendingAppEnds(this.outbox);
+      return this.confirm(ends, APP_END_PENDING);
+    });
+    this.afterChange();
+    return failure ?? { ok: true };
   }
 
   async changePassword(credential: string, current: string, next: string): Promise<Ok<object> | Failure> {
     const caller = await this.caller(credential);
     if (caller?.kind !== "session") return fail("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie)");
-    return replacePassword(this.loginStore(), caller.sessionId, current, next);
+    const changed = await replacePassword(this.loginStore(), caller.sessionId, current, next);
+    if (!changed.ok) return changed;
+    // The other sessions have ended: so do the web apps they opened. The password is changed either
+    // way, so a host that does not confirm in time is left to the outbox rather than failing the change.
+    await this.queue.run(() =>
+      this.outbox.deliverNow(this.ctx.storage.transactionSync(() => endAppsOpenedBy(this.sql, this.outbox, this.info()!.id, { allBut: caller.sessionId }))));
+    this.afterChange();
+    return changed;
   }
 
   // ---- self-service: keys and the ledger ----

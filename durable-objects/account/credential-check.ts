@@ -8,12 +8,13 @@ import type { Sql } from "../sql.ts";
 import { findLiveKey } from "./keys.ts";
 import { findLiveSession } from "./sessions.ts";
 
-export type Caller = { kind: "key" } | { kind: "session"; sessionId: string };
+export type Caller = { kind: "key"; keySha256: string } | { kind: "session"; sessionId: string };
 
 /** Who `credential` is, or null when it is no live key or session of this account. */
 export async function checkCredential(sql: Sql, credential: string, nowMs: number): Promise<Caller | null> {
   if (apiKeys.ownerOf(credential) !== null) {
-    return findLiveKey(sql, await sha256Hex(credential), iso(nowMs)) ? { kind: "key" } : null;
+    const keySha256 = await sha256Hex(credential);
+    return findLiveKey(sql, keySha256, iso(nowMs)) ? { kind: "key", keySha256 } : null;
   }
   if (sessionTokens.ownerOf(credential) !== null) {
     const sessionId = findLiveSession(sql, await sha256Hex(credential), nowMs);

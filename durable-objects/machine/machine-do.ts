@@ -3,9 +3,10 @@
 // container's desired and last reported state (container-ledger.ts), the agent connection and
 // whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts), and which
 // credentials open the proxy of its containers (proxy-admission.ts, from the key sets AccountDOs push:
-// account-key-sets.ts). It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what
-// happens through its outbox, all timed by one alarm. It also carries proxied streams and container
-// log streams (proxy-bridge.ts).
+// account-key-sets.ts), and the tickets and sessions of its instances' web apps (app-sessions.ts).
+// It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what happens through its
+// outbox, all timed by one alarm. It also carries proxied streams and container log streams
+// (proxy-bridge.ts).
 //
 // Liveness costs nothing per heartbeat, so an idle machine's object stays hibernated between them.
 // The agent sends `{"type":"heartbeat"}` every third of HEARTBEAT_TIMEOUT_MS; the runtime answers it
@@ -19,12 +20,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { errorResponse, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
-import { isKeySetDirective, type DesiredStateChange, type MachineDirective, type ReserveRequest } from "../object-messages.ts";
+import {
+  isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
+} from "../object-messages.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
 import { AccountKeySets } from "./account-key-sets.ts";
 import { AgentSession } from "./agent-session.ts";
 import { AgentSocket } from "./agent-socket.ts";
+import { AppSessions } from "./app-sessions.ts";
 import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
 import { MachineRecord } from "./machine-record.ts";
@@ -42,6 +46,7 @@ export class MachineDO extends DurableObject<Env> {
   private readonly session: AgentSession;
   private readonly keySets: AccountKeySets;
   private readonly admission: ProxyAdmission;
+  private readonly appSessions: AppSessions;
   private readonly alarms: SingleAlarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -56,7 +61,8 @@ export class MachineDO extends DurableObject<Env> {
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms });
     this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms });
     this.keySets = new AccountKeySets(sql);
-    this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, alarms: this.alarms });
+    this.appSessions = new AppSessions(sql, this.ledger, this.keySets);
+    this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
     this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness));
   }
 
@@ -86,7 +92,10 @@ export class MachineDO extends DurableObject<Env> {
   }
 
   reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {
-    return this.ledger.reserveForStart(instanceId, gpuCount, generation);
+    const reserved = this.ledger.reserveForStart(instanceId, gpuCount, generation);
+    // A start begins a new run: the web app sessions of the last one end.
+    if (reserved.ok) this.appSessions.endForInstance(instanceId);
+    return reserved;
   }
 
   /** An AccountDO's outbox batch: applied before this call returns, which is its acknowledgement. */
@@ -94,9 +103,21 @@ export class MachineDO extends DurableObject<Env> {
     const changes: DesiredStateChange[] = [];
     for (const directive of directives) {
       if (isKeySetDirective(directive)) this.keySets.apply(directive.key_set);
+      else if (isEndAppSessionsDirective(directive)) this.appSessions.endOpenedBy(directive.account_id, directive.session_ids);
       else changes.push(directive);
     }
     if (changes.length > 0) this.ledger.applyDesiredStates(changes);
+    for (const change of changes) if (change.desired === "destroyed") this.appSessions.endForInstance(change.instance_id);
+  }
+
+  // ---- instance web apps (tickets from AccountDOs, redeemed by the Worker) ----
+
+  issueAppTicket(request: AppTicketRequest): Promise<{ ok: true; ticket: string; expires_ms: number } | Failure> {
+    return this.appSessions.issueTicket(request);
+  }
+
+  redeemAppTicket(instanceId: string, port: number, ticketSha256: string): Promise<{ ok: true; token: string; expires_ms: number } | Failure> {
+    return this.appSessions.redeemTicket(instanceId, port, ticketSha256);
   }
 
   // ---- the agent socket and the alarm ----

@@ -5,7 +5,8 @@
 // A key not in the container's account's set may be another account's valid key (404) or a wrong
 // one (401): it cannot tell, so it answers `ask_account` and the Worker asks the key's AccountDO (the
 // slow path, for refusals and legacy ids only). So does an instance it does not know (an id made
-// before ids named their machine, or an instance purged since).
+// before ids named their machine, or an instance purged since). An instance web app's session is
+// judged here alone (app-sessions.ts): it is never the account's to judge.
 import { clock } from "../../core/clock.ts";
 import { instanceTokenFor } from "../../core/credentials.ts";
 import { constantTimeEqual } from "../../core/hash.ts";
@@ -13,6 +14,7 @@ import type { Env } from "../../core/env.ts";
 import { LAST_USED_RESOLUTION_MS } from "../account/keys.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { AccountKeySets } from "./account-key-sets.ts";
+import type { AppSessions } from "./app-sessions.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
 import type { MachineRecord } from "./machine-record.ts";
@@ -23,6 +25,7 @@ export interface AdmissionParts {
   ledger: ContainerLedger;
   record: MachineRecord;
   keySets: AccountKeySets;
+  appSessions: AppSessions;
   alarms: SingleAlarm;
 }
 
@@ -33,6 +36,7 @@ export class ProxyAdmission {
   private readonly ledger: ContainerLedger;
   private readonly record: MachineRecord;
   private readonly keySets: AccountKeySets;
+  private readonly appSessions: AppSessions;
   private readonly alarms: SingleAlarm;
   /** When each key's use was last reported to its account: a use is reported at most once a minute. */
   private readonly keyUseReported = new Map<string, number>();
@@ -42,6 +46,7 @@ export class ProxyAdmission {
     this.ledger = parts.ledger;
     this.record = parts.record;
     this.keySets = parts.keySets;
+    this.appSessions = parts.appSessions;
     this.alarms = parts.alarms;
   }
 
@@ -49,11 +54,17 @@ export class ProxyAdmission {
   async admit(request: ProxyRequest, declaredLength: string | null): Promise<ProxyRefusal | null> {
     const id = request.instanceId;
     const container = this.ledger.container(id);
-    if (request.credential.kind === "admitted_by_account") {
-      if (!container) return refused("upstream_unavailable", "the instance has no running container on its host");
-    } else {
-      if (!container) return ASK_ACCOUNT;
-      const refusal = await this.checkCredential(container, request.credential);
+    const { credential } = request;
+    if (credential.kind === "app_session") {
+      const refusal = this.appSessions.admit(id, request.port, credential.session_sha256, container);
+      if (refusal) return refusal;
+    }
+    if (!container) {
+      const judged = credential.kind === "admitted_by_account" || credential.kind === "app_session";
+      return judged ? refused("upstream_unavailable", "the instance has no running container on its host") : ASK_ACCOUNT;
+    }
+    if (credential.kind === "key" || credential.kind === "instance_token") {
+      const refusal = await this.checkCredential(container, credential);
       if (refusal) return refusal;
     }
     if (container.desired !== "running") return refused("not_running", `instance ${id} is ${container.desired}, not running`);
@@ -62,11 +73,11 @@ export class ProxyAdmission {
     if (Number(declaredLength ?? 0) > MAX_REQUEST_BODY_BYTES) {
       return refused("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`);
     }
-    if (request.credential.kind === "key") this.noteKeyUse(container.account_id, request.credential.key_sha256);
+    if (credential.kind === "key") this.noteKeyUse(container.account_id, credential.key_sha256);
     return null;
   }
 
-  private async checkCredential(container: ContainerRow, credential: Exclude<ProxyCredential, { kind: "admitted_by_account" }>): Promise<ProxyRefusal | null> {
+  private async checkCredential(container: ContainerRow, credential: Extract<ProxyCredential, { kind: "key" | "instance_token" }>): Promise<ProxyRefusal | null> {
     if (credential.kind === "instance_token") {
       // Bound to this instance and its account: any other token is wrong, whoever holds it.
       const expected = await instanceTokenFor(this.env.INSTANCE_TOKEN_SECRET, container.account_id, container.instance_id);

@@ -18,7 +18,9 @@ export type ProxyCredential =
   /** An instance token, itself: the MachineDO derives the expected one and compares. */
   | { kind: "instance_token"; token: string }
   /** The slow path's second hop: the account (AccountDO.openProxy) has admitted the caller. */
-  | { kind: "admitted_by_account" };
+  | { kind: "admitted_by_account" }
+  /** An instance web app's session (the `gpr_app` cookie of its origin), by its SHA-256 only (app-sessions.ts). */
+  | { kind: "app_session"; session_sha256: string };
 
 export interface ProxyRequest extends ProxyTarget {
   credential: ProxyCredential;
@@ -37,10 +39,25 @@ const proxyRequest: z.ZodType<ProxyRequest> = z.object({
     z.object({ kind: z.literal("key"), key_sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
     z.object({ kind: z.literal("instance_token"), token: z.string() }),
     z.object({ kind: z.literal("admitted_by_account") }),
+    z.object({ kind: z.literal("app_session"), session_sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
   ]),
   requestId: z.string(),
   websocket: z.object({ protocols: z.array(z.string()) }).nullable(),
 });
+
+/**
+ * The MachineDO `fetch` that carries `exchange` (to `MACHINE_PROXY_URL`): the exchange in its header,
+ * the body streamed, its declared length, and for a WebSocket the upgrade workerd needs before it
+ * passes a WebSocket back.
+ */
+export function machineProxyInit(exchange: ProxyRequest, body: ReadableStream<Uint8Array> | null, declaredLength: string | null): RequestInit {
+  const headers = new Headers({ [PROXY_REQUEST_HEADER]: encodeProxyRequest(exchange) });
+  if (exchange.websocket) headers.set("upgrade", "websocket");
+  if (declaredLength !== null && body) headers.set("content-length", declaredLength);
+  return { method: exchange.method, headers, body };
+}
+
+export const MACHINE_PROXY_URL = "https://machine/proxy";
 
 /** The header value: JSON with every non-ASCII character escaped, so any header value survives. */
 export function encodeProxyRequest(request: ProxyRequest): string {

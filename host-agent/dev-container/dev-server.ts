@@ -1,6 +1,7 @@
 // The dev container's HTTP server: the stand-in model server's routes (/health, /echo/..., /sse,
-// /bytes, the /ws echo and the OpenAI-compatible /v1 routes), which tests assert on exactly, and
-// the readiness paths of every template's port (/health, Jupyter's /api, / for ComfyUI and Ollama).
+// /bytes, the /ws echo and the OpenAI-compatible /v1 routes), which tests assert on exactly, a web
+// app at / (web-app.ts), and the readiness paths of every template's port (/health, Jupyter's
+// /api, / for ComfyUI and Ollama).
 // Each request is logged as one line: on stdout, or on stderr when it failed (4xx, 5xx).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { streamBytes } from "./bytes-route.ts";
@@ -9,6 +10,7 @@ import { sendJson } from "./json-io.ts";
 import { completeRequest } from "./openai-completions.ts";
 import { embedRequest } from "./openai-embeddings.ts";
 import { streamEvents } from "./sse-route.ts";
+import { serveWebApp } from "./web-app.ts";
 import { createWsEcho } from "./ws-echo.ts";
 
 export function createDevServer(servedModel: string): Server {
@@ -33,13 +35,11 @@ async function routeRequest(req: IncomingMessage, res: ServerResponse, servedMod
   const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
   const route = `${req.method} ${path}`;
   if (path.startsWith("/echo/")) return echoRequest(req, res);
+  if (serveWebApp(req, res, path)) return;
   switch (route) {
     case "GET /health":
       res.writeHead(200, { "content-type": "text/plain" });
       return void res.end("ok");
-    case "GET /":
-      res.writeHead(200, { "content-type": "text/plain" });
-      return void res.end("dev container is running");
     case "GET /api":
       return sendJson(res, 200, { version: "dev" });
     case "GET /sse":

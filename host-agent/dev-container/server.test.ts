@@ -89,9 +89,31 @@ describe("dev container server", () => {
     expect(await (await fetch(`${base}/api`)).json()).toEqual({ version: "dev" });
   });
 
+  it("serves a web app at /: a page whose scripts and stylesheets, relative and root-absolute, all answer", async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await page.text();
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(references).toEqual(["app/relative.css", "/app/absolute.css", "app/relative.js", "/app/absolute.js", "app/main.js"]);
+    for (const reference of references) {
+      const file = await fetch(new URL(reference, `${base}/`));
+      expect(file.status, reference).toBe(200);
+      expect(file.headers.get("content-type"), reference).toBe(`${reference.endsWith(".css") ? "text/css" : "text/javascript"}; charset=utf-8`);
+    }
+  });
+
+  it("the web app's own API answers JSON, and its cookie route says what it was sent and sets an HttpOnly cookie", async () => {
+    expect(await (await fetch(`${base}/app/api?from=test`)).json()).toEqual({ ok: true, method: "GET", path: "/app/api" });
+    const cookie = await fetch(`${base}/app/cookie`, { headers: { cookie: "dev_app=js; other=1" } });
+    expect(await cookie.json()).toEqual({ cookie: "dev_app=js; other=1" });
+    expect(cookie.headers.getSetCookie()).toEqual(["dev_app_server=1; Path=/; HttpOnly; SameSite=Lax"]);
+  });
+
   it("answers 404 to anything else", async () => {
     expect((await fetch(`${base}/nothing`)).status).toBe(404);
     expect((await fetch(`${base}/health`, { method: "POST" })).status).toBe(404);
+    expect((await fetch(`${base}/`, { method: "POST" })).status).toBe(404);
+    expect((await fetch(`${base}/app/nothing.js`)).status).toBe(404);
   });
 
   it("logs its start on both streams and every request as one line: stdout, or stderr when it failed", async () => {

@@ -1,6 +1,6 @@
 // The header rules of the proxy: what the upstream gets under each policy, and what the client gets back.
 import { describe, expect, it } from "vitest";
-import { clientResponseHeaders, offeredSubprotocols, pathProxyPolicy, upstreamRequestHeaders, type UpstreamPolicy } from "./headers.ts";
+import { appOriginPolicy, clientResponseHeaders, offeredSubprotocols, pathProxyPolicy, upstreamRequestHeaders } from "./headers.ts";
 
 const forwarded = { clientIp: "203.0.113.9", url: "https://gpu.example.com/v1/instances/i-x/proxy/8000/a?b=1" };
 const prefix = "/v1/instances/i-x/proxy/8000";
@@ -43,9 +43,9 @@ describe("upstream request headers under the path proxy policy", () => {
   });
 });
 
-describe("upstream request headers under an app-origin policy", () => {
-  // The rule an instance web app on its own origin needs: its own credentials and cookies pass.
-  const appOrigin: UpstreamPolicy = { authorization: "pass", dropCookies: ["gpr_app"], prefix: null };
+describe("upstream request headers under the app-origin policy", () => {
+  // An instance web app on its own origin: its own credentials and cookies pass, the platform's session cookie does not.
+  const appOrigin = appOriginPolicy("gpr_app");
 
   it("passes Authorization and the app's cookies, removes only the named platform cookie, and sends no prefix", () => {
     const headers = Object.fromEntries(upstreamRequestHeaders(
@@ -64,6 +64,16 @@ describe("upstream request headers under an app-origin policy", () => {
 
   it("drops the Cookie header when only the platform cookie was in it", () => {
     expect(Object.fromEntries(upstreamRequestHeaders(new Headers({ cookie: "gpr_app=secret" }), appOrigin, forwarded)).cookie).toBeUndefined();
+  });
+
+  it("removes every platform cookie of that name, however spaced, and keeps names that only begin with it", () => {
+    const headers = Object.fromEntries(upstreamRequestHeaders(new Headers({ cookie: "gpr_app=a; gpr_app_x=1;gpr_app =b; x=gpr_app" }), appOrigin, forwarded));
+    expect(headers.cookie).toBe("gpr_app_x=1; x=gpr_app");
+  });
+
+  it("still keeps the caller's X-Upstream-Authorization and platform headers away from the app", () => {
+    const headers = Object.fromEntries(upstreamRequestHeaders(new Headers({ "x-upstream-authorization": "Bearer x", "cf-connecting-ip": "1.2.3.4", "x-gpr-proxy-request": "{}" }), appOrigin, forwarded));
+    expect(Object.keys(headers).sort()).toEqual(["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto"]);
   });
 });
 

@@ -36,6 +36,15 @@ export function pathProxyPolicy(prefix: string): UpstreamPolicy {
   return { authorization: "replace", dropCookies: "all", prefix };
 }
 
+/**
+ * An instance web app on an origin of its own: Authorization and the app's cookies belong to the app
+ * there, so they pass; only the platform's own cookie (`sessionCookie`, its app session) is removed,
+ * and there is no path prefix.
+ */
+export function appOriginPolicy(sessionCookie: string): UpstreamPolicy {
+  return { authorization: "pass", dropCookies: [sessionCookie], prefix: null };
+}
+
 /** Where the request came from, for the X-Forwarded-* headers. */
 export interface Forwarded {
   clientIp: string;

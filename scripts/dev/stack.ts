@@ -18,7 +18,7 @@ export interface StackOptions {
   adminToken: string;
   /** Start from empty state. */
   fresh?: boolean;
-  /** Extra Worker vars (RATE_LIMIT_RPS, HEARTBEAT_TIMEOUT_MS, ...). */
+  /** Extra Worker vars (RATE_LIMIT_RPS, HEARTBEAT_TIMEOUT_MS, ...); APPS_DOMAIN is localhost:`port` unless given. */
   vars?: Record<string, string>;
   /** Env for the agents (DEV_READY_DELAY_MS, ...). */
   agentEnv?: Record<string, string>;
@@ -28,6 +28,8 @@ export interface StackOptions {
 
 export interface Stack {
   baseUrl: string;
+  /** Where instance web apps live: `{instance id}-{port}.{appsDomain}`. */
+  appsDomain: string;
   stateDir: string;
   adminToken: string;
   setup: Bootstrap;
@@ -46,7 +48,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   mkdirSync(stateDir, { recursive: true });
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const secret = instanceTokenSecret(stateDir);
-  const vars = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret, ...options.vars };
+  // Instance web apps on http://{instance id}-{port}.localhost:PORT, which browsers resolve to this machine.
+  const vars = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret, APPS_DOMAIN: `localhost:${options.port}`, ...options.vars };
   const worker = startChild(
     "wrangler",
     NODE,
@@ -64,6 +67,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const agents = new Map<string, Child>();
   const stack: Stack = {
     baseUrl,
+    appsDomain: vars.APPS_DOMAIN,
     stateDir,
     adminToken: options.adminToken,
     setup: { machines: {}, account: { id: "", key: "", email: "", password: "" }, instance_token_secret: secret },

@@ -103,14 +103,14 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await untilText(page.getByTestId("total-per-hour"), "$0.69/h");
     await page.getByRole("link", { name: "journey" }).click();
 
-    // Open the HTTP port: its proxy path in a new tab (which asks for an API key, as the note says).
+    // Open the HTTP port: its web app in a new tab, on an origin of its own.
     const [tab] = await Promise.all([
       page.context().waitForEvent("page"),
       page.getByTestId("port").filter({ hasText: "8000" }).getByRole("button", { name: "Open" }).click(),
     ]);
     await tab.waitForLoadState();
-    expect(tab.url()).toBe(`${base}/v1/instances/${id}/proxy/8000/`);
-    expect(JSON.parse((await tab.locator("body").textContent())!)).toMatchObject({ error: "unauthorized" });
+    expect(tab.url()).toBe(`http://${id}-8000.${stack.appsDomain}/`);
+    expect(await tab.getByRole("heading", { level: 1 }).textContent()).toBe("Dev container app");
     await tab.close();
 
     // Rename, stop, start, destroy (confirmed in the dialog): each change shows up by itself.
@@ -144,6 +144,59 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await page.goto(`${base}/billing`);
     await page.waitForURL(`${base}/login?next=%2Fbilling`);
   }, 180_000);
+
+  it("Open shows a web app on its own origin where its scripts, stylesheets, fetch, cookies and WebSocket work, and it cannot use the dashboard's session", async () => {
+    await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
+    const instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch", label: "notebook" });
+    await page.goto(`${base}/instances/${instance.id}`);
+    await untilText(page.getByTestId("instance-status"), "running");
+    const [app] = await Promise.all([
+      page.context().waitForEvent("page"),
+      page.getByTestId("port").filter({ hasText: "8888" }).getByRole("button", { name: "Open" }).click(),
+    ]);
+    await app.waitForLoadState();
+    // The ticket was spent on the first request: the address left in the tab has none.
+    const appOrigin = `http://${instance.id}-8888.${stack.appsDomain}`;
+    expect(app.url()).toBe(`${appOrigin}/`);
+    for (const part of ["relative-script", "absolute-script", "relative-style", "absolute-style"]) await untilText(app.locator(`#${part}`), "loaded");
+    await untilText(app.locator("#fetch"), "ok GET /app/api");
+    // The app's cookies, its script's and its server's, reach it; the platform's never does.
+    await untilText(app.locator("#cookie"), "dev_app=js; dev_app_server=1");
+    await untilText(app.locator("#document-cookie"), "dev_app=js");
+    await untilText(app.locator("#websocket"), "echo: hello app");
+    expect(await app.evaluate("window.opener === null")).toBe(true);
+
+    // The app's session cookie: HttpOnly, for the app's own host only.
+    const appCookies = await page.context().cookies(appOrigin);
+    expect(appCookies.find((cookie) => cookie.name === "gpr_app")).toMatchObject({
+      domain: `${instance.id}-8888.localhost`, path: "/", httpOnly: true, secure: false, sameSite: "Lax",
+    });
+    expect(appCookies.map((cookie) => cookie.name)).not.toContain("gpr_session");
+
+    // The app's script tries the dashboard's API with the browser's session: it can neither read an answer
+    // nor change anything. A request the browser sends without asking (no-cors) is refused by the API.
+    const keysBefore = (await stack.api<{ items: unknown[] }>("GET", "/v1/keys")).body.items.length;
+    const refusedPost = app.waitForResponse((response) => response.url() === `${base}/v1/keys` && response.request().method() === "POST");
+    const attempts = await app.evaluate(async (api) => {
+      const outcome = (pending: Promise<Response>) => pending.then((response) => `answered ${response.type} ${response.status}`, () => "blocked");
+      return {
+        read: await outcome(fetch(`${api}/v1/me`, { credentials: "include" })),
+        post: await outcome(fetch(`${api}/v1/keys`, {
+          method: "POST", credentials: "include", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "stolen" }),
+        })),
+        blindPost: await outcome(fetch(`${api}/v1/keys`, {
+          method: "POST", credentials: "include", mode: "no-cors", headers: { "content-type": "text/plain" }, body: JSON.stringify({ name: "stolen" }),
+        })),
+      };
+    }, base);
+    expect(attempts).toEqual({ read: "blocked", post: "blocked", blindPost: "answered opaque 0" });
+    expect((await refusedPost).status()).toBe(401);
+    const keysAfter = (await stack.api<{ items: { name: string }[] }>("GET", "/v1/keys")).body.items;
+    expect(keysAfter.length).toBe(keysBefore);
+    expect(keysAfter.map((key) => key.name)).not.toContain("stolen");
+    await app.close();
+    await stack.api("DELETE", `/v1/instances/${instance.id}`);
+  });
 
   it("shows the API's error message beside the field it names, and stays on the form", async () => {
     await signIn(page, base, stack.setup.account.email, stack.setup.account.password);

@@ -24,6 +24,12 @@ function processesMentioning(marker: string): string[] {
   return found;
 }
 
+/** The address POST .../ports/8888/open gives. */
+async function openedAppUrl(instanceUrl: string, { authorization }: Record<string, string>): Promise<string> {
+  const response = await fetch(`${instanceUrl}/ports/8888/open`, { method: "POST", headers: { authorization: authorization! } });
+  return ((await response.json()) as { url: string }).url;
+}
+
 describe("npm run dev", () => {
   it("reaches READY, the printed curl and dashboard work, Ctrl-C stops everything, a restart reuses the state and keeps instance tokens", async () => {
     const port = await freePort();
@@ -50,6 +56,9 @@ describe("npm run dev", () => {
     const instanceUrl = `http://127.0.0.1:${port}/v1/instances/${instance.id}`;
     const proxiedWithToken = () => fetch(`${instanceUrl}/proxy/8888/health`, { headers: { authorization: `Bearer ${instance.token}` } }).then((r) => r.status);
     await poll(proxiedWithToken, (status) => status === 200);
+    // Its web app opens on an origin of its own under localhost:PORT, as printed.
+    expect(first.output()).toContain(`http://{instance id}-{port}.localhost:${port}/`);
+    expect(await openedAppUrl(instanceUrl, auth)).toMatch(new RegExp(`^http://${instance.id}-8888\\.localhost:${port}/\\?gpr_ticket=gpt_`));
     const saved = JSON.parse(readFileSync(join(stateDir, "dev-bootstrap.json"), "utf8")) as { instance_token_secret: string };
     expect(saved.instance_token_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
@@ -59,7 +68,8 @@ describe("npm run dev", () => {
     expect(processesMentioning(stateDir)).toEqual([]);
     expect(await fetch(url!).then(() => "answered", () => "refused")).toBe("refused");
 
-    const second = startDev(env);
+    // APPS_DOMAIN from the environment wins.
+    const second = startDev({ ...env, APPS_DOMAIN: `apps.localhost:${port}` });
     await waitForReady(second);
     expect(second.output()).toContain(key!);
     const again = await fetch(`http://127.0.0.1:${port}/admin/v1/machines`, { headers: { authorization: "Bearer my-admin" } });
@@ -67,6 +77,7 @@ describe("npm run dev", () => {
     const shown = (await (await fetch(instanceUrl, { headers: auth })).json()) as { token: string };
     expect(shown.token).toBe(instance.token);
     await poll(proxiedWithToken, (status) => status === 200);
+    expect(await openedAppUrl(instanceUrl, auth)).toMatch(new RegExp(`^http://${instance.id}-8888\\.apps\\.localhost:${port}/\\?gpr_ticket=gpt_`));
     second.child.kill("SIGTERM");
     await once(second.child, "exit");
     expect(processesMentioning(stateDir)).toEqual([]);

@@ -20,6 +20,9 @@ const PATH_FIXTURES: PathFixture[] = [
   // The proxy never changes the instance: every method goes to the running one, on a port it serves.
   { path: /^\/v1\/instances\/\{id\}\/proxy\//, param: "id", value: (f) => f.instanceId },
   { path: /^\/v1\/instances\/\{id\}\/proxy\//, param: "port", value: () => "8000" },
+  // Opening a web app never changes the instance either: the running one, on its HTTP port (pytorch's Jupyter).
+  { path: /^\/v1\/instances\/\{id\}\/ports\//, param: "id", value: (f) => f.instanceId },
+  { path: /^\/v1\/instances\/\{id\}\/ports\//, param: "port", value: () => "8888" },
   {
     path: /^\/v1\/instances\/\{id\}/, param: "id",
     value: (f, op) => (SAFE_METHODS.has(op.method) ? f.instanceId : victimInstance(f, op.path.endsWith("/start"))),

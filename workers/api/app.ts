@@ -11,6 +11,7 @@ import { callerAuth } from "./middleware/caller-auth.ts";
 import { sessionOnly } from "./middleware/session-only.ts";
 import { accountRoutes } from "./routes/account-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
+import { appRoutes } from "./routes/app-routes.ts";
 import { authRoutes } from "./routes/auth-routes.ts";
 import { billingRoutes } from "./routes/billing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
@@ -19,6 +20,8 @@ import { logsRoutes } from "./routes/logs-routes.ts";
 import { refuseForeignOrigin } from "./session/same-origin.ts";
 import { SESSION_COOKIE } from "./session/session-cookie.ts";
 import { documentProxyPath } from "./routes/proxy-docs.ts";
+import { documentAppOrigin } from "./routes/app-origin-docs.ts";
+import { APP_SESSION_COOKIE } from "../http/app-origin.ts";
 import { openApiDocument } from "./openapi-document.ts";
 import { validationHook } from "./validation.ts";
 
@@ -33,6 +36,10 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
     type: "http", scheme: "bearer", description: "An instance's own token: opens that instance's proxy and nothing else",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "adminAuth", { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "appSession", {
+    type: "apiKey", in: "cookie", name: APP_SESSION_COOKIE,
+    description: "An instance web app's session on its own origin, set by following the address POST /v1/instances/{id}/ports/{port}/open gives",
+  });
   // The committed openapi.json is this document with a fixed server (npm run openapi).
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
@@ -51,10 +58,12 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);
   app.route("/v1", logsRoutes);
+  app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);
+  documentAppOrigin(app);
 
   app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
   app.onError((error) => toApiError(error).toResponse());

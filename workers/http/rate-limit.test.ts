@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../main.ts";
 import { newAccount } from "../../test/support/workerd/api-client.ts";
 import type { Env } from "../../core/env.ts";
-import { LOCATION_PERIOD_S, RateLimiter } from "./rate-limit.ts";
+import { LOCATION_PERIOD_S, RateLimiter, rateLimiterFor } from "./rate-limit.ts";
 
 describe("RateLimiter", () => {
   it("15 requests per second for 3 seconds are never limited", () => {
@@ -29,6 +29,22 @@ describe("RateLimiter", () => {
     }
     expect(refused).toBeGreaterThan(50);
     expect(() => limiter.take("5.6.7.8", 5_000)).not.toThrow();
+  });
+});
+
+describe("the budgets", () => {
+  it("the API's is 20 a second and the apps' 200 when their variable is unset or not a positive number", () => {
+    for (const unset of [undefined, "", "0", "-5", "x"]) {
+      expect(rateLimiterFor(unset, "api").ratePerSecond).toBe(20);
+      expect(rateLimiterFor(unset, "apps").ratePerSecond).toBe(200);
+    }
+  });
+
+  it("are separate buckets: spending one leaves the other full", () => {
+    const api = rateLimiterFor("5", "api");
+    for (let i = 0; i < 10; i++) api.take("198.51.100.1", 1_000);
+    expect(() => api.take("198.51.100.1", 1_000)).toThrow();
+    expect(() => rateLimiterFor("5", "apps").take("198.51.100.1", 1_000)).not.toThrow();
   });
 });
 

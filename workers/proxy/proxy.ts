@@ -7,7 +7,7 @@ import { ApiError, unwrap } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { machineIdOfInstance } from "../../core/ids.ts";
 import {
-  encodeProxyRequest, PROXY_REQUEST_HEADER, refusalOf, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
+  MACHINE_PROXY_URL, machineProxyInit, refusalOf, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
 } from "../../durable-objects/machine/proxy-request.ts";
 import { offeredSubprotocols, pathProxyPolicy, upstreamRequestHeaders } from "../../protocol/mux/headers.ts";
 import { clientIp } from "../http/rate-limit.ts";
@@ -33,14 +33,8 @@ export async function proxyRequest(request: Request, env: Env, path: ProxyPath, 
     requestId,
     websocket: websocket ? { protocols: offeredSubprotocols(request.headers) } : null,
   };
-  const forward = (machineId: number, admission: ProxyCredential, body: Body) => {
-    const headers = new Headers({ [PROXY_REQUEST_HEADER]: encodeProxyRequest({ ...exchange, credential: admission }) });
-    // workerd passes a WebSocket back only to a request that asked to upgrade.
-    if (websocket) headers.set("upgrade", "websocket");
-    const length = request.headers.get("content-length");
-    if (length !== null && body) headers.set("content-length", length);
-    return machineOf(env, machineId).fetch("https://machine/proxy", { method: request.method, headers, body });
-  };
+  const forward = (machineId: number, admission: ProxyCredential, body: Body) =>
+    machineOf(env, machineId).fetch(MACHINE_PROXY_URL, machineProxyInit({ ...exchange, credential: admission }, body, request.headers.get("content-length")));
 
   // HTTP gives a GET or HEAD body no meaning and fetch cannot carry one (a client may still send one,
   // e.g. Transfer-Encoding: chunked): it is not forwarded.

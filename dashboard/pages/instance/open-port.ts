@@ -1,8 +1,13 @@
-// What "Open" does for an instance's HTTP port, kept in this one function so that the change
-// bringing app origins (each instance web app on an origin of its own, opened with a one-time
-// ticket from the API) replaces only this. Until then it opens the port's proxy path in a new tab.
+// What "Open" does for an instance's HTTP port: asks the API for the address of the port's web app
+// on an origin of its own (with a one-time ticket, turned into the app's session by its first
+// request) and opens it in a new tab. The app's JavaScript runs there, never on the dashboard's origin.
+import { ok } from "../../../client/index.ts";
+import { api } from "../../api/client.ts";
+
 export const proxyPath = (instanceId: string, port: number) => `/v1/instances/${instanceId}/proxy/${port}/`;
 
 export async function openPort(instanceId: string, port: number): Promise<void> {
-  window.open(proxyPath(instanceId, port), "_blank", "noopener");
+  const { url } = await ok(api.POST("/v1/instances/{id}/ports/{port}/open", { params: { path: { id: instanceId, port } } }));
+  // Nothing of the dashboard for the app: no window.opener, no Referer.
+  window.open(url, "_blank", "noopener,noreferrer");
 }

@@ -1,4 +1,4 @@
-// The instance's ports: what each serves, its proxy address, and "Open" for HTTP ports.
+// The instance's ports: what each serves, its proxy address, and "Open" (its web app) for HTTP ports.
 import { useState } from "react";
 import { messageOf } from "../../api/api-errors.ts";
 import type { Instance } from "../../api/instances.ts";
@@ -51,9 +51,8 @@ export function PortList({ instance }: { instance: Instance }) {
             </tbody>
           </table>
           <p id="open-port-note" className="note">
-            Open shows the port's proxy address in a new tab. The proxy answers only requests with an API key (
-            <code>Authorization: Bearer</code>), which a browser tab does not send, so browser apps such as Jupyter or ComfyUI need the app
-            addresses that are coming. Until then, reach them with <code>gpu forward {instance.id} PORT</code> or any HTTP client with your key.
+            Open shows the port's web app (Jupyter, ComfyUI ...) in a new tab, on an address of its own, for up to 12 hours while the
+            instance runs. Programs use the proxy address with an API key (<code>Authorization: Bearer</code>).
           </p>
         </>
       )}

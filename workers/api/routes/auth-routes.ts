@@ -37,7 +37,9 @@ const loginRoute = createRoute({
 
 const logoutRoute = createRoute({
   method: "post", path: "/auth/logout", security: sessionSecurity, summary: "Sign out",
-  description: "Ends the session on the server and clears the cookie; without a session it only clears the cookie.",
+  description:
+    "Ends the session on the server and clears the cookie; without a session it only clears the cookie. The instance web apps " +
+    "the session opened (POST /v1/instances/{id}/ports/{port}/open) refuse their next request.",
   responses: { 204: { description: "Signed out", headers: setsCookie }, ...errors(403) },
 });
 
@@ -67,7 +69,7 @@ export const authRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook 
     const session = sessionFrom(c);
     if (session) {
       requireSameOrigin(c);
-      await accountOf(c.env, session.accountId).signOut(session.token);
+      unwrap(await accountOf(c.env, session.accountId).signOut(session.token));
     }
     clearSessionCookie(c);
     return c.body(null, 204);

@@ -1,0 +1,155 @@
+// Instance web apps, each (instance, port) on an origin of its own: the one-time tickets that open
+// them and the app sessions (the `gpr_app` cookie) a ticket becomes. The MachineDO hosting the
+// instance is the authority for both: it already admits every proxied request of its containers
+// without another hop, so an app request costs what a path-proxy request costs and no storage write.
+// Only the SHA-256 of a ticket or a session is stored.
+// A session belongs to its instance, its port and the container's run (the generation the container
+// had when the ticket was issued): a stop leaves it (the app answers 409 not_running), a start that
+// begins a new run and a destroy end it (401). It lives at most 12 hours, and never longer than
+// whatever opened it: an API key must still be in the account's key set on every request, and the
+// AccountDO ends the app sessions of a browser session when that session ends (endOpenedBy).
+import { clock } from "../../core/clock.ts";
+import { appSessionTokens, appTickets } from "../../core/credentials.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
+import type { AppOpener, AppTicketRequest } from "../object-messages.ts";
+import type { Sql } from "../sql.ts";
+import type { AccountKeySets } from "./account-key-sets.ts";
+import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
+import type { ProxyRefusal } from "./proxy-request.ts";
+
+export const APP_TICKET_TTL_MS = 60_000;
+export const APP_SESSION_TTL_MS = 12 * 3_600_000;
+
+/** A ticket or a session as stored: whose it is, what it opens, and until when. */
+interface Grant {
+  hash: string;
+  kind: "ticket" | "session";
+  instance_id: string;
+  port: number;
+  account_id: string;
+  opener_kind: AppOpener["kind"];
+  /** The key's SHA-256 or the session's id. */
+  opener_id: string;
+  /** The container's generation when the ticket was issued: its run. */
+  generation: number;
+  expires_ms: number;
+}
+
+const REOPEN = "open the app again from the dashboard";
+
+export class AppSessions {
+  private readonly sql: Sql;
+  private readonly ledger: ContainerLedger;
+  private readonly keySets: AccountKeySets;
+
+  constructor(sql: Sql, ledger: ContainerLedger, keySets: AccountKeySets) {
+    this.sql = sql;
+    this.ledger = ledger;
+    this.keySets = keySets;
+    sql`CREATE TABLE IF NOT EXISTS app_grants (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, instance_id TEXT NOT NULL,
+      port INTEGER NOT NULL, account_id TEXT NOT NULL, opener_kind TEXT NOT NULL, opener_id TEXT NOT NULL,
+      generation INTEGER NOT NULL, expires_ms INTEGER NOT NULL)`;
+    sql`CREATE INDEX IF NOT EXISTS app_grants_by_instance ON app_grants (instance_id)`;
+    sql`CREATE INDEX IF NOT EXISTS app_grants_by_expiry ON app_grants (expires_ms)`;
+  }
+
+  /** A ticket for an instance the account has checked is its own and running (AccountDO.openApp). */
+  async issueTicket(request: AppTicketRequest): Promise<{ ok: true; ticket: string; expires_ms: number } | Failure> {
+    const ticket = appTickets.issue(request.instance_id);
+    const hash = await sha256Hex(ticket);
+    // From here on synchronous: what is checked is what the ticket is issued for.
+    const container = this.ledger.container(request.instance_id);
+    if (!container || container.account_id !== request.account_id || container.desired === "destroyed") {
+      return fail("not_found", `no instance ${request.instance_id} on its host`);
+    }
+    if (container.desired !== "running") return fail("not_running", `instance ${request.instance_id} is ${container.desired}, not running`);
+    this.keySets.apply(request.key_set);
+    const nowMs = clock.now();
+    this.sql`DELETE FROM app_grants WHERE expires_ms <= ${nowMs}`;
+    const expiresMs = nowMs + APP_TICKET_TTL_MS;
+    this.insert({
+      hash, kind: "ticket", instance_id: request.instance_id, port: request.port, account_id: request.account_id,
+      opener_kind: request.opener.kind, opener_id: request.opener.kind === "key" ? request.opener.key_sha256 : request.opener.session_id,
+      generation: container.generation, expires_ms: expiresMs,
+    });
+    return { ok: true, ticket, expires_ms: expiresMs };
+  }
+
+  /** Spends the ticket (whatever the outcome: it is one-time) and opens an app session for its app. */
+  async redeemTicket(instanceId: string, port: number, ticketSha256: string): Promise<{ ok: true; token: string; expires_ms: number } | Failure> {
+    const token = appSessionTokens.issue(instanceId);
+    const hash = await sha256Hex(token);
+    // From here on synchronous, so a ticket is spent exactly once.
+    const ticket = this.find("ticket", ticketSha256);
+    if (!ticket) return fail("unauthorized", `the ticket is unknown or was used already; ${REOPEN}`);
+    this.sql`DELETE FROM app_grants WHERE hash = ${ticket.hash}`;
+    const nowMs = clock.now();
+    if (ticket.expires_ms <= nowMs) return fail("unauthorized", `the ticket expired (a ticket is valid ${APP_TICKET_TTL_MS / 1000} s); ${REOPEN}`);
+    if (ticket.instance_id !== instanceId || ticket.port !== port) return fail("unauthorized", `the ticket opens another app; ${REOPEN}`);
+    const container = this.ledger.container(instanceId);
+    const refusal = this.refusal(ticket, container);
+    if (refusal) return fail("unauthorized", refusal);
+    if (container!.desired !== "running") return fail("not_running", `instance ${instanceId} is ${container!.desired}, not running`);
+    const expiresMs = nowMs + APP_SESSION_TTL_MS;
+    this.insert({ ...ticket, hash, kind: "session", expires_ms: expiresMs });
+    return { ok: true, token, expires_ms: expiresMs };
+  }
+
+  /**
+   * Whether the app session `sessionSha256` opens `port` of `instanceId`; null when it does (the
+   * container's own state is judged after, as for every proxied request: a stopped one is 409).
+   */
+  admit(instanceId: string, port: number, sessionSha256: string, container: ContainerRow | undefined): ProxyRefusal | null {
+    const session = this.find("session", sessionSha256);
+    const refusal = !session
+      ? `no app session; ${REOPEN}`
+      : session.expires_ms <= clock.now()
+        ? `the app session expired (it lasts at most ${APP_SESSION_TTL_MS / 3_600_000} hours); ${REOPEN}`
+        : session.instance_id !== instanceId || session.port !== port
+          ? "the app session belongs to another app"
+          : this.refusal(session, container);
+    return refusal === null ? null : { kind: "refused", code: "unauthorized", message: refusal };
+  }
+
+  /** Ends what the account's ended browser sessions opened: their app sessions and unspent tickets. */
+  endOpenedBy(accountId: string, sessionIds: string[]): void {
+    for (const sessionId of sessionIds) {
+      this.sql`DELETE FROM app_grants WHERE account_id = ${accountId} AND opener_kind = 'session' AND opener_id = ${sessionId}`;
+    }
+  }
+
+  /** A new run of the container begins, or it is destroyed: the tickets and app sessions of the old one end. */
+  endForInstance(instanceId: string): void {
+    this.sql`DELETE FROM app_grants WHERE instance_id = ${instanceId}`;
+  }
+
+  /**
+   * Why a ticket or session no longer opens its app, or null: its run is over (a stop of that run
+   * is not: the instance may be started again), or the key that opened it is no longer live.
+   */
+  private refusal(grant: Grant, container: ContainerRow | undefined): string | null {
+    if (!container || container.desired === "destroyed") return `instance ${grant.instance_id} was destroyed`;
+    // A stop is the next generation of the run it stops; a start, the one after.
+    const run = container.desired === "stopped" ? container.generation - 1 : container.generation;
+    if (run !== grant.generation) return `instance ${grant.instance_id} was restarted since; ${REOPEN}`;
+    if (grant.opener_kind === "key") {
+      let live = false;
+      for (const hash of this.keySets.hashes(grant.account_id)) live = constantTimeEqual(hash, grant.opener_id) || live;
+      if (!live) return `the API key that opened the app was revoked; ${REOPEN}`;
+    }
+    return null;
+  }
+
+  private find(kind: Grant["kind"], hash: string): Grant | undefined {
+    const [row] = this.sql<Grant>`SELECT * FROM app_grants WHERE hash = ${hash} AND kind = ${kind}`;
+    // Looked up by the hash of a 160-bit secret; the stored value is compared in constant time as well.
+    return row && constantTimeEqual(row.hash, hash) ? row : undefined;
+  }
+
+  private insert(grant: Grant): void {
+    this.sql`INSERT INTO app_grants (hash, kind, instance_id, port, account_id, opener_kind, opener_id, generation, expires_ms)
+             VALUES (${grant.hash}, ${grant.kind}, ${grant.instance_id}, ${grant.port}, ${grant.account_id}, ${grant.opener_kind},
+                     ${grant.opener_id}, ${grant.generation}, ${grant.expires_ms})`;
+  }
+}

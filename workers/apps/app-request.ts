@@ -1,0 +1,85 @@
+// A request to an instance web app's origin, `{instance id}-{port}.{APPS_DOMAIN}`: every method, path
+// and query goes to `http://localhost:{port}{path}?{query}` inside the instance exactly as sent,
+// through the same MachineDO bridge as the path proxy. The instance id names its machine, whose
+// MachineDO is the authority for the app's tickets and sessions (durable-objects/machine/
+// app-sessions.ts): it turns a ticket into the app session, and admits each request by it. Nothing
+// of the API is reachable here; refusals are a page for a person or JSON for a client (refusal-page.ts).
+import { appTickets } from "../../core/credentials.ts";
+import { machineOf, type Env } from "../../core/env.ts";
+import { ApiError, unwrap } from "../../core/errors.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import { machineIdOfInstance } from "../../core/ids.ts";
+import { APP_SESSION_TTL_MS } from "../../durable-objects/machine/app-sessions.ts";
+import { MACHINE_PROXY_URL, machineProxyInit, refusalOf, type ProxyRequest } from "../../durable-objects/machine/proxy-request.ts";
+import { appOriginPolicy, offeredSubprotocols, upstreamRequestHeaders } from "../../protocol/mux/headers.ts";
+import { APP_SESSION_COOKIE, type AppTarget } from "../http/app-origin.ts";
+import { admitAppRequest, clientIp } from "../http/rate-limit.ts";
+import { toApiError } from "../http/to-api-error.ts";
+import { appSessionCookie, appSessionOf } from "./app-cookie.ts";
+import { refusalResponse } from "./refusal-page.ts";
+import { ticketOf, withoutTicket } from "./ticket-url.ts";
+
+const REOPEN = "open the app again from the dashboard";
+
+/** Answers a request to an app host; `target` is "unknown" for a host under APPS_DOMAIN that names no app. */
+export async function serveAppRequest(request: Request, env: Env, target: AppTarget | "unknown", requestId: string): Promise<Response> {
+  try {
+    const machineId = target === "unknown" ? null : machineIdOfInstance(target.instanceId);
+    if (target === "unknown" || machineId === null) {
+      throw new ApiError("not_found", "no such app: an app's address is {instance id}-{port} under the apps domain, as the dashboard's Open gives it");
+    }
+    await admitAppRequest(clientIp(request), env, Date.now());
+    const ticket = ticketOf(request.url);
+    if (ticket !== null) return await redeemTicket(request, env, machineId, target, ticket);
+    return await forwardToApp(request, env, machineId, target, requestId);
+  } catch (error) {
+    return refusalResponse(toApiError(error), request.headers.get("accept"));
+  }
+}
+
+/** The ticket becomes the app's session: 302 to the same address without it, setting the cookie. */
+async function redeemTicket(request: Request, env: Env, machineId: number, target: AppTarget, ticket: string): Promise<Response> {
+  if (appTickets.ownerOf(ticket) !== target.instanceId) throw new ApiError("unauthorized", `the ticket is not one of this app's; ${REOPEN}`);
+  const redeemed = unwrap(await machineOf(env, machineId).redeemAppTicket(target.instanceId, target.port, await sha256Hex(ticket)));
+  return new Response(null, {
+    status: 302,
+    headers: {
+      location: withoutTicket(request.url),
+      // The session was made just now: the cookie lasts exactly as long.
+      "set-cookie": appSessionCookie(redeemed.token, APP_SESSION_TTL_MS / 1000, new URL(request.url).protocol),
+      "cache-control": "no-store",
+      // The page it leads to never tells another site where it came from (the ticket is spent anyway).
+      "referrer-policy": "no-referrer",
+    },
+  });
+}
+
+async function forwardToApp(request: Request, env: Env, machineId: number, target: AppTarget, requestId: string): Promise<Response> {
+  const session = appSessionOf(request.headers.get("cookie"), target.instanceId);
+  if ("refusal" in session) throw new ApiError("unauthorized", session.refusal);
+  const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
+  const exchange: ProxyRequest = {
+    instanceId: target.instanceId,
+    port: target.port,
+    target: pathAndQuery(request.url),
+    method: request.method,
+    headers: upstreamRequestHeaders(request.headers, appOriginPolicy(APP_SESSION_COOKIE), { clientIp: clientIp(request), url: request.url }),
+    credential: { kind: "app_session", session_sha256: await sha256Hex(session.token) },
+    requestId,
+    websocket: websocket ? { protocols: offeredSubprotocols(request.headers) } : null,
+  };
+  // HTTP gives a GET or HEAD body no meaning and fetch cannot carry one: it is not forwarded.
+  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
+  const response = await machineOf(env, machineId).fetch(MACHINE_PROXY_URL, machineProxyInit(exchange, body, request.headers.get("content-length")));
+  const refusal = refusalOf(response);
+  if (refusal === null) return response;
+  await response.body?.cancel().catch(() => undefined);
+  // An app session is judged by the MachineDO alone: asking the account would be a broken MachineDO.
+  throw refusal.kind === "refused" ? new ApiError(refusal.code, refusal.message) : new ApiError("internal", "the instance's host asked the account to judge an app session");
+}
+
+/** The path and query exactly as the client encoded them (at least "/"). */
+function pathAndQuery(rawUrl: string): string {
+  const pathStart = rawUrl.indexOf("/", rawUrl.indexOf("//") + 2);
+  return pathStart < 0 ? "/" : rawUrl.slice(pathStart);
+}
