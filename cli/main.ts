@@ -12,6 +12,7 @@ import { ledgerCommand } from "./commands/ledger.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { lsCommand } from "./commands/ls.ts";
+import { openCommand } from "./commands/open.ts";
 import { renameCommand } from "./commands/rename.ts";
 import { rmCommand } from "./commands/rm.ts";
 import { showCommand } from "./commands/show.ts";
@@ -23,7 +24,7 @@ import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand,
-  stopCommand, startCommand, rmCommand, renameCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand,
+  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand,
 ];
 
 function buildProgram(f: Factory) {

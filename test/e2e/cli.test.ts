@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ok, type Instance } from "../../client/index.ts";
 import { freePort, poll, startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
+import { appRequest } from "./support/app-origin.ts";
 import { cliEnv, ROOT, RunningGpu, runCommand, runGpu, runGpuOnTerminal } from "./support/gpu-cli.ts";
 
 let stack: E2eStack;
@@ -30,7 +31,7 @@ afterAll(async () => {
 const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
 const withoutReadiness = (instance: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "stop", "start", "rm", "rename", "forward", "balance", "keys", "ledger"];
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "stop", "start", "rm", "rename", "open", "forward", "balance", "keys", "ledger"];
 /** Every command line that does one thing: a group's subcommands in place of the group. */
 const LEAF_COMMANDS = [...COMMANDS.filter((c) => c !== "keys"), "keys ls", "keys create", "keys revoke"];
 
@@ -164,6 +165,18 @@ describe("an instance's life through the CLI", () => {
     expect(show).toContain("status\trunning");
     expect(show).toContain(`port 8000\tapi (openai) ${stack.baseUrl}/v1/instances/${id}/proxy/8000/`);
     expect(JSON.parse((await gpu("show", id, "--json")).stdout)).toEqual(await read(id));
+  });
+
+  it("open prints the app's one-time address on its own origin; it opens the app once; --json is the API's answer", async () => {
+    const printed = await gpu("open", id, "8000");
+    expect(printed.code).toBe(0);
+    const url = printed.stdout.trim();
+    expect(url).toMatch(new RegExp(`^http://${id}-8000\\.localhost:\\d+/\\?gpr_ticket=`));
+    expect((await appRequest(url)).status).toBe(302);
+    expect((await appRequest(url)).status).toBe(401);
+    const json = JSON.parse((await gpu("open", id, "8000", "--json")).stdout) as { url: string; expires_at: string };
+    expect(json).toEqual({ url: expect.stringContaining(`${id}-8000.`), expires_at: expect.any(String) });
+    expect(await gpu("open", id, "9")).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
   });
 
   it("rename sets the label; events lists the log oldest first", async () => {

@@ -1,0 +1,37 @@
+// `gpu open <id> <port>`: the address of an instance's web app (Jupyter, ComfyUI, Gradio) on its own
+// origin, with a one-time ticket valid for a minute; printed, or opened in the browser with --browser.
+import { spawn } from "node:child_process";
+import { Command } from "@commander-js/extra-typings";
+import { ok } from "../../client/index.ts";
+import { CliError } from "../errors.ts";
+import type { Factory } from "../factory.ts";
+import { printJson } from "../format.ts";
+import { integer, JSON_HELP } from "../options.ts";
+
+export function openCommand(f: Factory) {
+  return new Command("open")
+    .description("Get the address of an instance's web app (a one-time link, valid 60 s) and print or open it")
+    .argument("<id>", "instance id (i-...)")
+    .argument("<port>", "the app's HTTP port, e.g. 8888 (Jupyter) or 8188 (ComfyUI)", integer)
+    .option("--browser", "open it in the default browser (xdg-open, or open on macOS) instead of printing it")
+    .option("--json", JSON_HELP)
+    .action(async (id, port, options) => {
+      const opened = await ok((await f.client()).POST("/v1/instances/{id}/ports/{port}/open", { params: { path: { id, port } } }));
+      if (options.json) return printJson(f.io, opened);
+      if (!options.browser) return f.io.out(opened.url);
+      await openInBrowser(opened.url);
+      if (f.io.isStderrTty) f.io.err(`Opened ${id} port ${port} in your browser (the link works once, until ${opened.expires_at}).`);
+    });
+}
+
+function openInBrowser(url: string): Promise<void> {
+  const opener = process.platform === "darwin" ? "open" : "xdg-open";
+  return new Promise((resolve, reject) => {
+    const child = spawn(opener, [url], { stdio: "ignore", detached: true });
+    child.once("error", () => reject(new CliError(`could not run ${opener}: open this address yourself: ${url}`)));
+    child.once("spawn", () => {
+      child.unref();
+      resolve();
+    });
+  });
+}
