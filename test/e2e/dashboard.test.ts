@@ -93,6 +93,18 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await untilText(page.getByTestId("instance-status"), "running");
     await page.getByTestId("event").filter({ hasText: "Container started; instance is running" }).waitFor();
     expect(await page.getByTestId("event").last().textContent()).toContain(`Created on machine`);
+    // Its port answers once the model has loaded: the page says so by itself, with the event.
+    await page.getByTestId("port").filter({ hasText: "8000" }).getByTestId("port-ready").filter({ hasText: /^since / }).waitFor();
+    await page.getByTestId("event").filter({ hasText: /^.*port 8000 \(openai\) ready after \d+ s$/ }).waitFor();
+    // The container's logs: the last lines (read again on demand), then followed live.
+    await page.getByRole("button", { name: "Refresh logs" }).click();
+    await page.getByRole("log", { name: "Container logs" }).filter({ hasText: "GET /health 200" }).waitFor();
+    await page.getByRole("checkbox", { name: "Follow logs" }).check();
+    await page.getByRole("log", { name: "Container logs" }).waitFor();
+    const seen = await fetch(`${stack.baseUrl}/v1/instances/${id}/proxy/8000/echo/seen-in-the-dashboard`, { headers: { authorization: `Bearer ${key}` } });
+    expect(seen.status).toBe(200);
+    await page.getByRole("log", { name: "Container logs" }).filter({ hasText: "GET /echo/seen-in-the-dashboard 200" }).waitFor();
+    await page.getByRole("checkbox", { name: "Follow logs" }).uncheck();
     expect(loads).toBe(0);
 
     // Listed, and counted on the overview with its price.

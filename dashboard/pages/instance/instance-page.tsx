@@ -1,4 +1,4 @@
-// /instances/:id: one instance, kept current by polling: status, details, ports, actions, events.
+// /instances/:id: one instance, kept current by polling: status, details, ports, actions, events, logs.
 import { useInstance } from "../../api/instances.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
@@ -6,6 +6,7 @@ import { StatusBadge } from "../../components/status-badge.tsx";
 import { Link } from "../../router/router.tsx";
 import { InstanceActions } from "./instance-actions.tsx";
 import { InstanceDetails } from "./instance-details.tsx";
+import { LogPanel } from "./log-panel.tsx";
 import { EventList } from "./event-list.tsx";
 import { PortList } from "./port-list.tsx";
 import { RenameForm } from "./rename-form.tsx";
@@ -35,6 +36,7 @@ export function InstancePage({ id }: { id: string }) {
       <RenameForm instance={data} />
       <PortList instance={data} />
       <EventList id={id} />
+      {data.status !== "destroyed" && <LogPanel id={id} status={data.status} />}
     </section>
   );
 }

@@ -1,8 +1,10 @@
-// The instance's ports: what each serves, its proxy address, and "Open" (its web app) for HTTP ports.
+// The instance's ports: what each serves, whether it answers yet, its proxy address, and "Open" (its
+// web app) for HTTP ports.
 import { useState } from "react";
 import { messageOf } from "../../api/api-errors.ts";
 import type { Instance } from "../../api/instances.ts";
 import { FormError } from "../../components/form-error.tsx";
+import { formatTime } from "../../format/time.ts";
 import { openPort, proxyPath } from "./open-port.ts";
 
 export function PortList({ instance }: { instance: Instance }) {
@@ -23,6 +25,7 @@ export function PortList({ instance }: { instance: Instance }) {
               <tr>
                 <th scope="col">Port</th>
                 <th scope="col">Serves</th>
+                <th scope="col">Ready</th>
                 <th scope="col">Proxy address</th>
                 <th scope="col">
                   <span className="visually-hidden">Open</span>
@@ -36,6 +39,7 @@ export function PortList({ instance }: { instance: Instance }) {
                   <td>
                     {port.name} ({port.api})
                   </td>
+                  <td data-testid="port-ready">{port.ready && port.ready_at ? `since ${formatTime(port.ready_at)}` : instance.status === "running" ? "not yet" : "—"}</td>
                   <td>
                     <code>{window.location.origin + proxyPath(instance.id, port.port)}</code>
                   </td>
