@@ -10,6 +10,8 @@ import {
 } from "../../protocol/index.ts";
 import { upstreamUnavailable, type StreamLink } from "./http-stream.ts";
 
+/** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
+const ABNORMAL_CLOSURE = 1006;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -50,6 +52,7 @@ export class WsStream implements MuxStream {
     });
     server.addEventListener("close", (event) => {
       if (this.closed) return;
+      if (event.code === ABNORMAL_CLOSURE) this.log("info", "client left: its WebSocket dropped without a close");
       this.link.sendControl({ type: "ws_close", stream: this.id, code: event.code, reason: event.reason });
       this.finish();
     });

@@ -352,23 +352,4 @@ describe("proxy errors", () => {
     expect(((await response.json()) as { error: string }).error).toBe("not_running");
     await stack.api("DELETE", `/v1/instances/${created.body.id}`);
   });
-
-  it("the agent dying mid-stream aborts the client's body instead of ending it cleanly", async () => {
-    const target = await stack.launchRunning({ gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" });
-    const response = await fetch(stack.proxyUrl(target, 8888, "/sse?n=100&interval_ms=100"), { headers: auth() });
-    const reader = response.body!.getReader();
-    await reader.read();
-    await stack.stopAgent("dev-2");
-    const outcome = await (async () => {
-      try {
-        for (;;) if ((await reader.read()).done) return "ended cleanly";
-      } catch {
-        return "aborted";
-      }
-    })();
-    expect(outcome).toBe("aborted");
-    stack.startAgent("dev-2");
-    await stack.waitForMachines({ "dev-2": true });
-    await stack.api("DELETE", `/v1/instances/${target.id}`);
-  }, 60_000);
 });
