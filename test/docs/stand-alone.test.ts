@@ -1,5 +1,5 @@
 // The README and docs/ stand alone in a fresh clone: every link points inside the repository, at a
-// file it has; nothing mentions a path above it. And the operator's lists of the Worker's secrets
+// file it has; no `../` path mentioned anywhere leads out of it. And the operator's lists of the Worker's secrets
 // and vars (.dev.vars.example, docs/deploy.md) name every one wrangler.toml has.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -44,9 +44,10 @@ function brokenLink(file: string, target: string, exists: (path: string) => bool
   return null;
 }
 
-/** Mentions of a relative path climbing out of the file's folder (`../...`), anywhere in the text. */
-function climbingMentions(text: string): string[] {
-  return [...text.matchAll(/(?:^|[\s(`'"[<])(\.\.\/[^\s`'")\]>]*)/g)].map((match) => match[1]!);
+/** Mentions of a relative path climbing out of the file's folder (`../...`) anywhere in `file`'s text that lead outside the repository. */
+function mentionsOutside(file: string, text: string): string[] {
+  const mentions = [...text.matchAll(/(?:^|[\s(`'"[<])(\.\.\/[^\s`'")\]>]*)/g)].map((match) => match[1]!);
+  return mentions.filter((mention) => relative(ROOT, resolve(ROOT, dirname(file), mention)).startsWith(".."));
 }
 
 /** The folders .gitignore leaves out of a clone (`dist/`, `node_modules/` ...). */
@@ -55,10 +56,10 @@ const ignoredFolders = readFileSync(join(ROOT, ".gitignore"), "utf8").split("\n"
 const existsInRepo = (path: string) => existsSync(join(ROOT, path)) && (statSync(join(ROOT, path)).isFile() || statSync(join(ROOT, path)).isDirectory());
 
 describe("the documentation stands alone", () => {
-  it.each(documents())("%s links only to files the repository has, and climbs out of it nowhere", (file) => {
+  it.each(documents())("%s links only to files the repository has, and mentions no path outside it", (file) => {
     const text = readFileSync(join(ROOT, file), "utf8");
     const problems = linkTargets(text).map((target) => brokenLink(file, target, existsInRepo, ignoredFolders)).filter((problem) => problem !== null);
-    problems.push(...climbingMentions(text).map((mention) => `${mention}: a path above the file's folder`));
+    problems.push(...mentionsOutside(file, text).map((mention) => `${mention}: a path outside the repository`));
     expect(problems).toEqual([]);
   });
 
@@ -77,7 +78,10 @@ describe("the documentation stands alone", () => {
     expect(check("dist/dashboard/index.html")).toMatch(/build output/);
     expect(brokenLink("docs/api.md", "protocol.md", existsInRepo, ignoredFolders)).toBeNull();
     expect(brokenLink("docs/api.md", "../README.md", existsInRepo, ignoredFolders)).toBeNull();
-    expect(climbingMentions("see `../shared/spec.md` and (../x) but not a/../b or ..")).toEqual(["../shared/spec.md", "../x"]);
+    const mentions = "see `../shared/spec.md` and (../x) but not a/../b or ..";
+    expect(mentionsOutside("README.md", mentions)).toEqual(["../shared/spec.md", "../x"]);
+    expect(mentionsOutside("docs/api.md", mentions)).toEqual([]);
+    expect(mentionsOutside("docs/api.md", "see ../../shared/spec.md")).toEqual(["../../shared/spec.md"]);
   });
 });
 
