@@ -9,7 +9,7 @@ import { WebSocketServer } from "ws";
 import { DataKind } from "../../protocol/mux/frames.ts";
 import type { AgentMessage } from "../../protocol/messages.ts";
 import { INITIAL_WINDOW_BYTES } from "../../protocol/mux/flow-control.ts";
-import { MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
+import { MAX_DATA_FRAME_BYTES, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
 import { createLogger } from "../log.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
@@ -62,7 +62,7 @@ beforeAll(async () => {
   wss.on("connection", (ws) => {
     ws.on("close", () => upstreamClosed.push("ws"));
     ws.on("message", (data) => {
-      if (data.toString() === "big") ws.send(Buffer.alloc(MAX_DATA_FRAME_BYTES + 1));
+      if (data.toString() === "big") ws.send(Buffer.alloc(MAX_WS_MESSAGE_BYTES + 1));
     });
   });
   upstream.listen(0, "127.0.0.1");
@@ -128,7 +128,7 @@ describe("proxy streams", () => {
     expect(transport.bytes.get(4)).toBe(1024 * 1024);
   });
 
-  it("closes a WebSocket with 1009 when an upstream message cannot fit one data frame", async () => {
+  it("closes a WebSocket with 1009 when an upstream message is over the 4 MiB a data frame may carry", async () => {
     const { transport, streams } = setUp();
     streams.open({ type: "ws_open", stream: 5, instance_id: ID, port: 8000, path: "/ws", headers: [], protocols: [] });
     await transport.waitFor((m) => m.type === "ws_accepted", "accepted");
