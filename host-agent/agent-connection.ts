@@ -157,7 +157,8 @@ export class AgentConnection implements StreamTransport {
       if (welcomeTimer) clearTimeout(welcomeTimer);
       if (heartbeat) clearInterval(heartbeat);
       welcomedAt = Date.now();
-      log.info("connected", { machine_id: message.machine_id, heartbeat_ms: message.heartbeat_ms });
+      log.addContext({ machine_id: message.machine_id });
+      log.info("connected", { heartbeat_ms: message.heartbeat_ms });
       heartbeat = setInterval(() => {
         if (Date.now() - lastFrameAt > 3 * message.heartbeat_ms) {
           log.warn("server silent for 3 heartbeats, reconnecting");

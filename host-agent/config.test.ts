@@ -71,9 +71,9 @@ describe("agent command line", () => {
     }
   });
 
-  it("the README's GPU host section and --help name the same flags and variables", () => {
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    const section = readme.slice(readme.indexOf("### A GPU host"), readme.indexOf("### Deploying the control plane"));
+  it("docs/deploy.md's table of the agent's settings and --help name the same flags and variables", () => {
+    const deploy = readFileSync(new URL("../docs/deploy.md", import.meta.url), "utf8");
+    const section = deploy.slice(deploy.indexOf("### The agent's settings"), deploy.indexOf("### The agent as a container"));
     const names = (text: string) => new Set(text.match(/--[a-z][a-z-]+|\b(?:AGENT|DOCKER|DEV)_[A-Z_]+\b/g));
     const inHelp = names(USAGE);
     expect([...inHelp].filter((name) => !section.includes(name))).toEqual([]);

@@ -5,13 +5,14 @@ import { AccountDO } from "../durable-objects/account/account-do.ts";
 import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
 import { EmailDO } from "../durable-objects/email/email-do.ts";
 import { MachineDO } from "../durable-objects/machine/machine-do.ts";
+import { logAccess } from "./access-log.ts";
 import { connectAgent } from "./agent-connect.ts";
 import { serveAppRequest } from "./apps/app-request.ts";
 import { createApiApp } from "./api/app.ts";
 import { benchRoute } from "./bench/bench-routes.ts";
 import { matchAppHost } from "./http/app-origin.ts";
 import { admitRequest, clientIp } from "./http/rate-limit.ts";
-import { toApiError } from "./http/to-api-error.ts";
+import { errorResponseFor, unexpectedErrorOf } from "./http/to-api-error.ts";
 import { newRequestId, withRequestId } from "./http/request-id.ts";
 import type { Env } from "../core/env.ts";
 import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
@@ -22,16 +23,20 @@ const api = createApiApp();
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const startedMs = Date.now();
     const requestId = newRequestId();
     let response: Response;
     try {
-      response = withRequestId(await route(request, env, ctx, requestId), requestId);
+      response = await route(request, env, ctx, requestId);
     } catch (error) {
-      response = toApiError(error).toResponse(requestId);
+      response = errorResponseFor(error, requestId);
     }
+    const unexpected = unexpectedErrorOf(response);
+    response = withRequestId(response, requestId);
     // A body refused unread (401, 413, 429 ...) is cancelled, so the runtime answers now instead of
     // waiting for the client to send all of it.
     if (request.body && !request.bodyUsed) await request.body.cancel().catch(() => undefined);
+    logAccess({ request, status: response.status, durationMs: Date.now() - startedMs, requestId, unexpected });
     return response;
   },
 } satisfies ExportedHandler<Env>;

@@ -52,5 +52,7 @@ describe("agent endpoint", () => {
     agent.send({ type: "cache", models: ["org/model"] });
     expect(await machineOnline(agent.machineId)).toBe(true);
     agent.disconnect();
+    // Offline in FleetDO's index: the close has been handled (and logged) before the file's storage goes.
+    await until(() => machineOnline(agent.machineId), (online) => !online, "the machine to go offline", 200);
   });
 });

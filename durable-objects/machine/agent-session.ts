@@ -17,6 +17,9 @@ import type { ProxyBridge } from "./proxy-bridge.ts";
 
 type Hello = Extract<AgentMessage, { type: "hello" }>;
 
+/** The instance a command id names: `<instance id>/<generation>/<op>/<nonce>` (container-ledger.ts). */
+const instanceOfCommand = (commandId: string) => commandId.split("/")[0];
+
 export interface SessionParts {
   ctx: DurableObjectState;
   env: Env;
@@ -67,11 +70,11 @@ export class AgentSession {
     if (!this.agent.isCurrent(ws)) return closeQuietly(ws, 4001, "replaced by a newer connection");
     if (typeof message !== "string") {
       const problem = this.bridge.onBinary(new Uint8Array(message));
-      if (problem) log("warn", "agent data frame rejected", { machine: this.record.read()?.id, problem });
+      if (problem) log("warn", "agent data frame rejected", { machine_id: this.machineId(), problem });
       return;
     }
     const decoded = decodeAgentMessage(message);
-    if (!decoded.ok) return log("warn", "agent frame rejected", { machine: this.record.read()?.id, reason: decoded.reason });
+    if (!decoded.ok) return log("warn", "agent frame rejected", { machine_id: this.machineId(), reason: decoded.reason });
     await this.onMessage(ws, decoded.message);
   }
 
@@ -96,7 +99,7 @@ export class AgentSession {
         this.ledger.reportReadiness(message.instance_id, message.ready_ports, clock.now());
         return this.alarms.afterChange();
       case "ack":
-        if (!message.ok) log("warn", "agent command failed", { machine: this.record.read()?.id, command: message.command_id, error: message.error });
+        if (!message.ok) log("warn", "agent command failed", { machine_id: this.machineId(), instance_id: instanceOfCommand(message.command_id), command_id: message.command_id, error: message.error });
         return;
       case "cache":
         this.record.replaceCache(message.models);
@@ -104,7 +107,7 @@ export class AgentSession {
         return this.alarms.afterChange();
       default:
         if (!this.bridge.onMessage(message) && message.type !== "window" && message.type !== "end") {
-          log("info", "frame for an unknown stream", { type: message.type, stream: message.stream });
+          log("info", "frame for a stream no longer open", { machine_id: this.machineId(), type: message.type, stream_id: message.stream });
         }
     }
   }
@@ -112,7 +115,7 @@ export class AgentSession {
   /** Online, the host's inventory as it says, containers reconciled against what it runs. */
   private onHello(ws: WebSocket, hello: Hello): void {
     if (hello.protocol !== PROTOCOL_VERSION) {
-      log("warn", "agent speaks another protocol version", { version: hello.protocol });
+      log("warn", "agent speaks another protocol version: refused", { machine_id: this.machineId(), agent_protocol: hello.protocol, protocol: PROTOCOL_VERSION });
       return closeQuietly(ws, 4002, `protocol ${PROTOCOL_VERSION} required`);
     }
     const nowMs = clock.now();
@@ -131,8 +134,12 @@ export class AgentSession {
     });
     this.agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: this.record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs });
     this.ledger.reconcile(reported.keys());
-    log("info", "agent online", { machine: this.record.read()?.id, gpus: hello.gpus.length, containers: hello.containers.length });
+    log("info", "agent online", { machine_id: this.machineId(), agent_version: hello.agent_version, gpus: hello.gpus.length, containers: hello.containers.length });
     this.alarms.afterChange();
+  }
+
+  private machineId(): number | undefined {
+    return this.record.read()?.id;
   }
 
   /** `socket` is the agent's last connection, whose answered heartbeats say when it was last seen. */
@@ -149,7 +156,7 @@ export class AgentSession {
       this.record.bumpState();
     });
     this.agent.closeAll(4003, "machine marked offline");
-    log("info", "agent offline", { machine: machine.id });
+    log("info", "agent offline", { machine_id: machine.id });
     this.alarms.afterChange();
   }
 }

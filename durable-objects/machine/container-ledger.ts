@@ -53,13 +53,14 @@ export class ContainerLedger {
     this.env = parts.env;
     this.sql = parts.sql;
     this.record = parts.record;
-    this.commands = new CommandSender(parts.agent, parts.env.INSTANCE_TOKEN_SECRET);
+    this.commands = new CommandSender(parts.agent, parts.env.INSTANCE_TOKEN_SECRET, () => parts.record.read()?.id);
     this.alarms = parts.alarms;
     // Retries are about real time passing: the platform's clock.
     this.reports = new Outbox<MachineReportBody>(this.sql, {
       name: "report",
       now: () => Date.now(),
       send: (accountId, batch) => this.sendReports(accountId, batch),
+      logIds: (accountId) => ({ machine_id: this.record.read()?.id, account_id: accountId }),
     });
   }
 
@@ -215,6 +216,7 @@ export class ContainerLedger {
       this.releaseGpus(instanceId);
     });
     this.sendCommand(instanceId, "destroy");
+    log("info", "container removed: its account does not know the instance", { machine_id: this.record.read()?.id, account_id: accountId, instance_id: instanceId });
   }
 
   private sendCommand(instanceId: string, op: Op): void {

@@ -2,7 +2,7 @@
 // carries the machine's state version, so FleetDO ignores one that arrives late; a failed push is
 // retried by the alarm a second later until FleetDO has the latest version.
 import { iso } from "../../core/clock.ts";
-import { log } from "../../core/log.ts";
+import { errorText, log } from "../../core/log.ts";
 import type { Env } from "../../core/env.ts";
 import type { AlarmCapability } from "../outbox/single-alarm.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
@@ -55,7 +55,7 @@ export class FleetPush implements AlarmCapability {
       });
       this.record.markFleetVersion(machine.state_version);
     } catch (error) {
-      log("warn", "fleet index update failed; will retry", { machine: machine.id, error: String(error) });
+      log("warn", "fleet index update failed; will retry", { machine_id: machine.id, error: errorText(error) });
     }
   }
 }

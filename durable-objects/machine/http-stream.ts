@@ -2,11 +2,19 @@
 // the credit the agent returns, and the response body is written to the client through a native
 // identity stream whose writes complete only as the client reads, returning credit as they do.
 // Neither side ever holds more than one window. A declared Content-Length is kept (FixedLengthStream).
+//
+// A body the host's disconnection or the upstream cuts short is errored, so the client's read fails as
+// it would on a dropped connection and a cut download is never taken for a whole one. A server-sent
+// event stream is the exception: its events are whole by themselves, so it simply ends. A client that
+// leaves ends its body quietly (nobody reads it). Each is an expected event, logged here once as what
+// it is; workerd still prints its own "Uncaught" line for an errored body, which no JavaScript can
+// silence, and an honest cut is worth that line.
 import {
   clientResponseHeaders, DATA_HEADER_BYTES, DataKind, encodeDataFrame, frameInPlace, MAX_DATA_FRAME_BYTES, ReceiveCredit, SendCredit,
   type MuxStream, type ServerMessage,
 } from "../../protocol/index.ts";
 import { errorResponse } from "../../core/errors.ts";
+import { log, type LogFields, type LogLevel } from "../../core/log.ts";
 
 /** What a stream sends through: the agent socket, and the bridge's table of open streams. */
 export interface StreamLink {
@@ -15,6 +23,8 @@ export interface StreamLink {
   sendData(frame: Uint8Array): void;
   /** The stream is finished on this side; forget it. */
   close(): void;
+  /** The ids a log line about this stream carries (request, account, instance, machine, stream). */
+  logIds(): LogFields;
 }
 
 export const MAX_REQUEST_BODY_BYTES = 512 * 1024 * 1024;
@@ -26,6 +36,9 @@ export class HttpStream implements MuxStream {
   private readonly credit = new SendCredit();
   private readonly received = new ReceiveCredit();
   private writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  private answered = false;
+  /** A text/event-stream response: cut short, it ends rather than breaks (see the file's head). */
+  private eventStream = false;
   private finished = false;
   private resolveHead!: (response: Response) => void;
   readonly head = new Promise<Response>((resolve) => (this.resolveHead = resolve));
@@ -49,7 +62,8 @@ export class HttpStream implements MuxStream {
         if (this.finished) break;
         total += value.byteLength;
         if (total > MAX_REQUEST_BODY_BYTES) {
-          this.fail(new Error("request body too large"), payloadTooLarge());
+          this.log("info", "request body over 512 MB: refused");
+          this.fail("request body too large", payloadTooLarge());
           break;
         }
         for (let offset = 0; offset < value.byteLength && !this.finished; offset += MAX_DATA_FRAME_BYTES) {
@@ -63,15 +77,19 @@ export class HttpStream implements MuxStream {
       }
       if (!this.finished) this.link.sendControl({ type: "end", stream: this.id });
     } catch {
-      this.fail(new Error("the client's request body failed"), null);
+      if (this.finished) return;
+      this.log("info", "the client's request body broke off");
+      this.fail("the client's request body failed", null);
     }
   }
 
   onResponseHead(status: number, headers: [string, string][]): void {
+    this.answered = true;
     if (NULL_BODY_STATUSES.has(status) || this.method === "HEAD") {
       this.resolveHead(new Response(null, { status, headers: clientResponseHeaders(headers) }));
       return this.finishNormally();
     }
+    this.eventStream = headers.some(([name, value]) => name.toLowerCase() === "content-type" && /^\s*text\/event-stream\b/i.test(value));
     const length = declaredLength(headers);
     const pipe = length === null ? new IdentityTransformStream() : new FixedLengthStream(length);
     this.writer = pipe.writable.getWriter() as WritableStreamDefaultWriter<Uint8Array>;
@@ -80,11 +98,21 @@ export class HttpStream implements MuxStream {
 
   onData(_kind: DataKind, payload: Uint8Array): void {
     if (!this.writer || this.finished) return;
-    if (!this.received.receive(payload.byteLength)) return this.fail(new Error("response body exceeded the flow-control window"), null);
+    if (!this.received.receive(payload.byteLength)) {
+      // The agent broke the protocol: not an expected event, so the body is errored, not ended.
+      this.log("error", "the agent sent more than the flow-control window");
+      this.link.sendControl({ type: "abort", stream: this.id, reason: "response body exceeded the flow-control window" });
+      this.writer.abort(new Error("response body exceeded the flow-control window")).catch(() => undefined);
+      return this.finishNormally();
+    }
     // No copy: the payload views this message's own buffer, which nothing else holds.
     this.writer.write(payload).then(
       () => this.returnCredit(payload.byteLength),
-      () => this.fail(new Error("client went away"), null),
+      () => {
+        if (this.finished) return;
+        this.log("info", "client left before the response ended");
+        this.fail("client went away", null);
+      },
     );
   }
 
@@ -96,13 +124,20 @@ export class HttpStream implements MuxStream {
     // Queued behind every pending write; a FixedLengthStream refuses to close short of its length.
     this.writer?.close().then(
       () => this.finishNormally(),
-      () => this.fail(new Error("the upstream body ended early"), null),
+      () => {
+        if (this.finished) return;
+        this.log("warn", "the upstream body ended short of its Content-Length");
+        this.fail("the upstream body ended early", null);
+      },
     );
   }
 
-  /** The agent gave up: before the head the client gets a 502, after it a broken body. */
+  /** The agent gave up: before the head the client gets a 502, after it the body ends where it is. */
   onAbort(reason: string): void {
-    this.finish(new Error(`upstream aborted: ${reason}`), upstreamUnavailable(reason === "upstream_unavailable" ? undefined : reason));
+    if (this.finished) return;
+    // Before the head, the agent's refusal (nothing listens on the port) is the client's 502 and its access line.
+    if (this.answered) this.log("warn", "proxied response cut short: the upstream failed", { reason });
+    this.finish(upstreamUnavailable(reason === "upstream_unavailable" ? undefined : reason), "the upstream failed");
   }
 
   onWsClose(): void {
@@ -110,21 +145,32 @@ export class HttpStream implements MuxStream {
   }
 
   onDisconnect(): void {
-    this.onAbort("the host disconnected");
-  }
-
-  /** The proxy side gave up (agent gone, body too large, client gone): tell the agent too. */
-  fail(error: Error, beforeHead: Response | null): void {
     if (this.finished) return;
-    this.link.sendControl({ type: "abort", stream: this.id, reason: error.message });
-    this.finish(error, beforeHead ?? upstreamUnavailable());
+    this.log("warn", this.answered ? "proxied response cut short: the host disconnected" : "proxied request failed: the host disconnected");
+    this.finish(upstreamUnavailable("the host disconnected"), "the host disconnected");
   }
 
-  private finish(error: Error, beforeHead: Response): void {
+  /** The proxy side gave up (body too large, client gone, no answer in time): tell the agent too. */
+  fail(reason: string, beforeHead: Response | null): void {
+    if (this.finished) return;
+    this.link.sendControl({ type: "abort", stream: this.id, reason });
+    this.finish(beforeHead ?? upstreamUnavailable());
+  }
+
+  /**
+   * Before the head the client gets `beforeHead`; after it the body ends where it is, broken off when
+   * `cutBy` names an upstream-side cause and the body is not an event stream (see the file's head).
+   */
+  private finish(beforeHead: Response, cutBy: string | null = null): void {
     if (this.finished) return;
     this.resolveHead(beforeHead);
-    this.writer?.abort(error).catch(() => undefined);
+    if (cutBy !== null && !this.eventStream) this.writer?.abort(new Error(`response cut short: ${cutBy}`)).catch(() => undefined);
+    else this.writer?.close().catch(() => undefined);
     this.finishNormally();
+  }
+
+  private log(level: LogLevel, msg: string, fields: LogFields = {}): void {
+    log(level, msg, { ...this.link.logIds(), ...fields });
   }
 
   private finishNormally(): void {

@@ -62,7 +62,7 @@ export class Liveness implements AlarmCapability {
     const machine = this.record.read();
     const lastSeen = machine?.online === 1 ? this.lastSeenMs() : null;
     if (machine && lastSeen !== null && Date.now() - lastSeen >= this.timeoutMs) {
-      log("warn", "agent heartbeat timed out", { machine: machine.id });
+      log("warn", "agent heartbeat timed out", { machine_id: machine.id, last_seen_ms_ago: Date.now() - lastSeen });
       this.onTimeout();
     }
   }

@@ -20,6 +20,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { errorResponse, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
+import type { LogFields } from "../../core/log.ts";
 import {
   isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
 } from "../object-messages.ts";
@@ -146,13 +147,19 @@ export class MachineDO extends DurableObject<Env> {
     const target = decoded.request;
     const refusal = await this.admission.admit(target, request.headers.get("content-length"));
     if (refusal) return refusalResponse(refusal, request.body);
+    const logIds = () => ({ request_id: target.requestId, ...this.containerLogIds(target.instanceId), port: target.port });
     const response = target.websocket
-      ? await this.bridge.openWebSocket(target, target.websocket.protocols)
-      : await this.bridge.openHttp(target, request.body);
+      ? await this.bridge.openWebSocket(target, target.websocket.protocols, logIds)
+      : await this.bridge.openHttp(target, request.body, logIds);
     // Only this object refuses: an upstream header of that name would pass for a refusal.
     response.headers.delete(PROXY_REFUSAL_HEADER);
     response.headers.set("x-request-id", target.requestId);
     return response;
+  }
+
+  /** The ids of a log line about one of this machine's containers. */
+  private containerLogIds(instanceId: string): LogFields {
+    return { account_id: this.ledger.container(instanceId)?.account_id, instance_id: instanceId, machine_id: this.record.read()?.id };
   }
 
   // ---- container logs ----
@@ -167,7 +174,7 @@ export class MachineDO extends DurableObject<Env> {
     // A container being destroyed takes its logs with it.
     if (!row || row.desired === "destroyed") return noLogs();
     if (!this.record.isOnline()) return errorResponse("upstream_unavailable", `the host of instance ${instanceId} is offline`);
-    const response = await this.bridge.openLogs(decoded.request);
+    const response = await this.bridge.openLogs(decoded.request, () => this.containerLogIds(instanceId));
     if (response.status !== 404) return response;
     await response.body?.cancel();
     return noLogs();

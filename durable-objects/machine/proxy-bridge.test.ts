@@ -36,18 +36,92 @@ describe("ProxyBridge", () => {
     await until(async () => bridge.openStreams, (n) => n === 0, "the stream to be freed");
   });
 
-  it("when the agent goes away mid-body the client's body errors and the stream is freed", async () => {
+  it("when the agent goes away mid-body an event stream ends where it is, with one warning naming the request", async () => {
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const { socket, controls } = recordingSocket();
     const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null);
+    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_a", account_id: "acc-aaaaaaaaaaaaaaaa", instance_id: target.instanceId, machine_id: 1 }));
     const [request] = controls();
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["content-type", "text/event-stream"]] });
     const response = await pending;
-    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(10)));
+    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new TextEncoder().encode("data: 1\n\n")));
     expect(bridge.openStreams).toBe(1);
     bridge.abortAll();
     expect(bridge.openStreams).toBe(0);
-    await expect(response.arrayBuffer()).rejects.toThrow();
+    // Its events are whole by themselves: it ends rather than breaks.
+    expect(await response.text()).toBe("data: 1\n\n");
+    expect(warned.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([{
+      level: "warn", msg: "proxied response cut short: the host disconnected", stream: "http",
+      request_id: "req_a", account_id: "acc-aaaaaaaaaaaaaaaa", instance_id: target.instanceId, machine_id: 1, stream_id: request.stream,
+    }]);
+    warned.mockRestore();
+  });
+
+  it("when the agent goes away before the head the client gets 502, with one warning", async () => {
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const { socket } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_b" }));
+    bridge.abortAll();
+    const response = await pending;
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({ error: "upstream_unavailable", message: "the upstream failed: the host disconnected" });
+    expect(warned.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+      { level: "warn", msg: "proxied request failed: the host disconnected", stream: "http", request_id: "req_b", stream_id: 1 },
+    ]);
+    warned.mockRestore();
+  });
+
+  it("when the agent goes away mid-download the client's read fails: a cut body is never taken for a whole one", async () => {
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_d" }));
+    const [request] = controls();
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["content-type", "application/octet-stream"]] });
+    const response = await pending;
+    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(1024)));
+    bridge.abortAll();
+    await expect(response.arrayBuffer()).rejects.toThrow("response cut short: the host disconnected");
+    expect(warned).toHaveBeenCalledTimes(1);
+    expect(bridge.openStreams).toBe(0);
+    warned.mockRestore();
+  });
+
+  it("an upstream failure mid-body breaks the body off, with one warning and the agent's reason", async () => {
+    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_c" }));
+    const [request] = controls();
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
+    const response = await pending;
+    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new TextEncoder().encode("partial")));
+    bridge.onMessage({ type: "abort", stream: request.stream, reason: "upstream closed the connection" });
+    await expect(response.text()).rejects.toThrow("response cut short: the upstream failed");
+    expect(warned.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([{
+      level: "warn", msg: "proxied response cut short: the upstream failed", stream: "http", request_id: "req_c",
+      stream_id: request.stream, reason: "upstream closed the connection",
+    }]);
+    expect(bridge.openStreams).toBe(0);
+    warned.mockRestore();
+  });
+
+  it("a client that stops reading and cancels is logged once as leaving, and the agent is told", async () => {
+    const info = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_d" }));
+    const [request] = controls();
+    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
+    await (await pending).body!.cancel();
+    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(10)));
+    await until(async () => controls().at(-1), (last) => last?.type === "abort", "the abort");
+    expect(info.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+      { level: "info", msg: "client left before the response ended", stream: "http", request_id: "req_d", stream_id: request.stream },
+    ]);
+    expect(bridge.openStreams).toBe(0);
+    info.mockRestore();
   });
 
   it("keeps the upstream's Content-Length, and a body ending short of it is an error", async () => {

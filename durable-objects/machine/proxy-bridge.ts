@@ -3,6 +3,7 @@
 // assigns the stream ids) and routes the agent's frames to them through the shared stream table.
 // Streams live in memory only: an open stream keeps the MachineDO awake, and when the agent socket
 // goes away every stream is failed at once so nothing waits forever.
+import { log, type LogFields } from "../../core/log.ts";
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
 import { HttpStream, upstreamUnavailable, type StreamLink } from "./http-stream.ts";
 import type { LogsRequest } from "./logs-request.ts";
@@ -37,25 +38,26 @@ export class ProxyBridge {
     return this.streams.size;
   }
 
-  openHttp(target: ProxyTarget, body: ReadableStream<Uint8Array> | null): Promise<Response> {
-    return this.openHttpStream(target.method, body, (id) => ({
+  /** `logIds`: the ids of the request, for the stream's log lines (taken only when one is written). */
+  openHttp(target: ProxyTarget, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({})): Promise<Response> {
+    return this.openHttpStream(target.method, body, logIds, (id) => ({
       type: "http_request", stream: id, instance_id: target.instanceId, port: target.port,
       method: target.method, path: target.target, headers: target.headers, has_body: body !== null,
     }));
   }
 
   /** A container's logs: the agent answers as it answers a GET, so the response is relayed the same way. */
-  openLogs(request: LogsRequest): Promise<Response> {
-    return this.openHttpStream("GET", null, (id) => ({
+  openLogs(request: LogsRequest, logIds: () => LogFields = () => ({})): Promise<Response> {
+    return this.openHttpStream("GET", null, () => ({ ...logIds(), stream: "logs" }), (id) => ({
       type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
     }), LOGS_ANSWER_TIMEOUT_MS);
   }
 
-  openWebSocket(target: ProxyTarget, protocols: string[]): Promise<Response> {
+  openWebSocket(target: ProxyTarget, protocols: string[], logIds: () => LogFields = () => ({})): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream);
+    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: "websocket" }));
     const stream = new WsStream(id, link);
     this.streams.add(id, stream);
     link.sendControl({
@@ -89,17 +91,22 @@ export class ProxyBridge {
   }
 
   /** `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502. */
-  private openHttpStream(method: string, body: ReadableStream<Uint8Array> | null, opening: (id: number) => ServerMessage, headTimeoutMs?: number): Promise<Response> {
+  private openHttpStream(
+    method: string, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields, opening: (id: number) => ServerMessage, headTimeoutMs?: number,
+  ): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream);
+    const link = this.link(socket, id, () => stream, () => ({ stream: "http", ...logIds() }));
     const stream = new HttpStream(id, link, method);
     this.streams.add(id, stream);
     link.sendControl(opening(id));
     if (body) void stream.pumpBody(body);
     if (headTimeoutMs !== undefined) {
-      const timer = setTimeout(() => stream.fail(new Error("no answer from the host"), upstreamUnavailable("the host's agent did not answer in time")), headTimeoutMs);
+      const timer = setTimeout(() => {
+        log("warn", "no answer from the host's agent in time", { ...link.logIds(), timeout_ms: headTimeoutMs });
+        stream.fail("no answer from the host", upstreamUnavailable("the host's agent did not answer in time"));
+      }, headTimeoutMs);
       void stream.head.then(() => clearTimeout(timer));
     }
     return stream.head;
@@ -111,11 +118,12 @@ export class ProxyBridge {
     return id;
   }
 
-  private link(socket: WebSocket, id: number, stream: () => HttpStream | WsStream): StreamLink {
+  private link(socket: WebSocket, id: number, stream: () => HttpStream | WsStream, logIds: () => LogFields): StreamLink {
     return {
       sendControl: (message: ServerMessage) => sendQuietly(socket, encodeMessage(message)),
       sendData: (frame) => sendQuietly(socket, frame),
       close: () => this.streams.remove(id, stream()),
+      logIds: () => ({ ...logIds(), stream_id: id }),
     };
   }
 }

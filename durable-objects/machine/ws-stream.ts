@@ -1,13 +1,17 @@
 // One proxied WebSocket: the client's socket (a WebSocketPair end accepted here) bridged to the
 // upstream socket the agent opens. Messages keep their type; close codes and reasons cross both ways.
 // Credit as for HTTP bodies, counted in message bytes: messages to the agent wait for its credit;
-// messages handed to the client return credit to the agent.
+// messages handed to the client return credit to the agent. A socket the host's disconnection or an
+// upstream failure ends is closed with 1011 and logged once, as the expected event it is.
+import { log, type LogFields, type LogLevel } from "../../core/log.ts";
 import {
   closeQuietly, DataKind, encodeDataFrame, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, ReceiveCredit, SendCredit,
   type MuxStream,
 } from "../../protocol/index.ts";
 import { upstreamUnavailable, type StreamLink } from "./http-stream.ts";
 
+/** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
+const ABNORMAL_CLOSURE = 1006;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -39,23 +43,34 @@ export class WsStream implements MuxStream {
     server.addEventListener("message", (event) => {
       const kind = typeof event.data === "string" ? DataKind.wsText : DataKind.wsBinary;
       const payload = typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data as ArrayBuffer);
-      if (payload.byteLength > MAX_WS_MESSAGE_BYTES) return this.closeBothWays(MESSAGE_TOO_BIG, "message too big for the proxy");
+      if (payload.byteLength > MAX_WS_MESSAGE_BYTES) {
+        this.log("info", "client WebSocket message over 4 MiB: closed with 1009", { bytes: payload.byteLength });
+        return this.closeBothWays(MESSAGE_TOO_BIG, "message too big for the proxy");
+      }
       this.waiting.push({ frame: encodeDataFrame(kind, this.id, payload), size: payload.byteLength });
       this.flush();
     });
     server.addEventListener("close", (event) => {
       if (this.closed) return;
+      if (event.code === ABNORMAL_CLOSURE) this.log("info", "client left: its WebSocket dropped without a close");
       this.link.sendControl({ type: "ws_close", stream: this.id, code: event.code, reason: event.reason });
       this.finish();
     });
-    server.addEventListener("error", () => this.abort("client socket error"));
+    server.addEventListener("error", () => {
+      if (this.closed) return;
+      this.log("info", "the client's WebSocket failed");
+      this.abort("client socket error");
+    });
     const headers = protocol ? { "sec-websocket-protocol": protocol } : undefined;
     this.resolveAccept(new Response(null, { status: 101, webSocket: client, headers }));
   }
 
   onData(kind: DataKind, payload: Uint8Array): void {
     if (!this.client || this.closed) return;
-    if (!this.received.receive(payload.byteLength)) return this.abort("WebSocket data exceeded the flow-control window");
+    if (!this.received.receive(payload.byteLength)) {
+      this.log("error", "the agent sent more than the flow-control window");
+      return this.abort("WebSocket data exceeded the flow-control window");
+    }
     this.client.send(kind === DataKind.wsText ? decoder.decode(payload) : payload.slice());
     const credit = this.received.consume(payload.byteLength);
     if (credit > 0) this.link.sendControl({ type: "window", stream: this.id, bytes: credit });
@@ -93,6 +108,27 @@ export class WsStream implements MuxStream {
   }
 
   onAbort(reason: string): void {
+    if (this.closed) return;
+    // Before it is accepted, the agent's refusal (nothing listens on the port) is the client's 502 and its access line.
+    if (this.client) this.log("warn", "proxied WebSocket closed: the upstream failed", { reason });
+    this.end(reason);
+  }
+
+  onDisconnect(): void {
+    if (this.closed) return;
+    this.log("warn", this.client ? "proxied WebSocket closed: the host disconnected" : "proxied WebSocket failed: the host disconnected");
+    this.end("the host disconnected");
+  }
+
+  /** The proxy side gave up: tell the agent, and the client. */
+  abort(reason: string): void {
+    if (this.closed) return;
+    this.link.sendControl({ type: "abort", stream: this.id, reason });
+    this.end(reason);
+  }
+
+  /** Before the accept the client gets a 502; after it the socket closes with 1011. */
+  private end(reason: string): void {
     if (!this.client) {
       this.finish();
       this.resolveAccept(reason === "upstream_unavailable" ? upstreamUnavailable() : upstreamUnavailable(reason));
@@ -101,15 +137,8 @@ export class WsStream implements MuxStream {
     this.onWsClose(INTERNAL_ERROR, "upstream failed");
   }
 
-  onDisconnect(): void {
-    this.onAbort("agent disconnected");
-  }
-
-  /** The proxy side gave up: tell the agent, and the client. */
-  abort(reason: string): void {
-    if (this.closed) return;
-    this.link.sendControl({ type: "abort", stream: this.id, reason });
-    this.onAbort(reason === "upstream_unavailable" ? reason : "agent disconnected");
+  private log(level: LogLevel, msg: string, fields: LogFields = {}): void {
+    log(level, msg, { ...this.link.logIds(), ...fields });
   }
 
   private finish(): void {

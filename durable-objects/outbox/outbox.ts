@@ -5,7 +5,7 @@
 // message; destinations are sent to side by side. Failures are retried with capped exponential
 // backoff on the object's single alarm. A change that must be applied before its request is answered
 // is delivered now and waited for (`deliverNow`).
-import { log } from "../../core/log.ts";
+import { errorText, log, type LogFields } from "../../core/log.ts";
 import type { Sql } from "../sql.ts";
 import type { AlarmCapability } from "./single-alarm.ts";
 
@@ -22,6 +22,8 @@ export interface OutboxOptions<Message> {
   now(): number;
   /** Sends one destination's queue, oldest first. Resolving acknowledges it; throwing retries it later. */
   send(destination: string, batch: Queued<Message>[]): Promise<void>;
+  /** The ids a log line about `destination` carries: the sender's own and the destination's. */
+  logIds?(destination: string): LogFields;
 }
 
 /** Where a queued message has to arrive: its destination and its seq. */
@@ -129,7 +131,7 @@ export class Outbox<Message> implements AlarmCapability {
         await this.options.send(destination, batch);
         this.acknowledge(destination, batch.at(-1)!.seq);
       } catch (error) {
-        log("warn", `${this.options.name} delivery failed; will retry`, { destination, error: String(error) });
+        log("warn", `${this.options.name} delivery failed; will retry`, { ...this.options.logIds?.(destination), destination, error: errorText(error) });
         this.postpone(destination);
       }
     }));

@@ -45,7 +45,7 @@ async function routeRequest(req: IncomingMessage, res: ServerResponse, servedMod
     case "GET /sse":
       return streamEvents(res, queryInt(query, "n", 10), queryInt(query, "interval_ms", 100));
     case "GET /bytes":
-      return streamBytes(res, queryInt(query, "n", 0));
+      return streamBytes(res, queryInt(query, "n", 0), query.get("chunked") === "1");
     case "GET /v1/models":
       return sendJson(res, 200, { object: "list", data: [{ id: servedModel, object: "model", created: startedAt, owned_by: "dev" }] });
     case "POST /v1/chat/completions":

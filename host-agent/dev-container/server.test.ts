@@ -67,6 +67,11 @@ describe("dev container server", () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.byteLength).toBe(200000);
     expect(bytes[70000]).toBe(70000 % 256);
+    expect(res.headers.get("content-length")).toBe("200000");
+    const chunked = await fetch(`${base}/bytes?n=1000&chunked=1`);
+    expect(chunked.headers.get("content-length")).toBeNull();
+    expect(chunked.headers.get("transfer-encoding")).toBe("chunked");
+    expect((await chunked.arrayBuffer()).byteLength).toBe(1000);
   });
 
   it("echoes WebSocket text and binary messages, selects the first subprotocol, closes on request", async () => {

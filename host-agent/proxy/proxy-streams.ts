@@ -40,7 +40,7 @@ export class ProxyStreams {
     this.#runtime.resolvePort(message.instance_id, message.port).then(
       (endpoint) => stream.connect(endpoint),
       (error: unknown) => {
-        this.#log.warn("container port lookup failed", { stream: message.stream, instance_id: message.instance_id, error: String(error) });
+        this.#log.warn("container port lookup failed", { stream_id: message.stream, instance_id: message.instance_id, error: String(error) });
         stream.connect(null);
       },
     );
@@ -53,7 +53,7 @@ export class ProxyStreams {
     this.#runtime.logs(message.instance_id, { tail: message.tail, follow: message.follow }).then(
       (source) => stream.connect(source),
       (error: unknown) => {
-        this.#log.warn("container logs unreadable", { stream: message.stream, instance_id: message.instance_id, error: errorMessage(error) });
+        this.#log.warn("container logs unreadable", { stream_id: message.stream, instance_id: message.instance_id, error: errorMessage(error) });
         stream.refuse(`the host could not read the logs: ${errorMessage(error)}`);
       },
     );

@@ -24,6 +24,8 @@ export interface StackOptions {
   agentEnv?: Record<string, string>;
   /** Print children's output prefixed with their name. */
   echo?: boolean;
+  /** wrangler's --log-level: "warn" (the default) shows the Worker's warn and error lines, "log" its info lines too. */
+  logLevel?: "warn" | "log";
 }
 
 export interface Stack {
@@ -56,7 +58,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     [
       join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(ROOT, "wrangler.toml"),
       "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", stateDir,
-      "--show-interactive-dev-session=false", "--log-level", "warn",
+      "--show-interactive-dev-session=false", "--log-level", options.logLevel ?? "warn",
       // wrangler's devtools port otherwise starts at 9229 for every stack: two starting at once collide.
       "--inspector-port", String(await freePort()),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),

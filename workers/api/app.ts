@@ -2,7 +2,7 @@
 // operators, and the generated OpenAPI document.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../../core/errors.ts";
-import { toApiError } from "../http/to-api-error.ts";
+import { errorResponseFor } from "../http/to-api-error.ts";
 import type { ApiEnv } from "./context.ts";
 import { adminAuth } from "./middleware/admin-auth.ts";
 import { authBudget } from "./middleware/auth-budget.ts";
@@ -66,6 +66,6 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   documentAppOrigin(app);
 
   app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
-  app.onError((error) => toApiError(error).toResponse());
+  app.onError((error) => errorResponseFor(error));
   return app;
 }

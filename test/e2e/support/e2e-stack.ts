@@ -23,8 +23,13 @@ export interface E2eStack extends Stack {
   proxyUrl(instance: Instance, port: number, path: string): string;
 }
 
-/** `vars` for the Worker, `agentEnv` for the agents (DEV_READY_DELAY_MS 300 and DEV_PULL_MS 100 unless given). */
-export async function startE2eStack(vars: Record<string, string> = {}, agentEnv: Record<string, string> = {}): Promise<E2eStack> {
+/**
+ * `vars` for the Worker, `agentEnv` for the agents (DEV_READY_DELAY_MS 300 and DEV_PULL_MS 100 unless
+ * given), `logLevel` for wrangler ("log" to see the Worker's info lines in `worker.output()`).
+ */
+export async function startE2eStack(
+  vars: Record<string, string> = {}, agentEnv: Record<string, string> = {}, logLevel: "warn" | "log" = "warn",
+): Promise<E2eStack> {
   const stack = await startStack({
     port: await freePort(),
     stateDir: mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
@@ -32,6 +37,7 @@ export async function startE2eStack(vars: Record<string, string> = {}, agentEnv:
     fresh: true,
     vars: { RATE_LIMIT_RPS: "100000", APPS_RATE_LIMIT_RPS: "100000", HEARTBEAT_TIMEOUT_MS: "3000", ...vars },
     agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100", ...agentEnv },
+    logLevel,
   });
   const key = stack.setup.account.key;
   const client = createGpuClient({ baseUrl: stack.baseUrl, apiKey: key });

@@ -75,6 +75,7 @@ export function documentAppOrigin(app: OpenAPIHono<ApiEnv>): void {
       method,
       path: APP_PATH,
       servers: [APP_SERVER],
+      tags: ["instance web apps (their own origin)"],
       security: [{ appSession: [] }],
       summary: `${method.toUpperCase()} on an instance web app's own origin`,
       description: DESCRIPTION,
