@@ -24,6 +24,7 @@ import { findInstance, listEvents, listInstances, toInstance, type Instance, typ
 import { checkCredential, type Caller } from "./credential-check.ts";
 import { createAndPushKey, revokeAndConfirm } from "./key-changes.ts";
 import { createKeySetTable } from "./key-set.ts";
+import { LaunchTimeout } from "./launch-timeout.ts";
 import { listKeys, type CreatedKey, type KeySummary } from "./keys.ts";
 import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
@@ -70,6 +71,8 @@ export class AccountDO extends DurableObject<Env> {
     this.alarms.register(
       { nextAlarmMs: (nowMs) => nextSettlementMs(this.sql, nowMs), onAlarm: () => { this.settleNow(); } },
       new Expiry(this.sql),
+      // Before the outbox: a launch given up on this alarm is told to its host on the same ring.
+      new LaunchTimeout(this.sql, () => this.context()),
       this.outbox,
     );
   }
