@@ -65,6 +65,7 @@ export class AccountDO extends DurableObject<Env> {
       name: "machine directive",
       now: () => this.clock.now(),
       send: (machineId, batch) => this.env.MACHINES.getByName(machineId).applyDirectives(batch.map((queued) => queued.message)),
+      queued: () => this.alarms.backstop(),
     });
     // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
     this.alarms = new SingleAlarm(ctx, () => this.clock.now());

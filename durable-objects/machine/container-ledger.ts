@@ -60,6 +60,7 @@ export class ContainerLedger {
       name: "report",
       now: () => Date.now(),
       send: (accountId, batch) => this.sendReports(accountId, batch),
+      queued: () => this.alarms.backstop(),
     });
   }
 

@@ -22,6 +22,11 @@ export interface OutboxOptions<Message> {
   now(): number;
   /** Sends one destination's queue, oldest first. Resolving acknowledges it; throwing retries it later. */
   send(destination: string, batch: Queued<Message>[]): Promise<void>;
+  /**
+   * Called as a message is queued, in the change's own turn: the object arms its alarm there
+   * (SingleAlarm.backstop), so a message whose immediate delivery a restart cut short is still sent.
+   */
+  queued?(): void;
 }
 
 /** Where a queued message has to arrive: its destination and its seq. */
@@ -59,6 +64,7 @@ export class Outbox<Message> implements AlarmCapability {
     // The seq is the row id (AUTOINCREMENT: never reused, even after the queue empties).
     const [row] = this.sql<{ seq: number }>`INSERT INTO outbox (destination, message, attempts, next_ms)
              VALUES (${destination}, ${JSON.stringify(message)}, 0, ${this.options.now()}) RETURNING seq`;
+    this.options.queued?.();
     return { destination, seq: row!.seq };
   }
 
