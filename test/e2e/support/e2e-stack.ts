@@ -23,13 +23,18 @@ export interface E2eStack extends Stack {
   proxyUrl(instance: Instance, port: number, path: string): string;
 }
 
-/** `vars` for the Worker, `agentEnv` for the agents (DEV_READY_DELAY_MS 300 and DEV_PULL_MS 100 unless given). */
-export async function startE2eStack(vars: Record<string, string> = {}, agentEnv: Record<string, string> = {}): Promise<E2eStack> {
+/**
+ * `vars` for the Worker, `agentEnv` for the agents (DEV_READY_DELAY_MS 300 and DEV_PULL_MS 100 unless
+ * given). `resume`: the state folder and port of a stack that was stopped, to start it again on them.
+ */
+export async function startE2eStack(
+  vars: Record<string, string> = {}, agentEnv: Record<string, string> = {}, resume?: { stateDir: string; baseUrl: string },
+): Promise<E2eStack> {
   const stack = await startStack({
-    port: await freePort(),
-    stateDir: mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
+    port: resume ? Number(new URL(resume.baseUrl).port) : await freePort(),
+    stateDir: resume?.stateDir ?? mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
     adminToken: "e2e-admin-token",
-    fresh: true,
+    fresh: resume === undefined,
     vars: { RATE_LIMIT_RPS: "100000", HEARTBEAT_TIMEOUT_MS: "3000", ...vars },
     agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100", ...agentEnv },
   });
