@@ -101,7 +101,7 @@ at    agent  how      serving again after
 at    workerd  dev-1 agent
 0:00    100.0         60.0
 1:00    101.5         58.0
-   · workerd: wrangler's two workerd processes; an agent: its own process (its containers apart), started over by each restart
+   · workerd worker: the Worker and its Durable Objects; workerd front: wrangler's entry proxy (local only); an agent: its own process (its containers apart), started over by each restart
 
 == Checks
 ok  ledgers  2 accounts sum to their balances

@@ -16,7 +16,7 @@ export interface RestartRecord {
 export interface RssSample {
   /** Seconds into the run. */
   atS: number;
-  /** MB (2^20 bytes): "workerd" (both processes), and one per agent process. */
+  /** MB (2^20 bytes) by process: "workerd worker", "workerd front", and one per agent. */
   mb: Record<string, number>;
 }
 
@@ -80,7 +80,7 @@ function rssSection(samples: readonly RssSample[]): string {
   const rows = samples.map((s) => [formatClock(s.atS), ...groups.map((g) => (s.mb[g] === undefined ? "" : s.mb[g].toFixed(1)))]);
   return [
     section("Memory: RSS in MB, a sample a minute", [["at", ...groups], ...rows], 1),
-    "   · workerd: wrangler's two workerd processes; an agent: its own process (its containers apart), started over by each restart",
+    "   · workerd worker: the Worker and its Durable Objects; workerd front: wrangler's entry proxy (local only); an agent: its own process (its containers apart), started over by each restart",
   ].join("\n");
 }
 

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createAccount } from "../http/api-client.ts";
 import { machineInfo } from "../machine-info.ts";
-import { listProcesses, processRssBytes } from "../stack/procfs.ts";
+import { processRssBytes } from "../stack/procfs.ts";
 import { ADMIN_TOKEN, CONTAINER_PORT, startBenchStack, type BenchStack } from "../stack/bench-stack.ts";
 import { AgentRestarts, restartPlan } from "./agent-restarts.ts";
 import { billingChecks, destroyAll, openStreamsCheck, type SoakAccount } from "./end-checks.ts";
@@ -118,10 +118,13 @@ export async function runSoak({ minutes, echo, log }: SoakOptions): Promise<bool
   }
 }
 
-/** RSS of wrangler's workerd processes together and of each agent process (its containers apart). */
+/** RSS of each workerd process (wrangler's entry proxy, the Worker's own) and of each agent process (its containers apart). */
 function sampleRss(bench: BenchStack, elapsedMs: number): RssSample {
-  const workerd = listProcesses().filter((p) => p.pgid === bench.stack.worker.process.pid && p.comm === "workerd");
-  const mb: Record<string, number> = { workerd: workerd.reduce((sum, p) => sum + processRssBytes(p.pid), 0) / MB };
+  const { workerdFront, workerdWorker } = bench.pids();
+  const mb: Record<string, number> = {
+    "workerd worker": workerdWorker === null ? 0 : processRssBytes(workerdWorker) / MB,
+    "workerd front": workerdFront === null ? 0 : processRssBytes(workerdFront) / MB,
+  };
   for (const [name, agent] of bench.stack.agents) mb[`${name} agent`] = processRssBytes(agent.process.pid!) / MB;
   return { atS: elapsedMs / 1000, mb };
 }
