@@ -58,11 +58,11 @@ export function renderReport(result: BenchResult): string {
   return [head, ...result.sections.map(renderSection), renderTargets(result.targets)].join("\n\n");
 }
 
-/** Left-aligned first two columns, right-aligned numbers. */
-function renderColumns(rows: string[][]): string[] {
+/** Left-aligned first `leftColumns` columns (labels), right-aligned numbers after them. */
+export function renderColumns(rows: string[][], leftColumns = 2): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
+  return rows.map((row) => row.map((cell, i) => (i < leftColumns ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
 }
 
 function isNumber(value: number | null | undefined): value is number {

@@ -1,6 +1,7 @@
 // `npm run bench`: starts the local stack (fresh state, free port) and nginx, measures our proxy and
 // control plane against baselines taken in the same run, prints the table and writes
 // bench/results/latest.json. The stack and nginx are always stopped, also on error and Ctrl-C.
+// `--soak` runs the soak instead (bench/soak/soak.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs, USAGE, type SuiteName } from "./args.ts";
@@ -8,6 +9,7 @@ import { startNginx, type NginxBaseline } from "./baselines/nginx.ts";
 import { benchConfig } from "./bench-config.ts";
 import { machineInfo } from "./machine-info.ts";
 import { renderReport } from "./report.ts";
+import { runSoak } from "./soak/soak.ts";
 import { resultsJson } from "./results-json.ts";
 import type { BenchResult, Section } from "./results-model.ts";
 import { buildRoutes } from "./routes.ts";
@@ -30,6 +32,7 @@ if ("error" in args || args.help) {
 }
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+if (args.soak) process.exit((await runSoak({ minutes: args.minutes, echo: args.echo, log })) ? 0 : 1);
 const config = benchConfig(args.full);
 const machine = machineInfo();
 const started = performance.now();

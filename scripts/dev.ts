@@ -19,7 +19,7 @@ const stack = await startStack({
   stateDir,
   adminToken,
   fresh: process.argv.includes("--fresh"),
-  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS", "APPS_DOMAIN", "APPS_RATE_LIMIT_RPS"]),
+  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "LAUNCH_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS", "APPS_DOMAIN", "APPS_RATE_LIMIT_RPS"]),
   agentEnv: { ...passed(["DEV_READY_DELAY_MS"]), ADMIN_TOKEN: adminToken },
   echo: true,
 }).catch((error: Error) => {

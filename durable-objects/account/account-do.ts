@@ -27,6 +27,7 @@ import { checkCredential, type Caller } from "./credential-check.ts";
 import { createAndPushKey, revokeAndConfirm } from "./key-changes.ts";
 import { APP_END_PENDING, createAppOpenersTable, endAppsOpenedBy, openApp, pendingAppEnds } from "./app-openers.ts";
 import { createKeySetTable } from "./key-set.ts";
+import { LaunchTimeout } from "./launch-timeout.ts";
 import { listKeys, type CreatedKey, type KeySummary } from "./keys.ts";
 import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
@@ -69,12 +70,15 @@ export class AccountDO extends DurableObject<Env> {
       now: () => this.clock.now(),
       send: (machineId, batch) => this.env.MACHINES.getByName(machineId).applyDirectives(batch.map((queued) => queued.message)),
       logIds: (machineId) => ({ account_id: this.info()?.id, machine_id: Number(machineId) }),
+      queued: () => this.alarms.backstop(),
     });
     // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
     this.alarms = new SingleAlarm(ctx, () => this.clock.now());
     this.alarms.register(
       { nextAlarmMs: (nowMs) => nextSettlementMs(this.sql, nowMs), onAlarm: () => { this.settleNow(); } },
       new Expiry(this.sql),
+      // Before the outbox: a launch given up on this alarm is told to its host on the same ring.
+      new LaunchTimeout(this.sql, () => this.context()),
       this.outbox,
     );
   }

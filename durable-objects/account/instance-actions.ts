@@ -13,6 +13,7 @@ import type { Sql } from "../sql.ts";
 import { settleAll, settleInstance } from "./billing.ts";
 import { addEvent, findInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import { currentKeySet } from "./key-set.ts";
+import { launchTimeoutMs } from "./launch-timeout.ts";
 import { NO_READINESS } from "./port-readiness.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 
@@ -73,7 +74,7 @@ export async function launch(ctx: AccountContext, plan: LaunchPlan, idem: Idempo
       continue;
     }
     ctx.transaction(() => {
-      sql`UPDATE instances SET machine_id = ${machineId} WHERE id = ${id}`;
+      sql`UPDATE instances SET machine_id = ${machineId}, launch_deadline_ms = ${nowMs + launchTimeoutMs(ctx.env)} WHERE id = ${id}`;
       addEvent(sql, id, `Created on machine ${machineId}; waiting for the host to start the container`, iso(nowMs));
       if (idem) {
         sql`INSERT OR REPLACE INTO idempotency (key, body_hash, instance_id, created_ms)
@@ -168,7 +169,8 @@ export async function start(ctx: AccountContext, id: string): Promise<InstanceRe
   if (!reserved.ok) return reserved;
   const nowMs = clock.now();
   ctx.transaction(() => {
-    sql`UPDATE instances SET status = 'starting', desired_state = 'running', status_message = '', generation = ${generation}
+    sql`UPDATE instances SET status = 'starting', desired_state = 'running', status_message = '', generation = ${generation},
+          launch_deadline_ms = ${nowMs + launchTimeoutMs(ctx.env)}
         WHERE id = ${id}`;
     addEvent(sql, id, "Start requested; waiting for the host to start the container", iso(nowMs));
   });

@@ -32,12 +32,15 @@ export interface InstanceRow {
   carry: number;
   /** Which HTTP ports answer their readiness path in this run (port-readiness.ts). */
   readiness: string;
+  /** When the last launch or start is given up unless its host confirms it first (launch-timeout.ts). */
+  launch_deadline_ms: number | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
-  "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
+  | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
+  | "launch_deadline_ms"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;

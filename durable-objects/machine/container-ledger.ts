@@ -61,6 +61,7 @@ export class ContainerLedger {
       now: () => Date.now(),
       send: (accountId, batch) => this.sendReports(accountId, batch),
       logIds: (accountId) => ({ machine_id: this.record.read()?.id, account_id: accountId }),
+      queued: () => this.alarms.backstop(),
     });
   }
 

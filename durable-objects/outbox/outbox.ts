@@ -24,6 +24,11 @@ export interface OutboxOptions<Message> {
   send(destination: string, batch: Queued<Message>[]): Promise<void>;
   /** The ids a log line about `destination` carries: the sender's own and the destination's. */
   logIds?(destination: string): LogFields;
+  /**
+   * Called as a message is queued, in the change's own turn: the object arms its alarm there
+   * (SingleAlarm.backstop), so a message whose immediate delivery a restart cut short is still sent.
+   */
+  queued?(): void;
 }
 
 /** Where a queued message has to arrive: its destination and its seq. */
@@ -61,6 +66,7 @@ export class Outbox<Message> implements AlarmCapability {
     // The seq is the row id (AUTOINCREMENT: never reused, even after the queue empties).
     const [row] = this.sql<{ seq: number }>`INSERT INTO outbox (destination, message, attempts, next_ms)
              VALUES (${destination}, ${JSON.stringify(message)}, 0, ${this.options.now()}) RETURNING seq`;
+    this.options.queued?.();
     return { destination, seq: row!.seq };
   }
 

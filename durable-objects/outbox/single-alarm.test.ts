@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { SingleAlarm, type AlarmCapability } from "./single-alarm.ts";
+import { BACKSTOP_MS, SingleAlarm, type AlarmCapability } from "./single-alarm.ts";
 
 let scratchCount = 0;
 
@@ -99,5 +99,21 @@ describe("SingleAlarm", () => {
       alarms.afterChange();
       await expect.poll(() => ctx.storage.getAlarm()).toBeNull();
       expect(changed).toEqual(["delivered"]);
+    }));
+
+  it("a change's backstop sets the alarm within BACKSTOP_MS, unless this object set it to ring sooner", () =>
+    inScratchObject(async (ctx) => {
+      const alarms = new SingleAlarm(ctx, () => Date.now());
+      alarms.register(dueAt(Date.now() + 200));
+      const before = Date.now();
+      alarms.backstop();
+      const backstop = (await ctx.storage.getAlarm())!;
+      expect(backstop).toBeGreaterThanOrEqual(before + BACKSTOP_MS);
+      expect(backstop).toBeLessThanOrEqual(Date.now() + BACKSTOP_MS);
+      await alarms.reschedule();
+      const sooner = (await ctx.storage.getAlarm())!;
+      expect(sooner).toBeLessThan(backstop);
+      alarms.backstop();
+      expect(await ctx.storage.getAlarm()).toBe(sooner);
     }));
 });

@@ -10,10 +10,15 @@ export interface AlarmCapability {
   onChange?(): Promise<void>;
 }
 
+/** How soon a change's backstop alarm rings (see `backstop`). */
+export const BACKSTOP_MS = 1_000;
+
 export class SingleAlarm {
   private readonly ctx: DurableObjectState;
   private readonly now: () => number;
   private readonly capabilities: AlarmCapability[] = [];
+  /** When the alarm is set to ring, as this instance last set it (null: none; unknown after a restart). */
+  private armedAtMs: number | null | undefined = undefined;
 
   /** `now` is the object's clock; the platform alarm itself always runs on real time. */
   constructor(ctx: DurableObjectState, now: () => number) {
@@ -28,6 +33,8 @@ export class SingleAlarm {
 
   /** The object's `alarm()` handler: every capability's work, then the next alarm. */
   async ring(): Promise<void> {
+    // The alarm that is ringing is used up: until the reschedule below, none is set.
+    this.armedAtMs = null;
     const nowMs = this.now();
     for (const capability of this.capabilities) await capability.onAlarm(nowMs);
     await this.reschedule();
@@ -38,13 +45,31 @@ export class SingleAlarm {
     this.ctx.waitUntil(Promise.all(this.capabilities.map((c) => c.onChange?.())).then(() => this.reschedule()));
   }
 
+  /**
+   * In the turn of a change, beside its writes (an outbox row): the alarm rings within BACKSTOP_MS
+   * unless it is set to ring sooner. Not awaited, so it is written with the change itself: an object
+   * reset before `afterChange`'s work is done (a deployment, a crash, an eviction mid-request) still
+   * wakes on its own and finishes it, where nothing else might call it again. `afterChange` then
+   * sets the alarm to its right time.
+   */
+  backstop(): void {
+    const atMs = Date.now() + BACKSTOP_MS;
+    if (this.armedAtMs !== undefined && this.armedAtMs !== null && this.armedAtMs <= atMs) return;
+    this.armedAtMs = atMs;
+    void this.ctx.storage.setAlarm(atMs);
+  }
+
   /** Sets the alarm to the earliest time any capability needs, or deletes it when none does. */
   async reschedule(): Promise<void> {
     const nowMs = this.now();
     const due = this.capabilities.map((c) => c.nextAlarmMs(nowMs)).filter((at): at is number => at !== null);
-    if (due.length === 0) return this.ctx.storage.deleteAlarm();
+    if (due.length === 0) {
+      this.armedAtMs = null;
+      return this.ctx.storage.deleteAlarm();
+    }
     // Alarms run on real time while the object's clock may be another (tests move the AccountDO's
     // billing clock): the alarm keeps the distance to the due time, never a time in the past.
-    await this.ctx.storage.setAlarm(Date.now() + Math.max(0, Math.min(...due) - nowMs));
+    this.armedAtMs = Date.now() + Math.max(0, Math.min(...due) - nowMs);
+    await this.ctx.storage.setAlarm(this.armedAtMs);
   }
 }

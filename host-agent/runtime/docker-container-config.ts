@@ -36,6 +36,17 @@ export const PIDS_LIMIT = 16_384;
  */
 export const SHM_BYTES_PER_GPU = 8 * 1024 ** 3;
 
+/**
+ * The most of a container's log the engine keeps, per file, and how many files (vLLM logs a line per
+ * request batch; nothing else bounds it). Docker's json-file driver rotates: at most
+ * LOG_FILES x LOG_FILE_BYTES. podman takes json-file as its own k8s-file and `max-size` as conmon's
+ * log size limit, but ignores `max-file`: it empties its one file when it is full, so it keeps at
+ * most LOG_FILE_BYTES, and after a truncation only what was written since. In bytes, unitless: the
+ * two engines read unit suffixes differently (Docker "m" = MiB, podman "m" = MB).
+ */
+export const LOG_FILE_BYTES = 50 * 1024 ** 2;
+export const LOG_FILES = 2;
+
 export interface ContainerPlacement {
   /** The instance's own network (see docker-network.ts). */
   network: string;
@@ -45,6 +56,8 @@ export interface ContainerPlacement {
   enforceDisk: boolean;
   /** What the `creating` report tells the user (kept as a label). */
   notice: string;
+  /** The engine's log file limit (LOG_FILE_BYTES unless a test asks for less). */
+  logFileBytes: number;
 }
 
 export function containerName(instanceId: string): string {
@@ -78,6 +91,7 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
       SecurityOpt: ["no-new-privileges"],
       Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
       PidsLimit: PIDS_LIMIT,
+      LogConfig: { Type: "json-file", Config: { "max-size": String(placement.logFileBytes), "max-file": String(LOG_FILES) } },
       ...(placement.enforceDisk ? { StorageOpt: { size: `${spec.disk_gb}G` } } : {}),
       ...(gpus > 0
         ? {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIn } from "../../test/support/agent/docker-exec.ts";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
-import { containerName } from "./docker-container-config.ts";
+import { containerName, LOG_FILES } from "./docker-container-config.ts";
 import { networkName } from "./docker-network.ts";
 import { statusOf } from "./docker-pull.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
@@ -122,6 +122,7 @@ describe.skipIf(!hasEngine)("docker runtime logs and readiness against a real en
   const docker = new Docker();
   const chatty = randomInstanceId();
   const slowServer = randomInstanceId();
+  const verbose = randomInstanceId();
   let cacheDir: string;
   let runtime: DockerRuntime;
 
@@ -130,7 +131,7 @@ describe.skipIf(!hasEngine)("docker runtime logs and readiness against a real en
     runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
   });
   afterAll(async () => {
-    for (const id of [chatty, slowServer]) await runtime.destroy(id);
+    for (const id of [chatty, slowServer, verbose]) await runtime.destroy(id);
     await runtime.close();
     await rm(cacheDir, { recursive: true, force: true });
   });
@@ -170,6 +171,10 @@ describe.skipIf(!hasEngine)("docker runtime logs and readiness against a real en
   it("a follow that is destroyed closes its connection to the engine", async () => {
     await runtime.create(testSpec(chatty, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", "echo hi; exec sleep 600"] }), () => {});
     await runtime.start(chatty);
+    // The line is in the log before the follow asks for it. podman reads a follow's tail, then follows
+    // from the end of the file: a line written in between is in neither, and (podman answering a
+    // follow only with its first line) the follow would wait for the 600 s sleep.
+    await waitUntil(async () => ((await logLines(await runtime.logs(chatty, { tail: 1, follow: false })))[0]?.line === "hi" ? true : undefined), "the line");
     const engineSockets = () => process.getActiveResourcesInfo().filter((kind) => kind === "PipeWrap").length;
     const idle = engineSockets();
     const follow = await runtime.logs(chatty, { tail: 1, follow: true });
@@ -179,6 +184,25 @@ describe.skipIf(!hasEngine)("docker runtime logs and readiness against a real en
     follow!.destroy();
     await waitUntil(() => (engineSockets() === idle ? true : undefined), "the engine connection closed");
     await runtime.destroy(chatty);
+  });
+
+  it("keeps no more of a container's log than its limit: the engine drops the oldest output, the newest stays readable", async () => {
+    const limit = 64 * 1024;
+    const limited = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker, logFileBytes: limit });
+    const written = 1024 * 1024;
+    const script = `yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c ${written}; echo; echo the-last-line; exec sleep 600`;
+    await limited.create(testSpec(verbose, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", script] }), () => {});
+    await limited.start(verbose);
+    const kept = await waitUntil(async () => {
+      const lines = await logLines(await limited.logs(verbose, { tail: 100_000, follow: false }));
+      return lines.at(-1)?.line === "the-last-line" ? lines : undefined;
+    }, "the last line");
+    const keptBytes = kept.reduce((sum, { line }) => sum + Buffer.byteLength(line) + 1, 0);
+    // Docker rotates LOG_FILES files of the limit; podman keeps one, emptied when full (so only what
+    // came after the last emptying). Either way far less than was written.
+    expect(keptBytes).toBeLessThanOrEqual(LOG_FILES * limit);
+    expect(keptBytes).toBeGreaterThan(0);
+    await limited.destroy(verbose);
   });
 
   it("probes an HTTP port until its server answers, reporting it ready once, and stops with the container", async () => {

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { httpPort, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
 import { isModelCached } from "../model-cache.ts";
 import {
-  containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
+  containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
 } from "./docker-container-config.ts";
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
 import { demultiplexLogs } from "./docker-logs.ts";
@@ -23,6 +23,8 @@ export interface DockerRuntimeOptions {
   networkPool?: string;
   /** Seconds the engine waits after SIGTERM before it kills a stopping container. */
   stopTimeoutSeconds?: number;
+  /** The engine's log file limit per container (default LOG_FILE_BYTES). */
+  logFileBytes?: number;
   docker?: Docker;
 }
 
@@ -64,6 +66,7 @@ export class DockerRuntime implements ContainerRuntime {
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),
       cachedModelDir: (await isModelCached(this.#options.modelCacheDir, spec.model)) ? this.#options.modelCacheDir : null,
+      logFileBytes: this.#options.logFileBytes ?? LOG_FILE_BYTES,
     });
     await this.#addDataDir(spec.instance_id);
     return { notice };
@@ -159,7 +162,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   /** Creates the container with disk_gb as its storage limit where the engine can enforce one; returns the notice. */
-  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "cachedModelDir">): Promise<string> {
+  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "cachedModelDir" | "logFileBytes">): Promise<string> {
     if (this.#diskLimitRefusal === null) {
       try {
         await this.#createContainer(spec, { ...placement, enforceDisk: true, notice: "" });

@@ -37,7 +37,8 @@ export interface Stack {
   setup: Bootstrap;
   worker: Child;
   agents: Map<string, Child>;
-  startAgent(name: string): Child;
+  /** Starts the agent of machine `name`; `env` adds to the stack's agent env for this start only. */
+  startAgent(name: string, env?: Record<string, string>): Child;
   stopAgent(name: string): Promise<void>;
   waitForMachines(online: Record<string, boolean>, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -75,7 +76,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     setup: { machines: {}, account: { id: "", key: "", email: "", password: "" }, instance_token_secret: secret },
     worker,
     agents,
-    startAgent(name) {
+    startAgent(name, env = {}) {
       const machine = DEV_MACHINES.find((m) => m.name === name)!;
       const agent = startChild(
         name,
@@ -84,7 +85,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           join(ROOT, "host-agent/main.ts"), "--server", baseUrl, "--token", stack.setup.machines[name]!.token,
           "--runtime", "local", "--gpus", machine.gpus, "--state-dir", join(stateDir, "agents", name),
         ],
-        { ...process.env, ...options.agentEnv },
+        { ...process.env, ...options.agentEnv, ...env },
         options.echo ?? false,
       );
       agents.set(name, agent);

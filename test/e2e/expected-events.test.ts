@@ -10,7 +10,7 @@ let stack: E2eStack;
 
 beforeAll(async () => {
   // At wrangler's "log" level its output holds the Worker's info lines (access lines included).
-  stack = await startE2eStack({}, {}, "log");
+  stack = await startE2eStack({}, {}, { logLevel: "log" });
 }, 120_000);
 
 afterAll(async () => {

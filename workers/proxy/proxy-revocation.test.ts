@@ -93,7 +93,11 @@ describe("changes take effect on the very next proxied request", () => {
     // Exactly one hour of an h100 instance.
     const { key } = await newAccount(2_990_000);
     const instance = await runningInstance(agent, key);
-    const { outcomes, answer } = await duringChange(instance.id, key, () => {
+    // The loops use the instance's token, not the key: a key's use is reported to its account (at most
+    // once a minute, on this moved clock), and that report would settle billing too, noticing the
+    // used-up balance first and stopping the instance in the background, so /v1/me would not be the
+    // request that noticed it.
+    const { outcomes, answer } = await duringChange(instance.id, instance.token, () => {
       advanceClock(3_600_000);
       return call("GET", "/v1/me", { key });
     });

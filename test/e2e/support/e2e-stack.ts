@@ -25,16 +25,18 @@ export interface E2eStack extends Stack {
 
 /**
  * `vars` for the Worker, `agentEnv` for the agents (DEV_READY_DELAY_MS 300 and DEV_PULL_MS 100 unless
- * given), `logLevel` for wrangler ("log" to see the Worker's info lines in `worker.output()`).
+ * given), and `options`: `logLevel` for wrangler ("log" to see the Worker's info lines in `worker.output()`);
+ * `resume`, the state folder and port of a stack that was stopped, to start it again on them.
  */
 export async function startE2eStack(
-  vars: Record<string, string> = {}, agentEnv: Record<string, string> = {}, logLevel: "warn" | "log" = "warn",
+  vars: Record<string, string> = {}, agentEnv: Record<string, string> = {},
+  { logLevel = "warn", resume }: { logLevel?: "warn" | "log"; resume?: { stateDir: string; baseUrl: string } } = {},
 ): Promise<E2eStack> {
   const stack = await startStack({
-    port: await freePort(),
-    stateDir: mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
+    port: resume ? Number(new URL(resume.baseUrl).port) : await freePort(),
+    stateDir: resume?.stateDir ?? mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
     adminToken: "e2e-admin-token",
-    fresh: true,
+    fresh: resume === undefined,
     vars: { RATE_LIMIT_RPS: "100000", APPS_RATE_LIMIT_RPS: "100000", HEARTBEAT_TIMEOUT_MS: "3000", ...vars },
     agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100", ...agentEnv },
     logLevel,

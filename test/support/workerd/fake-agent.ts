@@ -5,7 +5,8 @@ import {
   decodeDataFrame, decodeServerMessage, encodeDataFrame, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type DataKind,
   type PortReadiness, type ServerMessage,
 } from "../../../protocol/index.ts";
-import { admin } from "./api-client.ts";
+import { admin, machineOnline } from "./api-client.ts";
+import { until } from "./poll.ts";
 
 type Command = Extract<ServerMessage, { type: "command" }>;
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
@@ -131,6 +132,16 @@ export class FakeAgent {
     this.stopHeartbeats();
     this.socket?.close(1000, "test disconnect");
     this.socket = null;
+  }
+
+  /**
+   * Disconnects and waits until the fleet lists the machine offline: the MachineDO has handled every
+   * frame sent before the close and taken the machine offline (logging it), so a test that ends here
+   * leaves no work of its object running after its environment is torn down.
+   */
+  async leave(): Promise<void> {
+    this.disconnect();
+    await until(() => machineOnline(this.machineId), (online) => !online, `machine ${this.machineId} to go offline`);
   }
 
   /** Waits (by message arrival, never by sleeping) until a received message matches. */
