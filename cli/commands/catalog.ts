@@ -1,17 +1,14 @@
 // `gpu catalog`: the templates that can be launched and the models they serve.
-import { Command } from "@commander-js/extra-typings";
 import { ok } from "../../client/index.ts";
 import type { Factory } from "../factory.ts";
-import { printJson, printTable } from "../format.ts";
-import { JSON_HELP } from "../options.ts";
+import { printTable } from "../format.ts";
+import { readCommand } from "./read-command.ts";
 
 export function catalogCommand(f: Factory) {
-  return new Command("catalog")
-    .description("List the templates (software stacks) and the models they serve; `cached` models start faster")
-    .option("--json", JSON_HELP)
-    .action(async (options) => {
-      const catalog = await ok((await f.client()).GET("/v1/catalog"));
-      if (options.json) return printJson(f.io, catalog);
+  return readCommand(
+    f, "catalog", "List the templates (software stacks) and the models they serve; `cached` models start faster",
+    (api) => ok(api.GET("/v1/catalog")),
+    (catalog) => {
       if (f.io.isStdoutTty) f.io.out("Templates");
       printTable(
         f.io,
@@ -27,5 +24,6 @@ export function catalogCommand(f: Factory) {
         ["MODEL", "KIND", "PARAMS", "MIN VRAM", "CACHED", "HUGGING FACE ID"],
         catalog.models.map((m) => [m.id, m.kind, m.params, `${m.min_vram_gb} GB`, m.cached ? "yes" : "no", m.hf]),
       );
-    });
+    },
+  );
 }

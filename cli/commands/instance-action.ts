@@ -1,7 +1,10 @@
-// What stop, start and rm share: the API answers 204, so --json prints the instance as read after.
+// `gpu start <id>` and `gpu stop <id>`, and what they share with rm: the API answers 204, so --json
+// prints the instance as read after.
+import { Command } from "@commander-js/extra-typings";
 import { ok } from "../../client/index.ts";
 import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
+import { JSON_HELP } from "../options.ts";
 
 const DONE = { stop: "Stopped", start: "Starting", destroy: "Destroyed" } as const;
 
@@ -12,4 +15,20 @@ export async function runAction(f: Factory, id: string, options: { json?: true }
   else await ok(api.POST(action === "stop" ? "/v1/instances/{id}/stop" : "/v1/instances/{id}/start", params));
   if (options.json) return printJson(f.io, await ok(api.GET("/v1/instances/{id}", params)));
   if (f.io.isStdoutTty) f.io.out(`✓ ${DONE[action]} ${id}`);
+}
+
+export function startCommand(f: Factory) {
+  return actionCommand(f, "start", "Start a stopped instance again on its machine (fails if its GPUs were taken meanwhile)", "starting");
+}
+
+export function stopCommand(f: Factory) {
+  return actionCommand(f, "stop", "Stop an instance: the container and billing stop, the GPUs are released, the data is kept", "stopping");
+}
+
+function actionCommand(f: Factory, action: "start" | "stop", description: string, doing: string) {
+  return new Command(action)
+    .description(description)
+    .argument("<id>", "instance id (i-...)")
+    .option("--json", `${JSON_HELP} (the instance as read after ${doing})`)
+    .action((id, options) => runAction(f, id, options, action));
 }

@@ -6,6 +6,7 @@ import { confirmOrRefuse } from "../confirm.ts";
 import type { Factory } from "../factory.ts";
 import { printJson, printTable } from "../format.ts";
 import { JSON_HELP } from "../options.ts";
+import { readCommand } from "./read-command.ts";
 
 export function keysCommand(f: Factory) {
   return new Command("keys")
@@ -16,14 +17,11 @@ export function keysCommand(f: Factory) {
 }
 
 function listKeys(f: Factory) {
-  return new Command("ls")
-    .description("List your live API keys (their prefix and last use; never the key)")
-    .option("--json", JSON_HELP)
-    .action(async (options) => {
-      const list = await ok((await f.client()).GET("/v1/keys"));
-      if (options.json) return printJson(f.io, list);
-      printTable(f.io, ["ID", "NAME", "PREFIX", "CREATED", "LAST USED"], list.items.map((k) => [k.id, k.name, k.prefix, k.created_at, k.last_used_at ?? "never"]));
-    });
+  return readCommand(
+    f, "ls", "List your live API keys (their prefix and last use; never the key)",
+    (api) => ok(api.GET("/v1/keys")),
+    (list) => printTable(f.io, ["ID", "NAME", "PREFIX", "CREATED", "LAST USED"], list.items.map((k) => [k.id, k.name, k.prefix, k.created_at, k.last_used_at ?? "never"])),
+  );
 }
 
 function createKey(f: Factory) {

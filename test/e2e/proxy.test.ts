@@ -173,19 +173,7 @@ describe("large bodies and flow control", () => {
   }, 300_000);
 
   it("a body over 512 MB announced by Content-Length is refused with 413 before it is read", async () => {
-    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL(stack.proxyUrl(llm, 8000, "/echo/too-big"));
-      const req = httpRequest(url, { method: "POST", headers: { ...auth(), "content-length": String(512 * 1024 * 1024 + 1) } }, (res) => {
-        let text = "";
-        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-        res.on("end", () => {
-          resolve({ status: res.statusCode!, body: text });
-          req.destroy();
-        });
-      });
-      req.on("error", reject);
-      req.write(Buffer.alloc(1024));
-    });
+    const { status, body } = await announceOversizedBody(auth());
     expect(status).toBe(413);
     expect(JSON.parse(body)).toEqual({ error: "payload_too_large", message: expect.stringContaining("512 MB") });
   });
@@ -318,19 +306,7 @@ describe("admission", () => {
 
   it("a wrong key with a body over 512 MB announced is 401 (admission first), answered before the body is sent", async () => {
     const wrongKey = stack.key.slice(0, -4) + (stack.key.endsWith("aaaa") ? "bbbb" : "aaaa");
-    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL(stack.proxyUrl(llm, 8000, "/echo/too-big"));
-      const req = httpRequest(url, { method: "POST", headers: { authorization: `Bearer ${wrongKey}`, "content-length": String(512 * 1024 * 1024 + 1) } }, (res) => {
-        let text = "";
-        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-        res.on("end", () => {
-          resolve({ status: res.statusCode!, body: text });
-          req.destroy();
-        });
-      });
-      req.on("error", reject);
-      req.write(Buffer.alloc(1024));
-    });
+    const { status, body } = await announceOversizedBody({ authorization: `Bearer ${wrongKey}` });
     expect(status).toBe(401);
     expect(JSON.parse(body)).toEqual({ error: "unauthorized", message: expect.any(String) });
   });
@@ -377,3 +353,20 @@ describe("proxy errors", () => {
     await stack.api("DELETE", `/v1/instances/${created.body.id}`);
   });
 });
+
+/** Announces a body of 512 MB + 1 to the proxy, sends its first KiB only, and reads the answer. */
+function announceOversizedBody(headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(stack.proxyUrl(llm, 8000, "/echo/too-big"));
+    const req = httpRequest(url, { method: "POST", headers: { ...headers, "content-length": String(512 * 1024 * 1024 + 1) } }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      res.on("end", () => {
+        resolve({ status: res.statusCode!, body: text });
+        req.destroy();
+      });
+    });
+    req.on("error", reject);
+    req.write(Buffer.alloc(1024));
+  });
+}
