@@ -28,8 +28,15 @@ export interface SoakClient {
   run(stopping: () => boolean): Promise<void>;
 }
 
-/** An operation's failure, in the words the report groups errors by. */
-class OpFailure extends Error {}
+/** An operation's failure, in the words the report groups errors by, and what the answer said beyond them. */
+class OpFailure extends Error {
+  readonly detail: string | undefined;
+
+  constructor(message: string, detail?: string) {
+    super(message);
+    this.detail = detail;
+  }
+}
 
 export class OpRecorder {
   readonly records: OpRecord[] = [];
@@ -38,12 +45,14 @@ export class OpRecorder {
   async run(op: string, machine: string | null, work: (signal: AbortSignal) => Promise<void>): Promise<boolean> {
     const startMs = Date.now();
     let error: string | null = null;
+    let detail: string | undefined;
     try {
       await work(AbortSignal.timeout(OP_TIMEOUT_MS));
     } catch (caught) {
       error = describeError(caught);
+      if (caught instanceof OpFailure) detail = caught.detail;
     }
-    this.records.push({ op, machine, startMs, endMs: Date.now(), error });
+    this.records.push({ op, machine, startMs, endMs: Date.now(), error, ...(detail === undefined ? {} : { detail }) });
     return error === null;
   }
 }
@@ -79,7 +88,10 @@ async function call(target: SoakTarget, key: string, method: string, path: strin
 }
 
 function expectStatus(answer: Answer, status: number): Answer {
-  if (answer.status !== status) throw new OpFailure(`HTTP ${answer.status}${typeof answer.body?.error === "string" ? ` ${answer.body.error}` : ""}`);
+  if (answer.status !== status) {
+    const message = typeof answer.body?.message === "string" ? answer.body.message : undefined;
+    throw new OpFailure(`HTTP ${answer.status}${typeof answer.body?.error === "string" ? ` ${answer.body.error}` : ""}`, message);
+  }
   return answer;
 }
 
@@ -95,9 +107,9 @@ export function churnClient(target: SoakTarget, recorder: OpRecorder, account: {
   const api = (method: string, path: string, signal: AbortSignal, body?: unknown) => call(target, account.key, method, path, signal, body);
   const waitRunning = (id: string) => async (signal: AbortSignal) => {
     for (;;) {
-      const status = expectStatus(await api("GET", `/v1/instances/${id}`, signal), 200).body!.status;
-      if (status === "running") return;
-      if (status === "error") throw new OpFailure("instance error");
+      const instance = expectStatus(await api("GET", `/v1/instances/${id}`, signal), 200).body!;
+      if (instance.status === "running") return;
+      if (instance.status === "error") throw new OpFailure("instance error", `${id}: ${String(instance.status_message)}`);
       await sleep(250, undefined, { signal });
     }
   };
@@ -157,8 +169,14 @@ const proxyUrl = (target: SoakTarget, path: string) => `${target.baseUrl}/v1/ins
 async function proxied(target: SoakTarget, path: string, signal: AbortSignal, init: RequestInit = {}): Promise<Response> {
   const response = await fetch(proxyUrl(target, path), { ...init, signal, headers: { authorization: `Bearer ${target.key}`, ...init.headers } });
   if (response.status !== 200) {
-    const body = (await response.json().catch(() => null)) as { error?: string } | null;
-    throw new OpFailure(`HTTP ${response.status}${body?.error ? ` ${body.error}` : ""}`);
+    const text = await response.text().catch(() => "");
+    let body: { error?: string; message?: string } | null = null;
+    try {
+      body = JSON.parse(text) as { error?: string; message?: string };
+    } catch {
+      // Not our error JSON (a platform's page): its first words say what it is.
+    }
+    throw new OpFailure(`HTTP ${response.status}${body?.error ? ` ${body.error}` : ""}`, body?.message ?? (text.slice(0, 120) || undefined));
   }
   return response;
 }

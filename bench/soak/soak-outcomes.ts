@@ -11,6 +11,8 @@ export interface OpRecord {
   endMs: number;
   /** Null when it succeeded; else what went wrong, short and stable enough to group by. */
   error: string | null;
+  /** What the answer said beyond `error` (the API's message, an instance's status_message), if anything. */
+  detail?: string;
 }
 
 export interface RestartWindow {
@@ -63,4 +65,9 @@ export function summarizeOps(records: readonly OpRecord[], windows: readonly Res
     ops: [...ops.values()].sort(byName),
     errors: [...errors.values()].sort((a, b) => byName(a, b) || b.count - a.count || a.error.localeCompare(b.error)),
   };
+}
+
+/** The failed operations no restart explains, in the order they started. */
+export function unexplainedFailures(records: readonly OpRecord[], windows: readonly RestartWindow[]): OpRecord[] {
+  return records.filter((r) => r.error !== null && !cutByRestart(r, windows)).sort((a, b) => a.startMs - b.startMs);
 }

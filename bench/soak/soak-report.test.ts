@@ -2,7 +2,7 @@
 // the verdict, and the rendered tables (no timing assertions: times here are made up).
 import { describe, expect, it } from "vitest";
 import type { MachineInfo } from "../results-model.ts";
-import { cutByRestart, summarizeOps, type OpRecord, type RestartWindow } from "./soak-outcomes.ts";
+import { cutByRestart, summarizeOps, unexplainedFailures, type OpRecord, type RestartWindow } from "./soak-outcomes.ts";
 import { renderSoakReport, soakPassed, unexpectedErrors, type SoakResult } from "./soak-report.ts";
 
 const op = (name: string, machine: string | null, startMs: number, endMs: number, error: string | null = null): OpRecord => ({ op: name, machine, startMs, endMs, error });
@@ -48,6 +48,14 @@ describe("counting", () => {
   });
 });
 
+describe("the failures no restart explains", () => {
+  it("lists each, with the answer's detail, in the order they started", () => {
+    const late = { ...op("proxy.sse", "dev-1", 9_000, 9_500, "HTTP 502 upstream_unavailable"), detail: "the host disconnected" };
+    const records = [late, op("proxy.sse", "dev-1", 1_500, 2_500, "HTTP 502 upstream_unavailable"), op("api.me", null, 500, 600, "timeout"), op("api.me", null, 700, 800)];
+    expect(unexplainedFailures(records, [restart])).toEqual([op("api.me", null, 500, 600, "timeout"), late]);
+  });
+});
+
 const MACHINE: MachineInfo = { cpu_model: "Test CPU", cores: 2, memory_gb: 8, node_version: "22.0.0", os: "Linux 6", load_average_1m: 0.5, date: "2026-11-23T00:00:00.000Z" };
 
 function result(overrides: Partial<SoakResult> = {}): SoakResult {
@@ -58,6 +66,7 @@ function result(overrides: Partial<SoakResult> = {}): SoakResult {
     clients: ["1 download"],
     ops: [{ op: "proxy.download", count: 10, errors: 1 }],
     errors: [{ op: "proxy.download", error: "network: terminated", count: 1, expected: 1 }],
+    unexplained: [],
     restarts: [{ atS: 60, machine: "dev-1", how: "SIGKILL", backAfterS: 2.25 }],
     rss: [{ atS: 0, mb: { workerd: 100, "dev-1 agent": 60 } }, { atS: 60, mb: { workerd: 101.5, "dev-1 agent": 58 } }],
     checks: [{ name: "ledgers", ok: true, detail: "2 accounts sum to their balances" }],
@@ -107,6 +116,21 @@ at    workerd  dev-1 agent
 ok  ledgers  2 accounts sum to their balances
 
 RESULT: PASS (0 unexpected errors, 0 failed checks)`);
+  });
+
+  it("lists each unexpected error with when it started, how long it took and what the answer said", () => {
+    const text = renderSoakReport(result({
+      unexplained: [
+        { atS: 75, tookS: 0.25, op: "proxy.upload", machine: "dev-1", error: "HTTP 503", detail: "Service Unavailable" },
+        { atS: 130, tookS: 90, op: "api.wait_running", machine: "dev-2", error: "timeout" },
+      ],
+    }));
+    expect(text).toContain(`== Unexpected errors, each (at: when it started)
+at    took    operation         machine  error     detail
+1:15  0.3 s   proxy.upload      dev-1    HTTP 503  Service Unavailable
+2:10  90.0 s  api.wait_running  dev-2    timeout
+
+== Agent restarts`);
   });
 
   it("says so when nothing failed or restarted, and when a machine never came back", () => {

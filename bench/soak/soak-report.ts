@@ -20,6 +20,16 @@ export interface RssSample {
   mb: Record<string, number>;
 }
 
+/** A failed operation no restart explains, seconds into the run. */
+export interface UnexplainedFailure {
+  atS: number;
+  tookS: number;
+  op: string;
+  machine: string | null;
+  error: string;
+  detail?: string;
+}
+
 export interface Check {
   name: string;
   ok: boolean;
@@ -33,6 +43,7 @@ export interface SoakResult {
   clients: string[];
   ops: OpSummary[];
   errors: ErrorKind[];
+  unexplained: UnexplainedFailure[];
   restarts: RestartRecord[];
   rss: RssSample[];
   checks: Check[];
@@ -62,6 +73,10 @@ export function renderSoakReport(result: SoakResult): string {
           ["operation", "error", "count", "expected", "unexpected"],
           ...result.errors.map((e) => [e.op, e.error, String(e.count), String(e.expected), String(e.count - e.expected)]),
         ]),
+    ...(result.unexplained.length === 0 ? [] : [section("Unexpected errors, each (at: when it started)", [
+      ["at", "took", "operation", "machine", "error", "detail"],
+      ...result.unexplained.map((u) => [formatClock(u.atS), `${u.tookS.toFixed(1)} s`, u.op, u.machine ?? "-", u.error, u.detail ?? ""]),
+    ], 6)]),
     result.restarts.length === 0
       ? "== Agent restarts\nnone"
       : section("Agent restarts", [

@@ -12,7 +12,7 @@ import { billingChecks, destroyAll, openStreamsCheck, type SoakAccount } from ".
 import {
   churnClient, downloadClient, keysClient, OpRecorder, readsClient, sseClient, uploadClient, webSocketClient, type SoakClient, type SoakTarget,
 } from "./soak-clients.ts";
-import { summarizeOps } from "./soak-outcomes.ts";
+import { summarizeOps, unexplainedFailures } from "./soak-outcomes.ts";
 import { renderSoakReport, soakPassed, type RssSample, type SoakResult } from "./soak-report.ts";
 
 const SAMPLE_EVERY_MS = 60_000;
@@ -102,6 +102,10 @@ export async function runSoak({ minutes, echo, log }: SoakOptions): Promise<bool
       clients: clients.map((c) => c.description),
       ops,
       errors,
+      unexplained: unexplainedFailures(recorder.records, restarts.windows).map((r) => ({
+        atS: (r.startMs - startedMs) / 1000, tookS: (r.endMs - r.startMs) / 1000, op: r.op, machine: r.machine, error: r.error!,
+        ...(r.detail === undefined ? {} : { detail: r.detail }),
+      })),
       restarts: restarts.windows.map((w) => ({
         atS: (w.startMs - startedMs) / 1000, machine: w.machine, how: w.how, backAfterS: w.endMs === null ? null : (w.endMs - w.startMs) / 1000,
       })),
