@@ -1,4 +1,4 @@
-// Small requests (`GET /health`, a 2-byte answer) through each route: sequential on one kept-alive
+// Small requests (`GET /fast/health`, a 2-byte answer) through each route: sequential on one kept-alive
 // connection, then closed-loop at 16 and 64 concurrent connections for a fixed time (requests/s).
 import type { Agent } from "node:http";
 import { exchange, keepAliveAgent } from "../http/http-client.ts";
@@ -17,7 +17,7 @@ const WARM_UP_REQUESTS = 30;
 export async function latencySuite(ctx: SuiteContext): Promise<Section> {
   const { sequentialRequests, concurrentMs, concurrencyLevels } = ctx.config;
   const notes = [
-    `GET /health; sequential: ${sequentialRequests} requests on one kept-alive connection after ${WARM_UP_REQUESTS} warm-up; concurrent: closed loop for ${concurrentMs / 1000} s per level on that many kept-alive connections`,
+    `GET /fast/health (2 bytes; (a) and the container serve it with the same code, unlogged); sequential: ${sequentialRequests} requests on one kept-alive connection after ${WARM_UP_REQUESTS} warm-up; concurrent: closed loop for ${concurrentMs / 1000} s per level on that many kept-alive connections`,
   ];
   ctx.log("latency: sequential small requests");
   const sequential = await onEachRoute(ctx, notes, "sequential requests", (route) => sequentialRun(route, sequentialRequests));
@@ -37,7 +37,7 @@ export async function latencySuite(ctx: SuiteContext): Promise<Section> {
       if (result && result.errors > 0) notes.push(`${key} at ${level} concurrent: ${result.errors} requests did not answer 200`);
     }
   }
-  return { id: "latency", title: "Small requests", baselineKeys: ["direct", "nginx", "passthrough"], figures, notes };
+  return { id: "latency", title: "Small requests", baselineKeys: ["direct", "container", "nginx", "passthrough"], figures, notes };
 }
 
 async function sequentialRun(route: Route, count: number): Promise<LoadResult> {
@@ -82,6 +82,6 @@ async function concurrentRun(route: Route, concurrency: number, durationMs: numb
 }
 
 async function timedGet(route: Route, agent: Agent): Promise<{ ms: number; ok: boolean }> {
-  const result = await exchange(routeUrl(route, "/health"), { headers: route.headers, agent });
+  const result = await exchange(routeUrl(route, "/fast/health"), { headers: route.headers, agent });
   return { ms: result.ms, ok: result.status === 200 };
 }

@@ -29,13 +29,13 @@ export async function streamingSuite(ctx: SuiteContext): Promise<Section> {
     `first token: ${completionRuns} streamed chat completions (max_tokens 16) with the openai SDK (baseURL = route + /v1); from create() to the first chunk with content`,
   ];
   ctx.log("streaming: SSE");
-  const sse = await onEachRoute(ctx, notes, "SSE", (route) => sseRun(route, sseRuns, sseEvents, sseIntervalMs));
+  const sse = await onEachRoute(ctx, notes, "SSE", (route) => sseRun(route, sseRuns, sseEvents, sseIntervalMs), true);
   ctx.log("streaming: chat completions (openai SDK)");
-  const completions = await onEachRoute(ctx, notes, "chat completion", (route) => completionRun(route, completionRuns));
+  const completions = await onEachRoute(ctx, notes, "chat completion", (route) => completionRun(route, completionRuns), true);
   return {
     id: "streaming",
     title: "Streaming",
-    baselineKeys: ["direct", "nginx", "passthrough"],
+    baselineKeys: ["container", "nginx", "passthrough"],
     figures: [
       routeFigure("streaming.sse_first_event.p50", "first SSE event p50", "ms", "lower", sse, (r) => r.firstEventP50),
       routeFigure("streaming.sse_first_event.p99", "first SSE event p99", "ms", "lower", sse, (r) => r.firstEventP99),

@@ -4,6 +4,7 @@ import type { NginxBaseline } from "../baselines/nginx.ts";
 import type { BenchConfig } from "../bench-config.ts";
 import type { Better, Figure } from "../results-model.ts";
 import { allRoutes, type Route, type RouteKey, type RouteSet } from "../routes.ts";
+import type { MinimalServer } from "../baselines/minimal.ts";
 import type { BenchStack } from "../stack/bench-stack.ts";
 
 export interface SuiteContext {
@@ -11,15 +12,21 @@ export interface SuiteContext {
   routes: RouteSet;
   stack: BenchStack;
   nginx: NginxBaseline | null;
+  minimal: MinimalServer;
   log(line: string): void;
 }
 
 export type PerRoute<T> = Partial<Record<RouteKey, T | null>>;
 
-/** Runs `measure` on every route in turn; a route that fails yields null and a note. */
-export async function onEachRoute<T>(ctx: SuiteContext, notes: string[], what: string, measure: (route: Route) => Promise<T>): Promise<PerRoute<T>> {
+/**
+ * Runs `measure` on every route in turn (without (a) when `containerOnly`: a route only the dev
+ * container serves); a route that fails yields null and a note.
+ */
+export async function onEachRoute<T>(
+  ctx: SuiteContext, notes: string[], what: string, measure: (route: Route) => Promise<T>, containerOnly = false,
+): Promise<PerRoute<T>> {
   const results: PerRoute<T> = {};
-  for (const route of allRoutes(ctx.routes)) {
+  for (const route of allRoutes(ctx.routes, containerOnly)) {
     try {
       results[route.key] = await measure(route);
     } catch (error) {
@@ -28,6 +35,7 @@ export async function onEachRoute<T>(ctx: SuiteContext, notes: string[], what: s
     }
   }
   if (!ctx.routes.nginx) results.nginx = null;
+  if (containerOnly) results.direct = null;
   return results;
 }
 
@@ -38,5 +46,5 @@ export function routeFigure<T>(
     const result = results[key];
     return result === undefined || result === null ? null : pick(result);
   };
-  return { id, label, unit, better, ours: value("ours"), baselines: { direct: value("direct"), nginx: value("nginx"), passthrough: value("passthrough") } };
+  return { id, label, unit, better, ours: value("ours"), baselines: { direct: value("direct"), container: value("container"), nginx: value("nginx"), passthrough: value("passthrough") } };
 }
