@@ -62,9 +62,9 @@ describe("billing", () => {
     const account = await newAccount(50_000_000);
     const id = await runningInstance(account.key, 3);
     const stored = () => runInDurableObject(accountStub(account.id), (_: AccountDO, state) => ({
-      ledger: state.storage.sql.exec("SELECT COUNT(*) AS n FROM ledger").one().n,
-      balance: state.storage.sql.exec("SELECT balance_micros AS b FROM account").one().b,
-      instance: state.storage.sql.exec("SELECT billed_until_ms, carry FROM instances WHERE id = ?", id).one(),
+      ledger: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM ledger").one().n,
+      balance: state.storage.sql.exec<{ b: number }>("SELECT balance_micros AS b FROM account").one().b,
+      instance: state.storage.sql.exec<{ billed_until_ms: number; carry: number }>("SELECT billed_until_ms, carry FROM instances WHERE id = ?", id).one(),
     }));
     freezeClock();
     try {
@@ -75,7 +75,7 @@ describe("billing", () => {
       const shown = await balance(account.key);
       expect((await callJson("GET", "/v1/instances", { key: account.key })).status).toBe(200);
       expect(await stored()).toEqual(settled);
-      expect(settled.balance - shown).toBe(Math.floor((3 * PRICE * 37_501 + (settled.instance.carry as number)) / HOUR));
+      expect(settled.balance - shown).toBe(Math.floor((3 * PRICE * 37_501 + settled.instance.carry) / HOUR));
       await runDurableObjectAlarm(accountStub(account.id));
       expect((await stored()).balance).toBe(shown);
       expect(await balance(account.key)).toBe(shown);
