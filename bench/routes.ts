@@ -4,7 +4,8 @@
 // each route that serves what it asks, so ratios compare like with like.
 import type { BaselineKey } from "./results-model.ts";
 
-export type RouteKey = "ours" | Exclude<BaselineKey, "noop">;
+/** "apps": our proxy as an instance web app's origin (`{id}-{port}.APPS_DOMAIN`), measured beside the path proxy. */
+export type RouteKey = "ours" | "apps" | Exclude<BaselineKey, "noop">;
 
 export interface Route {
   key: RouteKey;
@@ -29,10 +30,13 @@ export interface RouteSet {
   passthrough: Route;
   /** Absent when nginx could not be installed or started. */
   nginx: Route | null;
+  /** The same instance port on its apps origin; absent when it could not be opened. */
+  apps: Route | null;
 }
 
 export function buildRoutes(options: {
   baseUrl: string; instanceId: string; containerPort: number; key: string; upstreamPort: number; minimalPort: number; nginxPort: number | null;
+  app: { host: string; cookie: string } | null;
 }): RouteSet {
   return {
     ours: { key: "ours", base: `${options.baseUrl}/v1/instances/${options.instanceId}/proxy/${options.containerPort}`, headers: { authorization: `Bearer ${options.key}` } },
@@ -40,13 +44,21 @@ export function buildRoutes(options: {
     container: { key: "container", base: `http://127.0.0.1:${options.upstreamPort}`, headers: {} },
     passthrough: { key: "passthrough", base: `${options.baseUrl}/bench/passthrough/${options.upstreamPort}`, headers: {} },
     nginx: options.nginxPort === null ? null : { key: "nginx", base: `http://127.0.0.1:${options.nginxPort}`, headers: {} },
+    apps: options.app === null ? null : { key: "apps", base: options.baseUrl, headers: { host: options.app.host, cookie: options.app.cookie } },
   };
 }
 
-/**
- * Baselines first (they warm nothing of ours), ours last. `containerOnly`: the measurement needs a
- * route only the dev container serves (SSE, WebSocket, chat completions), so (a) is left out.
- */
-export function allRoutes(routes: RouteSet, containerOnly = false): Route[] {
-  return [...(containerOnly ? [] : [routes.direct]), routes.container, ...(routes.nginx ? [routes.nginx] : []), routes.passthrough, routes.ours];
+/** `containerOnly`: the measurement needs a route only the dev container serves (SSE, WebSocket, chat completions). */
+export interface RouteChoice {
+  containerOnly?: boolean;
+  /** False where the client cannot send the app's Host (the openai SDK's fetch). */
+  apps?: boolean;
+}
+
+/** Baselines first (they warm nothing of ours), ours last, then the apps origin; (a) left out when `containerOnly`. */
+export function allRoutes(routes: RouteSet, { containerOnly = false, apps = true }: RouteChoice = {}): Route[] {
+  return [
+    ...(containerOnly ? [] : [routes.direct]), routes.container, ...(routes.nginx ? [routes.nginx] : []), routes.passthrough, routes.ours,
+    ...(routes.apps && apps ? [routes.apps] : []),
+  ];
 }

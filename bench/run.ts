@@ -8,6 +8,7 @@ import { parseArgs, USAGE, type SuiteName } from "./args.ts";
 import { startMinimalServer, type MinimalServer } from "./baselines/minimal.ts";
 import { startNginx, type NginxBaseline } from "./baselines/nginx.ts";
 import { benchConfig } from "./bench-config.ts";
+import { openAppOrigin, type AppOrigin } from "./http/app-session.ts";
 import { machineInfo } from "./machine-info.ts";
 import { renderReport } from "./report.ts";
 import { runSoak } from "./soak/soak.ts";
@@ -71,9 +72,15 @@ try {
     if (outcome.ok) nginx = outcome.nginx;
     for (const note of outcome.notes) log(note);
   }
+  let app: AppOrigin | null = null;
+  try {
+    app = await openAppOrigin(stack.baseUrl, stack.key, stack.instanceId, CONTAINER_PORT);
+  } catch (error) {
+    baselineNotes.push(`the apps origin could not be opened (${(error as Error).message}): its figures are unavailable in this run`);
+  }
   const routes = buildRoutes({
     baseUrl: stack.baseUrl, instanceId: stack.instanceId, containerPort: CONTAINER_PORT, key: stack.key,
-    upstreamPort: stack.container.hostPort, minimalPort: minimal.port, nginxPort: nginx?.port ?? null,
+    upstreamPort: stack.container.hostPort, minimalPort: minimal.port, nginxPort: nginx?.port ?? null, app,
   });
   const ctx: SuiteContext = { config, routes, stack, nginx, minimal, log };
   const sections: Section[] = [];
@@ -105,7 +112,7 @@ try {
       `(a′) container: 127.0.0.1 on the host port the local runtime mapped to the container's port ${CONTAINER_PORT}; the baseline of the suites whose routes only the container serves (SSE, chat completions, WebSocket)`,
       ...baselineNotes,
       "(c) worker: GET/POST /bench/passthrough/{port}/… — the Worker fetch()es the upstream itself (no Durable Object, no agent): the platform's floor",
-      `ours: /v1/instances/{id}/proxy/${CONTAINER_PORT}/… with an API key; stack vars RATE_LIMIT_RPS=1000000 BENCH_ROUTES=1, agents DEV_READY_DELAY_MS=${READY_DELAY_MS} DEV_PULL_MS=100`,
+      `ours: /v1/instances/{id}/proxy/${CONTAINER_PORT}/… with an API key; "…, apps origin": the same port as a web app on {id}-${CONTAINER_PORT}.APPS_DOMAIN with its app session cookie; stack vars RATE_LIMIT_RPS=1000000 APPS_RATE_LIMIT_RPS=1000000 BENCH_ROUTES=1, agents DEV_READY_DELAY_MS=${READY_DELAY_MS} DEV_PULL_MS=100`,
     ],
   });
   const result: BenchResult = {

@@ -21,18 +21,20 @@ export async function latencySuite(ctx: SuiteContext): Promise<Section> {
   ];
   ctx.log("latency: sequential small requests");
   const sequential = await onEachRoute(ctx, notes, "sequential requests", (route) => sequentialRun(route, sequentialRequests));
-  const figures: Figure[] = [
-    routeFigure("latency.seq.p50", "sequential p50", "ms", "lower", sequential, (r) => r.p50),
-    routeFigure("latency.seq.p99", "sequential p99", "ms", "lower", sequential, (r) => r.p99),
-  ];
+  const figures: Figure[] = (["ours", "apps"] as const).flatMap((of) => [
+    routeFigure("latency.seq.p50", "sequential p50", "ms", "lower", sequential, (r) => r.p50, of),
+    routeFigure("latency.seq.p99", "sequential p99", "ms", "lower", sequential, (r) => r.p99, of),
+  ]);
   for (const level of concurrencyLevels) {
     ctx.log(`latency: ${level} concurrent`);
     const loaded = await onEachRoute(ctx, notes, `${level} concurrent`, (route) => concurrentRun(route, level, concurrentMs));
-    figures.push(
-      routeFigure(`latency.c${level}.p50`, `${level} concurrent p50`, "ms", "lower", loaded, (r) => r.p50),
-      routeFigure(`latency.c${level}.p99`, `${level} concurrent p99`, "ms", "lower", loaded, (r) => r.p99),
-      routeFigure(`latency.c${level}.rps`, `${level} concurrent`, "req/s", "higher", loaded, (r) => r.rps),
-    );
+    for (const of of ["ours", "apps"] as const) {
+      figures.push(
+        routeFigure(`latency.c${level}.p50`, `${level} concurrent p50`, "ms", "lower", loaded, (r) => r.p50, of),
+        routeFigure(`latency.c${level}.p99`, `${level} concurrent p99`, "ms", "lower", loaded, (r) => r.p99, of),
+        routeFigure(`latency.c${level}.rps`, `${level} concurrent`, "req/s", "higher", loaded, (r) => r.rps, of),
+      );
+    }
     for (const [key, result] of Object.entries(loaded)) {
       if (result && result.errors > 0) notes.push(`${key} at ${level} concurrent: ${result.errors} requests did not answer 200`);
     }

@@ -3,7 +3,7 @@
 import type { NginxBaseline } from "../baselines/nginx.ts";
 import type { BenchConfig } from "../bench-config.ts";
 import type { Better, Figure } from "../results-model.ts";
-import { allRoutes, type Route, type RouteKey, type RouteSet } from "../routes.ts";
+import { allRoutes, type Route, type RouteChoice, type RouteKey, type RouteSet } from "../routes.ts";
 import type { MinimalServer } from "../baselines/minimal.ts";
 import type { BenchStack } from "../stack/bench-stack.ts";
 
@@ -18,15 +18,12 @@ export interface SuiteContext {
 
 export type PerRoute<T> = Partial<Record<RouteKey, T | null>>;
 
-/**
- * Runs `measure` on every route in turn (without (a) when `containerOnly`: a route only the dev
- * container serves); a route that fails yields null and a note.
- */
+/** Runs `measure` on every route `choice` takes, in turn; a route that fails yields null and a note. */
 export async function onEachRoute<T>(
-  ctx: SuiteContext, notes: string[], what: string, measure: (route: Route) => Promise<T>, containerOnly = false,
+  ctx: SuiteContext, notes: string[], what: string, measure: (route: Route) => Promise<T>, choice: RouteChoice = {},
 ): Promise<PerRoute<T>> {
   const results: PerRoute<T> = {};
-  for (const route of allRoutes(ctx.routes, containerOnly)) {
+  for (const route of allRoutes(ctx.routes, choice)) {
     try {
       results[route.key] = await measure(route);
     } catch (error) {
@@ -35,16 +32,18 @@ export async function onEachRoute<T>(
     }
   }
   if (!ctx.routes.nginx) results.nginx = null;
-  if (containerOnly) results.direct = null;
+  if (choice.containerOnly) results.direct = null;
   return results;
 }
 
+/** The figure of `ours` (the path proxy), or with `of: "apps"` the same figure of the apps origin (id and label marked so). */
 export function routeFigure<T>(
-  id: string, label: string, unit: string, better: Better, results: PerRoute<T>, pick: (value: T) => number,
+  id: string, label: string, unit: string, better: Better, results: PerRoute<T>, pick: (value: T) => number, of: "ours" | "apps" = "ours",
 ): Figure {
   const value = (key: RouteKey) => {
     const result = results[key];
     return result === undefined || result === null ? null : pick(result);
   };
+  if (of === "apps") return { ...routeFigure(id, label, unit, better, results, pick), id: `${id}.apps`, label: `${label}, apps origin`, ours: value("apps") };
   return { id, label, unit, better, ours: value("ours"), baselines: { direct: value("direct"), container: value("container"), nginx: value("nginx"), passthrough: value("passthrough") } };
 }

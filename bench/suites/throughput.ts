@@ -32,8 +32,8 @@ export async function throughputSuite(ctx: SuiteContext): Promise<Section[]> {
     ctx.log(`throughput: ${direction} ${transferBytes / MB} MB per route`);
     results[direction] = await onEachRoute(ctx, notes, direction, (route) => measureTransfer(ctx, route, direction, "fast"));
   }
-  const figures = DIRECTIONS.map((direction) =>
-    routeFigure(`throughput.${direction}`, `${direction} ${transferBytes / MB} MB`, "MB/s", "higher", results[direction], (r) => r.mbPerS));
+  const figures = (["ours", "apps"] as const).flatMap((of) => DIRECTIONS.map((direction) =>
+    routeFigure(`throughput.${direction}`, `${direction} ${transferBytes / MB} MB`, "MB/s", "higher", results[direction], (r) => r.mbPerS, of)));
   return [
     { id: "throughput", title: "Throughput", baselineKeys: ["direct", "container", "nginx", "passthrough"], figures, notes },
     cpuSection(results),
