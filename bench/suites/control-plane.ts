@@ -22,10 +22,21 @@ export async function controlPlaneSuite(ctx: SuiteContext): Promise<Section> {
     instance: await sequentialGets(`${baseUrl}/v1/instances/${instanceId}`, auth, ctx.config.controlRequests, 200),
     gpus: await sequentialGets(`${baseUrl}/v1/gpus`, auth, ctx.config.controlRequests, 200),
   };
-  const labels = { me: "GET /v1/me", instance: "GET /v1/instances/{id}", gpus: "GET /v1/gpus" };
-  const figures: Figure[] = (["me", "instance", "gpus"] as const).flatMap((name) => [
-    { id: `control.${name}.p50`, label: `${labels[name]} p50`, unit: "ms", better: "lower" as const, ours: gets[name].p50, baselines: { noop: noop.p50 } },
-    { id: `control.${name}.p99`, label: `${labels[name]} p99`, unit: "ms", better: "lower" as const, ours: gets[name].p99, baselines: { noop: noop.p99 } },
+  // A ladder for the read path: the API's Worker side alone (refused by its middleware, no object),
+  // then the AccountDO's credential check (refused there: RPC, SHA-256, key scan, nothing written).
+  const wrongKey = { authorization: `Bearer ${key.slice(0, key.lastIndexOf("_") + 1)}${"a".repeat(32)}` };
+  const ladder = {
+    me_no_credential: await sequentialGets(`${baseUrl}/v1/me`, {}, ctx.config.controlRequests, 401),
+    me_wrong_key: await sequentialGets(`${baseUrl}/v1/me`, wrongKey, ctx.config.controlRequests, 401),
+  };
+  const labels = {
+    me: "GET /v1/me", instance: "GET /v1/instances/{id}", gpus: "GET /v1/gpus",
+    me_no_credential: "GET /v1/me, no credential → 401 (Worker + API middleware)", me_wrong_key: "GET /v1/me, wrong key → 401 (+ AccountDO: RPC, SHA-256, key scan)",
+  };
+  const timed = { ...gets, ...ladder };
+  const figures: Figure[] = (["me", "instance", "gpus", "me_no_credential", "me_wrong_key"] as const).flatMap((name) => [
+    { id: `control.${name}.p50`, label: `${labels[name]} p50`, unit: "ms", better: "lower" as const, ours: timed[name].p50, baselines: { noop: noop.p50 } },
+    { id: `control.${name}.p99`, label: `${labels[name]} p99`, unit: "ms", better: "lower" as const, ours: timed[name].p99, baselines: { noop: noop.p99 } },
   ]);
   notes.push(`${ctx.config.controlRequests} sequential requests each on one kept-alive connection after ${WARM_UP_REQUESTS} warm-up; baseline: GET /bench/noop (a Worker route answering 204), p50 ${noop.p50.toFixed(2)} ms, p99 ${noop.p99.toFixed(2)} ms`);
 
