@@ -28,11 +28,11 @@ export async function latencySuite(ctx: SuiteContext): Promise<Section> {
   for (const level of concurrencyLevels) {
     ctx.log(`latency: ${level} concurrent`);
     const loaded = await onEachRoute(ctx, notes, `${level} concurrent`, (route) => concurrentRun(route, level, concurrentMs));
-    for (const of of ["ours", "apps"] as const) {
+    for (const which of ["ours", "apps"] as const) {
       figures.push(
-        routeFigure(`latency.c${level}.p50`, `${level} concurrent p50`, "ms", "lower", loaded, (r) => r.p50, of),
-        routeFigure(`latency.c${level}.p99`, `${level} concurrent p99`, "ms", "lower", loaded, (r) => r.p99, of),
-        routeFigure(`latency.c${level}.rps`, `${level} concurrent`, "req/s", "higher", loaded, (r) => r.rps, of),
+        routeFigure(`latency.c${level}.p50`, `${level} concurrent p50`, "ms", "lower", loaded, (r) => r.p50, which),
+        routeFigure(`latency.c${level}.p99`, `${level} concurrent p99`, "ms", "lower", loaded, (r) => r.p99, which),
+        routeFigure(`latency.c${level}.rps`, `${level} concurrent`, "req/s", "higher", loaded, (r) => r.rps, which),
       );
     }
     for (const [key, result] of Object.entries(loaded)) {
