@@ -2,10 +2,9 @@
 // depths of the path (Worker only → + the MachineDO's admission → + the agent round trip → + the
 // upstream; and the slow path's AccountDO hop beside them), so the difference between two rungs is
 // what that hop costs.
-import { exchange, keepAliveAgent } from "../http/http-client.ts";
 import type { Figure, Section } from "../results-model.ts";
 import { CONTAINER_PORT } from "../stack/bench-stack.ts";
-import { summarize } from "../stats.ts";
+import { interleavedGets } from "./interleaved.ts";
 import type { SuiteContext } from "./suite-context.ts";
 
 interface Rung {
@@ -43,29 +42,23 @@ export async function hopLadderSuite(ctx: SuiteContext): Promise<Section> {
   ];
   ctx.log("profile: latency ladder");
   const figures: Figure[] = [];
-  const notes: string[] = [];
+  const notes: string[] = [`${ctx.config.sequentialRequests} sequential requests per rung, interleaved (one to each rung in turn, each on its own kept-alive connection) after ${WARM_UP_REQUESTS} warm-up rounds`];
+  let summaries;
+  try {
+    summaries = await interleavedGets(rungs, WARM_UP_REQUESTS, ctx.config.sequentialRequests);
+  } catch (error) {
+    notes.push(`not measured (${(error as Error).message})`);
+    return { id: "profile.ladder", title: "Profile: one small proxied request, hop by hop (sequential)", baselineKeys: [], figures, notes };
+  }
   const p50s = new Map<string, number>();
-  for (const rung of rungs) {
-    const agent = keepAliveAgent(1);
-    try {
-      const samples: number[] = [];
-      for (let i = 0; i < WARM_UP_REQUESTS + ctx.config.sequentialRequests; i++) {
-        const result = await exchange(rung.url, { headers: rung.headers, agent });
-        if (result.status !== rung.status) throw new Error(`${rung.label} answered ${result.status}`);
-        if (i >= WARM_UP_REQUESTS) samples.push(result.ms);
-      }
-      const { p50, p99 } = summarize(samples);
-      figures.push({ id: `profile.ladder.${rung.id}.p50`, label: `${rung.label} p50`, unit: "ms", better: "lower", ours: p50, baselines: {} });
-      figures.push({ id: `profile.ladder.${rung.id}.p99`, label: `${rung.label} p99`, unit: "ms", better: "lower", ours: p99, baselines: {} });
-      p50s.set(rung.id, p50);
-      const base = rung.from === null ? undefined : p50s.get(rung.from);
-      const delta = base === undefined ? `${p50.toFixed(2)} ms` : `${p50 - base >= 0 ? "+" : "−"}${Math.abs(p50 - base).toFixed(2)} ms over "${rung.from}"`;
-      notes.push(`${rung.label}: ${delta} p50 — ${rung.adds}`);
-    } catch (error) {
-      notes.push(`${rung.label}: not measured (${(error as Error).message})`);
-    } finally {
-      agent.destroy();
-    }
+  for (const [i, rung] of rungs.entries()) {
+    const { p50, p99 } = summaries[i]!;
+    figures.push({ id: `profile.ladder.${rung.id}.p50`, label: `${rung.label} p50`, unit: "ms", better: "lower", ours: p50, baselines: {} });
+    figures.push({ id: `profile.ladder.${rung.id}.p99`, label: `${rung.label} p99`, unit: "ms", better: "lower", ours: p99, baselines: {} });
+    p50s.set(rung.id, p50);
+    const base = rung.from === null ? undefined : p50s.get(rung.from);
+    const delta = base === undefined ? `${p50.toFixed(2)} ms` : `${p50 - base >= 0 ? "+" : "−"}${Math.abs(p50 - base).toFixed(2)} ms over "${rung.from}"`;
+    notes.push(`${rung.label}: ${delta} p50 — ${rung.adds}`);
   }
   return { id: "profile.ladder", title: "Profile: one small proxied request, hop by hop (sequential)", baselineKeys: [], figures, notes };
 }
