@@ -2,7 +2,6 @@
 // serves exactly these, and so does the dev container, so the proxied instance's upstream is as fast
 // as the baseline it is compared with. Large writes of one preallocated block, no per-chunk work, no
 // JSON, no request log line.
-import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** 1 MiB of the repeating pattern 0..255, written as is: one write per MiB. */
@@ -25,7 +24,7 @@ export function serveFast(req: IncomingMessage, res: ServerResponse): boolean {
   } else if (route === "GET /fast/bytes") {
     const n = new URLSearchParams(queryAt === -1 ? "" : url.slice(queryAt + 1)).get("n") ?? "";
     if (!DIGITS.test(n)) return plain(res, 400, "n must be a whole number of bytes\n");
-    void writeBytes(res, Number(n));
+    writeBytes(res, Number(n));
   } else if (route === "POST /fast/sink") {
     let count = 0;
     req.on("data", (chunk: Buffer) => (count += chunk.byteLength));
@@ -37,15 +36,20 @@ export function serveFast(req: IncomingMessage, res: ServerResponse): boolean {
   return true;
 }
 
-async function writeBytes(res: ServerResponse, count: number): Promise<void> {
+/** Writes `count` bytes block by block, resuming on `drain`: one listener at a time, none left behind. */
+function writeBytes(res: ServerResponse, count: number): void {
   res.writeHead(200, { "content-type": "application/octet-stream", "content-length": count });
   let remaining = count;
-  while (remaining > 0 && !res.destroyed) {
-    const block = remaining >= BLOCK.byteLength ? BLOCK : BLOCK.subarray(0, remaining);
-    remaining -= block.byteLength;
-    if (!res.write(block)) await Promise.race([once(res, "drain"), once(res, "close")]);
-  }
-  res.end();
+  const fill = (): void => {
+    while (remaining > 0) {
+      const block = remaining >= BLOCK.byteLength ? BLOCK : BLOCK.subarray(0, remaining);
+      remaining -= block.byteLength;
+      // A client that leaves never drains: the listener goes with the response.
+      if (!res.write(block)) return void res.once("drain", fill);
+    }
+    res.end();
+  };
+  fill();
 }
 
 function plain(res: ServerResponse, status: number, text: string): true {
