@@ -33,7 +33,8 @@ export function freeByModel(gpus: readonly MachineGpu[], freeIndices: readonly n
   const free = new Set(freeIndices);
   const counts = new Map<string, number>();
   for (const gpu of gpus) {
-    if (gpu.model !== "" && free.has(gpu.index)) counts.set(gpu.model, (counts.get(gpu.model) ?? 0) + 1);
+    // `model` is "" for a GPU the agent does not know (and absent in a push older than models).
+    if (gpu.model && free.has(gpu.index)) counts.set(gpu.model, (counts.get(gpu.model) ?? 0) + 1);
   }
   return counts;
 }
