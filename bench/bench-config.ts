@@ -35,8 +35,8 @@ export function benchConfig(full: boolean): BenchConfig {
         memoryUploadBytes: 512 * MB, slowReaderBytes: 64 * MB, controlRequests: 1000, launchRuns: 10, concurrentLaunches: 20,
       }
     : {
-        mode: "quick", transferBytes: 64 * MB, transferRuns: 1, sequentialRequests: 300, concurrentMs: 3_000, concurrencyLevels: [16, 64],
+        mode: "quick", transferBytes: 64 * MB, transferRuns: 3, sequentialRequests: 300, concurrentMs: 3_000, concurrencyLevels: [16, 64],
         sseRuns: 5, sseEvents: 20, sseIntervalMs: 20, completionRuns: 15, wsRoundTrips: 500, wsBurstMessages: 5_000,
-        memoryUploadBytes: 256 * MB, slowReaderBytes: 32 * MB, controlRequests: 200, launchRuns: 3, concurrentLaunches: 20,
+        memoryUploadBytes: 256 * MB, slowReaderBytes: 32 * MB, controlRequests: 300, launchRuns: 3, concurrentLaunches: 20,
       };
 }

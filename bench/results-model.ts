@@ -3,7 +3,10 @@
 
 /** Baselines a figure can be compared with (README of the bench: docs/benchmarks.md). */
 export const BASELINES = {
+  /** The minimal server (bench/baselines/minimal-server.ts). */
   direct: "(a) direct",
+  /** The instance's dev container itself, on its host port: our proxy's upstream. */
+  container: "(a′) container",
   nginx: "(b) nginx",
   passthrough: "(c) worker",
   noop: "noop route",

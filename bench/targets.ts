@@ -17,8 +17,10 @@ export const TARGETS: TargetSpec[] = [
   ]),
   { id: "latency.p50", description: "small proxied GET p50 ≤ 2 × (c) worker pass-through", kind: "ratio_at_most", figure: "latency.seq.p50", baseline: "passthrough", factor: 2 },
   { id: "latency.rps64", description: "≥ 1,000 requests/s through one machine at 64 concurrent", kind: "at_least", figure: "latency.c64.rps", limit: 1000 },
-  { id: "streaming.sse", description: "first SSE event p50 ≤ 5 ms over direct", kind: "excess_at_most", figure: "streaming.sse_first_event.p50", baseline: "direct", limit: 5 },
-  { id: "streaming.ttft", description: "first token (openai SDK) p50 ≤ 5 ms over direct", kind: "excess_at_most", figure: "streaming.ttft.p50", baseline: "direct", limit: 5 },
+  { id: "latency.rps64.vs_direct", description: "requests/s at 64 concurrent ≥ 20% of (a) direct", kind: "ratio_at_least", figure: "latency.c64.rps", baseline: "direct", factor: 0.2 },
+  // The minimal server has no SSE or chat completions: these compare with the container reached directly.
+  { id: "streaming.sse", description: "first SSE event p50 ≤ 5 ms over (a′) container", kind: "excess_at_most", figure: "streaming.sse_first_event.p50", baseline: "container", limit: 5 },
+  { id: "streaming.ttft", description: "first token (openai SDK) p50 ≤ 5 ms over (a′) container", kind: "excess_at_most", figure: "streaming.ttft.p50", baseline: "container", limit: 5 },
   ...(["upload", "slow_reader"] as const).flatMap((run) =>
     (["workerd", "agent"] as const).map((group): TargetSpec => ({
       id: `memory.${run}.${group}`,

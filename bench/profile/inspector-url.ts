@@ -6,7 +6,9 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 export async function workerInspectorUrl(workerdPid: number): Promise<string | null> {
   for (const port of listeningPorts(workerdPid)) {
     const targets = await fetch(`http://127.0.0.1:${port}/json`, { signal: AbortSignal.timeout(1000) })
-      .then((r) => (r.ok ? (r.json() as Promise<{ id?: string; webSocketDebuggerUrl?: string }[]>) : []), () => []);
+      .then((r) => (r.ok ? (r.json() as Promise<{ id?: string; webSocketDebuggerUrl?: string }[]>) : []))
+      // A port that is not the inspector may answer /json with a page (the Worker serves the dashboard's).
+      .catch(() => []);
     const worker = Array.isArray(targets) ? targets.find((t) => t.id?.startsWith("core:user:")) : undefined;
     if (worker?.webSocketDebuggerUrl) return worker.webSocketDebuggerUrl;
   }

@@ -44,7 +44,7 @@ export async function startBenchStack(options: { echo: boolean; inspectAgents: b
   try {
     stack = await startStack({
       port, stateDir, adminToken: ADMIN_TOKEN, fresh: true, echo: options.echo,
-      vars: { RATE_LIMIT_RPS: "1000000", BENCH_ROUTES: "1", HEARTBEAT_TIMEOUT_MS: "15000" },
+      vars: { RATE_LIMIT_RPS: "1000000", APPS_RATE_LIMIT_RPS: "1000000", BENCH_ROUTES: "1", HEARTBEAT_TIMEOUT_MS: "15000" },
       agentEnv: {
         DEV_READY_DELAY_MS: String(READY_DELAY_MS), DEV_PULL_MS: "100",
         // For --profile: an inspector on a free port (the containers do not inherit it).

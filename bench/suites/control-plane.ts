@@ -1,10 +1,10 @@
 // The control API: latency of the common GETs against the trivial Worker route (`/bench/noop`), how
 // long a launch takes to reach `running` (and to answer on its port), and 20 launches at once from
 // 20 accounts competing for the machines' GPUs.
-import { exchange, keepAliveAgent } from "../http/http-client.ts";
 import type { Figure, Section } from "../results-model.ts";
 import { ADMIN_TOKEN, CONTAINER_PORT, READY_DELAY_MS } from "../stack/bench-stack.ts";
-import { percentile, summarize, type LatencySummary } from "../stats.ts";
+import { percentile } from "../stats.ts";
+import { interleavedGets } from "./interleaved.ts";
 import type { SuiteContext } from "./suite-context.ts";
 import { concurrentLaunches } from "./concurrent-launches.ts";
 import { timeLaunch, type LaunchTiming } from "./launch-timing.ts";
@@ -16,18 +16,29 @@ export async function controlPlaneSuite(ctx: SuiteContext): Promise<Section> {
   const notes: string[] = [];
   ctx.log("control plane: GET latency");
   const auth = { authorization: `Bearer ${key}` };
-  const noop = await sequentialGets(`${baseUrl}/bench/noop`, {}, ctx.config.controlRequests, 204);
-  const gets = {
-    me: await sequentialGets(`${baseUrl}/v1/me`, auth, ctx.config.controlRequests, 200),
-    instance: await sequentialGets(`${baseUrl}/v1/instances/${instanceId}`, auth, ctx.config.controlRequests, 200),
-    gpus: await sequentialGets(`${baseUrl}/v1/gpus`, auth, ctx.config.controlRequests, 200),
+  // With a ladder for the read path: the API's Worker side alone (refused by its middleware, no object),
+  // then the AccountDO's credential check (refused there: RPC, SHA-256, key scan, nothing written).
+  const wrongKey = { authorization: `Bearer ${key.slice(0, key.lastIndexOf("_") + 1)}${"a".repeat(32)}` };
+  const [noop, me, instance, gpus, meNoCredential, meWrongKey] = await interleavedGets([
+    { url: `${baseUrl}/bench/noop`, headers: {}, status: 204 },
+    { url: `${baseUrl}/v1/me`, headers: auth, status: 200 },
+    { url: `${baseUrl}/v1/instances/${instanceId}`, headers: auth, status: 200 },
+    { url: `${baseUrl}/v1/gpus`, headers: auth, status: 200 },
+    { url: `${baseUrl}/v1/me`, headers: {}, status: 401 },
+    { url: `${baseUrl}/v1/me`, headers: wrongKey, status: 401 },
+  ], WARM_UP_REQUESTS, ctx.config.controlRequests);
+  const gets = { me: me!, instance: instance!, gpus: gpus! };
+  const ladder = { me_no_credential: meNoCredential!, me_wrong_key: meWrongKey! };
+  const labels = {
+    me: "GET /v1/me", instance: "GET /v1/instances/{id}", gpus: "GET /v1/gpus",
+    me_no_credential: "GET /v1/me, no credential → 401 (Worker + API middleware)", me_wrong_key: "GET /v1/me, wrong key → 401 (+ AccountDO: RPC, SHA-256, key scan)",
   };
-  const labels = { me: "GET /v1/me", instance: "GET /v1/instances/{id}", gpus: "GET /v1/gpus" };
-  const figures: Figure[] = (["me", "instance", "gpus"] as const).flatMap((name) => [
-    { id: `control.${name}.p50`, label: `${labels[name]} p50`, unit: "ms", better: "lower" as const, ours: gets[name].p50, baselines: { noop: noop.p50 } },
-    { id: `control.${name}.p99`, label: `${labels[name]} p99`, unit: "ms", better: "lower" as const, ours: gets[name].p99, baselines: { noop: noop.p99 } },
+  const timed = { ...gets, ...ladder };
+  const figures: Figure[] = (["me", "instance", "gpus", "me_no_credential", "me_wrong_key"] as const).flatMap((name) => [
+    { id: `control.${name}.p50`, label: `${labels[name]} p50`, unit: "ms", better: "lower" as const, ours: timed[name].p50, baselines: { noop: noop!.p50 } },
+    { id: `control.${name}.p99`, label: `${labels[name]} p99`, unit: "ms", better: "lower" as const, ours: timed[name].p99, baselines: { noop: noop!.p99 } },
   ]);
-  notes.push(`${ctx.config.controlRequests} sequential requests each on one kept-alive connection after ${WARM_UP_REQUESTS} warm-up; baseline: GET /bench/noop (a Worker route answering 204), p50 ${noop.p50.toFixed(2)} ms, p99 ${noop.p99.toFixed(2)} ms`);
+  notes.push(`${ctx.config.controlRequests} sequential requests to each, interleaved (one to each in turn, each on its own kept-alive connection) after ${WARM_UP_REQUESTS} warm-up rounds; baseline: GET /bench/noop (a Worker route answering 204), p50 ${noop!.p50.toFixed(2)} ms, p99 ${noop!.p99.toFixed(2)} ms`);
 
   ctx.log(`control plane: ${ctx.config.launchRuns} launches, one at a time`);
   const launches: LaunchTiming[] = [];
@@ -54,19 +65,4 @@ export async function controlPlaneSuite(ctx: SuiteContext): Promise<Section> {
   );
   notes.push(burst.summary);
   return { id: "control", title: "Control plane", baselineKeys: ["noop"], figures, notes };
-}
-
-async function sequentialGets(url: string, headers: Record<string, string>, count: number, expect: number): Promise<LatencySummary> {
-  const agent = keepAliveAgent(1);
-  try {
-    const samples: number[] = [];
-    for (let i = 0; i < WARM_UP_REQUESTS + count; i++) {
-      const result = await exchange(url, { headers, agent });
-      if (result.status !== expect) throw new Error(`GET ${new URL(url).pathname} answered ${result.status}`);
-      if (i >= WARM_UP_REQUESTS) samples.push(result.ms);
-    }
-    return summarize(samples);
-  } finally {
-    agent.destroy();
-  }
 }

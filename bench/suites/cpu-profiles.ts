@@ -1,6 +1,7 @@
 // `--profile`: V8 CPU profiles of the Worker's isolate (the MachineDO, the AccountDO and the Worker
 // share it in wrangler dev) and of dev-1's agent while traffic runs through our proxy: a download,
-// an upload, and small requests at 16 concurrent. Reports the functions that cost the most.
+// an upload, and small requests at 16 concurrent; and while `GET /v1/me` runs back to back (the
+// control plane's read path). Reports the functions that cost the most.
 import { exchange, keepAliveAgent } from "../http/http-client.ts";
 import { nodeInspectorUrl, workerInspectorUrl } from "../profile/inspector-url.ts";
 import { profileWhile } from "../profile/inspector.ts";
@@ -17,9 +18,10 @@ export async function cpuProfilesSuite(ctx: SuiteContext): Promise<Section> {
   const route = ctx.routes.ours;
   const bytes = Math.min(ctx.config.transferBytes, 64 * MB);
   const workloads: [string, () => Promise<unknown>][] = [
-    [`download ${bytes / MB} MB`, () => exchange(routeUrl(route, `/bytes?n=${bytes}`), { headers: route.headers })],
-    [`upload ${bytes / MB} MB`, () => exchange(routeUrl(route, "/echo/profile"), { method: "POST", headers: route.headers, uploadBytes: bytes })],
-    [`GET /health, 16 concurrent for ${SMALL_REQUESTS_MS / 1000} s`, () => smallRequests(routeUrl(route, "/health"), route.headers)],
+    [`download ${bytes / MB} MB`, () => exchange(routeUrl(route, `/fast/bytes?n=${bytes}`), { headers: route.headers })],
+    [`upload ${bytes / MB} MB`, () => exchange(routeUrl(route, "/fast/sink"), { method: "POST", headers: route.headers, uploadBytes: bytes })],
+    [`GET /fast/health, 16 concurrent for ${SMALL_REQUESTS_MS / 1000} s`, () => smallRequests(routeUrl(route, "/fast/health"), route.headers, 16)],
+    [`GET /v1/me, sequential for ${SMALL_REQUESTS_MS / 1000} s`, () => smallRequests(`${ctx.stack.baseUrl}/v1/me`, route.headers, 1)],
   ];
   const workerPid = ctx.stack.pids().workerdWorker;
   const targets: [string, string | null][] = [
@@ -49,11 +51,11 @@ export async function cpuProfilesSuite(ctx: SuiteContext): Promise<Section> {
   return { id: "profile.v8", title: "Profile: V8 CPU profiles through our proxy (shares of samples)", baselineKeys: [], figures: [], notes };
 }
 
-async function smallRequests(url: string, headers: Record<string, string>): Promise<void> {
-  const agent = keepAliveAgent(16);
+async function smallRequests(url: string, headers: Record<string, string>, concurrency: number): Promise<void> {
+  const agent = keepAliveAgent(concurrency);
   const deadline = performance.now() + SMALL_REQUESTS_MS;
   try {
-    await Promise.all(Array.from({ length: 16 }, async () => {
+    await Promise.all(Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) await exchange(url, { headers, agent });
     }));
   } finally {

@@ -1,4 +1,4 @@
-// Small requests (`GET /health`, a 2-byte answer) through each route: sequential on one kept-alive
+// Small requests (`GET /fast/health`, a 2-byte answer) through each route: sequential on one kept-alive
 // connection, then closed-loop at 16 and 64 concurrent connections for a fixed time (requests/s).
 import type { Agent } from "node:http";
 import { exchange, keepAliveAgent } from "../http/http-client.ts";
@@ -17,27 +17,29 @@ const WARM_UP_REQUESTS = 30;
 export async function latencySuite(ctx: SuiteContext): Promise<Section> {
   const { sequentialRequests, concurrentMs, concurrencyLevels } = ctx.config;
   const notes = [
-    `GET /health; sequential: ${sequentialRequests} requests on one kept-alive connection after ${WARM_UP_REQUESTS} warm-up; concurrent: closed loop for ${concurrentMs / 1000} s per level on that many kept-alive connections`,
+    `GET /fast/health (2 bytes; (a) and the container serve it with the same code, unlogged); sequential: ${sequentialRequests} requests on one kept-alive connection after ${WARM_UP_REQUESTS} warm-up; concurrent: closed loop for ${concurrentMs / 1000} s per level on that many kept-alive connections`,
   ];
   ctx.log("latency: sequential small requests");
   const sequential = await onEachRoute(ctx, notes, "sequential requests", (route) => sequentialRun(route, sequentialRequests));
-  const figures: Figure[] = [
-    routeFigure("latency.seq.p50", "sequential p50", "ms", "lower", sequential, (r) => r.p50),
-    routeFigure("latency.seq.p99", "sequential p99", "ms", "lower", sequential, (r) => r.p99),
-  ];
+  const figures: Figure[] = (["ours", "apps"] as const).flatMap((of) => [
+    routeFigure("latency.seq.p50", "sequential p50", "ms", "lower", sequential, (r) => r.p50, of),
+    routeFigure("latency.seq.p99", "sequential p99", "ms", "lower", sequential, (r) => r.p99, of),
+  ]);
   for (const level of concurrencyLevels) {
     ctx.log(`latency: ${level} concurrent`);
     const loaded = await onEachRoute(ctx, notes, `${level} concurrent`, (route) => concurrentRun(route, level, concurrentMs));
-    figures.push(
-      routeFigure(`latency.c${level}.p50`, `${level} concurrent p50`, "ms", "lower", loaded, (r) => r.p50),
-      routeFigure(`latency.c${level}.p99`, `${level} concurrent p99`, "ms", "lower", loaded, (r) => r.p99),
-      routeFigure(`latency.c${level}.rps`, `${level} concurrent`, "req/s", "higher", loaded, (r) => r.rps),
-    );
+    for (const which of ["ours", "apps"] as const) {
+      figures.push(
+        routeFigure(`latency.c${level}.p50`, `${level} concurrent p50`, "ms", "lower", loaded, (r) => r.p50, which),
+        routeFigure(`latency.c${level}.p99`, `${level} concurrent p99`, "ms", "lower", loaded, (r) => r.p99, which),
+        routeFigure(`latency.c${level}.rps`, `${level} concurrent`, "req/s", "higher", loaded, (r) => r.rps, which),
+      );
+    }
     for (const [key, result] of Object.entries(loaded)) {
       if (result && result.errors > 0) notes.push(`${key} at ${level} concurrent: ${result.errors} requests did not answer 200`);
     }
   }
-  return { id: "latency", title: "Small requests", baselineKeys: ["direct", "nginx", "passthrough"], figures, notes };
+  return { id: "latency", title: "Small requests", baselineKeys: ["direct", "container", "nginx", "passthrough"], figures, notes };
 }
 
 async function sequentialRun(route: Route, count: number): Promise<LoadResult> {
@@ -82,6 +84,6 @@ async function concurrentRun(route: Route, concurrency: number, durationMs: numb
 }
 
 async function timedGet(route: Route, agent: Agent): Promise<{ ms: number; ok: boolean }> {
-  const result = await exchange(routeUrl(route, "/health"), { headers: route.headers, agent });
+  const result = await exchange(routeUrl(route, "/fast/health"), { headers: route.headers, agent });
   return { ms: result.ms, ok: result.status === 200 };
 }

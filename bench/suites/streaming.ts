@@ -29,18 +29,20 @@ export async function streamingSuite(ctx: SuiteContext): Promise<Section> {
     `first token: ${completionRuns} streamed chat completions (max_tokens 16) with the openai SDK (baseURL = route + /v1); from create() to the first chunk with content`,
   ];
   ctx.log("streaming: SSE");
-  const sse = await onEachRoute(ctx, notes, "SSE", (route) => sseRun(route, sseRuns, sseEvents, sseIntervalMs));
+  const sse = await onEachRoute(ctx, notes, "SSE", (route) => sseRun(route, sseRuns, sseEvents, sseIntervalMs), { containerOnly: true });
   ctx.log("streaming: chat completions (openai SDK)");
-  const completions = await onEachRoute(ctx, notes, "chat completion", (route) => completionRun(route, completionRuns));
+  const completions = await onEachRoute(ctx, notes, "chat completion", (route) => completionRun(route, completionRuns), { containerOnly: true, apps: false });
   return {
     id: "streaming",
     title: "Streaming",
-    baselineKeys: ["direct", "nginx", "passthrough"],
+    baselineKeys: ["container", "nginx", "passthrough"],
     figures: [
       routeFigure("streaming.sse_first_event.p50", "first SSE event p50", "ms", "lower", sse, (r) => r.firstEventP50),
       routeFigure("streaming.sse_first_event.p99", "first SSE event p99", "ms", "lower", sse, (r) => r.firstEventP99),
       routeFigure("streaming.sse_jitter.p50", "SSE inter-event jitter p50", "ms", "lower", sse, (r) => r.jitterP50),
       routeFigure("streaming.sse_jitter.p99", "SSE inter-event jitter p99", "ms", "lower", sse, (r) => r.jitterP99),
+      routeFigure("streaming.sse_first_event.p50", "first SSE event p50", "ms", "lower", sse, (r) => r.firstEventP50, "apps"),
+      routeFigure("streaming.sse_jitter.p99", "SSE inter-event jitter p99", "ms", "lower", sse, (r) => r.jitterP99, "apps"),
       routeFigure("streaming.ttft.p50", "first token p50 (openai SDK)", "ms", "lower", completions, (r) => r.ttftP50),
       routeFigure("streaming.ttft.p99", "first token p99 (openai SDK)", "ms", "lower", completions, (r) => r.ttftP99),
       routeFigure("streaming.completion.p50", "whole completion p50", "ms", "lower", completions, (r) => r.totalP50),

@@ -3,7 +3,8 @@
 import type { NginxBaseline } from "../baselines/nginx.ts";
 import type { BenchConfig } from "../bench-config.ts";
 import type { Better, Figure } from "../results-model.ts";
-import { allRoutes, type Route, type RouteKey, type RouteSet } from "../routes.ts";
+import { allRoutes, type Route, type RouteChoice, type RouteKey, type RouteSet } from "../routes.ts";
+import type { MinimalServer } from "../baselines/minimal.ts";
 import type { BenchStack } from "../stack/bench-stack.ts";
 
 export interface SuiteContext {
@@ -11,15 +12,18 @@ export interface SuiteContext {
   routes: RouteSet;
   stack: BenchStack;
   nginx: NginxBaseline | null;
+  minimal: MinimalServer;
   log(line: string): void;
 }
 
 export type PerRoute<T> = Partial<Record<RouteKey, T | null>>;
 
-/** Runs `measure` on every route in turn; a route that fails yields null and a note. */
-export async function onEachRoute<T>(ctx: SuiteContext, notes: string[], what: string, measure: (route: Route) => Promise<T>): Promise<PerRoute<T>> {
+/** Runs `measure` on every route `choice` takes, in turn; a route that fails yields null and a note. */
+export async function onEachRoute<T>(
+  ctx: SuiteContext, notes: string[], what: string, measure: (route: Route) => Promise<T>, choice: RouteChoice = {},
+): Promise<PerRoute<T>> {
   const results: PerRoute<T> = {};
-  for (const route of allRoutes(ctx.routes)) {
+  for (const route of allRoutes(ctx.routes, choice)) {
     try {
       results[route.key] = await measure(route);
     } catch (error) {
@@ -28,15 +32,18 @@ export async function onEachRoute<T>(ctx: SuiteContext, notes: string[], what: s
     }
   }
   if (!ctx.routes.nginx) results.nginx = null;
+  if (choice.containerOnly) results.direct = null;
   return results;
 }
 
+/** The figure of `ours` (the path proxy), or with `of: "apps"` the same figure of the apps origin (id and label marked so). */
 export function routeFigure<T>(
-  id: string, label: string, unit: string, better: Better, results: PerRoute<T>, pick: (value: T) => number,
+  id: string, label: string, unit: string, better: Better, results: PerRoute<T>, pick: (value: T) => number, of: "ours" | "apps" = "ours",
 ): Figure {
   const value = (key: RouteKey) => {
     const result = results[key];
     return result === undefined || result === null ? null : pick(result);
   };
-  return { id, label, unit, better, ours: value("ours"), baselines: { direct: value("direct"), nginx: value("nginx"), passthrough: value("passthrough") } };
+  if (of === "apps") return { ...routeFigure(id, label, unit, better, results, pick), id: `${id}.apps`, label: `${label}, apps origin`, ours: value("apps") };
+  return { id, label, unit, better, ours: value("ours"), baselines: { direct: value("direct"), container: value("container"), nginx: value("nginx"), passthrough: value("passthrough") } };
 }

@@ -22,15 +22,17 @@ export async function websocketSuite(ctx: SuiteContext): Promise<Section> {
     `round trip: ${wsRoundTrips} sequential 32-byte text messages after ${WARM_UP_MESSAGES} warm-up; messages/s: ${wsBurstMessages} 32-byte messages with ${IN_FLIGHT} in flight, counted when echoed`,
   ];
   ctx.log("websocket: round trips and message rate");
-  const results = await onEachRoute(ctx, notes, "WebSocket", (route) => wsRun(route, wsRoundTrips, wsBurstMessages));
+  const results = await onEachRoute(ctx, notes, "WebSocket", (route) => wsRun(route, wsRoundTrips, wsBurstMessages), { containerOnly: true });
   return {
     id: "websocket",
     title: "WebSocket",
-    baselineKeys: ["direct", "nginx", "passthrough"],
+    baselineKeys: ["container", "nginx", "passthrough"],
     figures: [
       routeFigure("websocket.rtt.p50", "round trip p50", "ms", "lower", results, (r) => r.rttP50),
       routeFigure("websocket.rtt.p99", "round trip p99", "ms", "lower", results, (r) => r.rttP99),
       routeFigure("websocket.messages_per_s", `messages/s (${IN_FLIGHT} in flight)`, "msg/s", "higher", results, (r) => r.messagesPerS),
+      routeFigure("websocket.rtt.p50", "round trip p50", "ms", "lower", results, (r) => r.rttP50, "apps"),
+      routeFigure("websocket.messages_per_s", `messages/s (${IN_FLIGHT} in flight)`, "msg/s", "higher", results, (r) => r.messagesPerS, "apps"),
     ],
     notes,
   };

@@ -19,7 +19,7 @@ import type { MachineDirective, MachineReport } from "../object-messages.ts";
 import { Outbox, type Delivery } from "../outbox/outbox.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor, type Sql } from "../sql.ts";
-import { nextSettlementMs, settleAll } from "./billing.ts";
+import { balanceAt, nextSettlementMs, settleAll } from "./billing.ts";
 import { DESTROYED_VISIBLE_MS, Expiry } from "./expiry.ts";
 import * as actions from "./instance-actions.ts";
 import { findInstance, listEvents, listInstances, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
@@ -132,6 +132,8 @@ export class AccountDO extends DurableObject<Env> {
 
   async me(key: string): Promise<Ok<{ account: AccountInfo }> | Failure> {
     if (!(await this.authenticate(key))) return unauthorized();
+    const balance = this.balanceForRead();
+    if (balance !== null) return { ok: true, account: { ...this.info()!, balance_micros: balance } };
     return (await this.settleForRequest()) ?? { ok: true, account: this.info()! };
   }
 
@@ -144,7 +146,7 @@ export class AccountDO extends DurableObject<Env> {
 
   async listInstances(key: string): Promise<Ok<{ items: Instance[] }> | Failure> {
     if (!(await this.authenticate(key))) return unauthorized();
-    const failure = await this.settleForRequest();
+    const failure = this.balanceForRead() === null ? await this.settleForRequest() : null;
     if (failure) return failure;
     return { ok: true, items: await Promise.all(listInstances(this.sql).filter((row) => this.visible(row)).map((row) => this.show(row))) };
   }
@@ -376,6 +378,15 @@ export class AccountDO extends DurableObject<Env> {
   private settleNow(): Delivery[] {
     return this.ctx.storage.transactionSync(() =>
       settleAll(this.sql, this.clock.now()) <= 0 ? actions.stopForLackOfFunds(this.context()) : []);
+  }
+
+  /**
+   * The balance settled up to now, for a read that writes nothing; null when it is used up, where the
+   * read must settle for real (settleForRequest) so what runs is stopped before it answers.
+   */
+  private balanceForRead(): number | null {
+    const balance = balanceAt(this.sql, this.clock.now());
+    return balance > 0 ? balance : null;
   }
 
   /** Settles for a caller's request: a stop it causes is acknowledged by the hosts before the answer. */

@@ -58,6 +58,35 @@ describe("billing", () => {
     expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
   });
 
+  it("reads write nothing: /me shows the balance settled up to now, and the next settlement lands exactly on it", async () => {
+    const account = await newAccount(50_000_000);
+    const id = await runningInstance(account.key, 3);
+    const stored = () => runInDurableObject(accountStub(account.id), (_: AccountDO, state) => ({
+      ledger: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM ledger").one().n,
+      balance: state.storage.sql.exec<{ b: number }>("SELECT balance_micros AS b FROM account").one().b,
+      instance: state.storage.sql.exec<{ billed_until_ms: number; carry: number }>("SELECT billed_until_ms, carry FROM instances WHERE id = ?", id).one(),
+    }));
+    freezeClock();
+    try {
+      await runDurableObjectAlarm(accountStub(account.id));
+      const settled = await stored();
+      // 37.5 s of 3 GPUs: not a whole number of micro-dollars, so the carry matters.
+      await advance(account.id, 37_501);
+      const shown = await balance(account.key);
+      expect((await callJson("GET", "/v1/instances", { key: account.key })).status).toBe(200);
+      expect(await stored()).toEqual(settled);
+      expect(settled.balance - shown).toBe(Math.floor((3 * PRICE * 37_501 + settled.instance.carry) / HOUR));
+      await runDurableObjectAlarm(accountStub(account.id));
+      expect((await stored()).balance).toBe(shown);
+      expect(await balance(account.key)).toBe(shown);
+      await call("DELETE", `/v1/instances/${id}`, { key: account.key });
+    } finally {
+      resumeClock();
+    }
+    const audit = await auditLedger(account.id);
+    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+  });
+
   it("a stopped instance is not charged", async () => {
     const account = await newAccount(10_000_000);
     const id = await runningInstance(account.key);

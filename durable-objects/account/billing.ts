@@ -1,6 +1,8 @@
 // Billing: an instance accrues its frozen hourly price while it is `running` on an online host.
 // `billed_until_ms` is the instant up to which it has been charged (null while not accruing), and
-// `carry` the sub-micro-dollar remainder. Settling is synchronous SQL, so it never interleaves.
+// `carry` the sub-micro-dollar remainder. Settling is synchronous SQL, so it never interleaves. The
+// alarm settles at least every minute; a read shows the balance settled up to now without writing
+// (balanceAt), so reads put no ledger row and no storage commit on the caller's answer.
 import { iso } from "../../core/clock.ts";
 import type { Sql } from "../sql.ts";
 import { accrue, msUntilExhausted } from "./accrual.ts";
@@ -46,6 +48,21 @@ export function accruingInstances(sql: Sql): InstanceRow[] {
 export function settleAll(sql: Sql, nowMs: number): number {
   for (const row of accruingInstances(sql)) settleInstance(sql, row, nowMs, true);
   return balanceOf(sql);
+}
+
+/**
+ * The balance as settling every accruing instance up to `nowMs` would leave it, without writing:
+ * each instance's charge is the one settleInstance would write, so a settlement at `nowMs` lands on
+ * exactly this figure and the ledger still sums to the stored balance.
+ */
+export function balanceAt(sql: Sql, nowMs: number): number {
+  let balance = balanceOf(sql);
+  for (const row of accruingInstances(sql)) {
+    if (row.billed_until_ms !== null && nowMs > row.billed_until_ms) {
+      balance -= accrue(row.price_hour_micros, nowMs - row.billed_until_ms, row.carry).chargeMicros;
+    }
+  }
+  return balance;
 }
 
 /** When the next settlement is due: within a minute, or when the balance would run out. */

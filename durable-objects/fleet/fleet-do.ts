@@ -3,12 +3,14 @@
 // versions are an index kept current by each MachineDO, which stays the single authority on whether
 // a GPU is free: placement here only proposes machines, and a MachineDO refuses a reservation it
 // cannot honour. A GPU of model "" (one the agent does not know) is listed but never offered.
+// Placement, GET /v1/gpus and the cached models read the index in memory (free-gpu-index.ts).
 import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { agentTokens } from "../../core/credentials.ts";
 import type { Env } from "../../core/env.ts";
 import { sqlFor, type Sql } from "../sql.ts";
+import { FreeGpuIndex } from "./free-gpu-index.ts";
 import { placeLaunch, type Placement, type PlacementRequest } from "./placement.ts";
 
 export interface GpuModel {
@@ -75,6 +77,8 @@ const HOST_VERSION_COLUMNS = ["agent_version", "driver_version", "cuda_version"]
 export class FleetDO extends DurableObject<Env> {
   private readonly clock = clock;
   private readonly sql: Sql;
+  /** Built on first use from the machines table, then kept current by reportMachine. */
+  private indexInMemory: FreeGpuIndex | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -107,8 +111,8 @@ export class FleetDO extends DurableObject<Env> {
   /** Every GPU model with what is free now on online machines. */
   listGpus(): GpuAvailability[] {
     const free = new Map<string, { total: number; max: number }>();
-    for (const machine of this.onlineMachines()) {
-      for (const [model, count] of freeByModel(machine)) {
+    for (const [, machine] of this.index().machines()) {
+      for (const [model, count] of machine.free) {
         const entry = free.get(model) ?? { total: 0, max: 0 };
         free.set(model, { total: entry.total + count, max: Math.max(entry.max, count) });
       }
@@ -122,17 +126,17 @@ export class FleetDO extends DurableObject<Env> {
 
   /** Online machines that could take the launch (enough free GPUs, CUDA new enough), best fit first; or why none can. */
   placementCandidates(request: PlacementRequest): Placement {
-    const machines = this.onlineMachines().map((machine) => ({
-      id: machine.id,
-      free: freeByModel(machine).get(request.gpu_model) ?? 0,
-      cuda_version: machine.cuda_version,
-    }));
+    const machines = [];
+    for (const [id, machine] of this.index().machines()) {
+      const free = machine.free.get(request.gpu_model) ?? 0;
+      if (free >= request.gpu_count) machines.push({ id, free, cuda_version: machine.cuda_version });
+    }
     return placeLaunch(machines, request);
   }
 
   /** Hugging Face ids cached on at least one online machine. */
   cachedModels(): string[] {
-    return [...new Set(this.onlineMachines().flatMap((m) => JSON.parse(m.cached_models) as string[]))];
+    return [...new Set([...this.index().machines()].flatMap(([, machine]) => machine.cached_models))];
   }
 
   async createMachine(name: string): Promise<{ ok: true; id: number; agent_token: string } | Failure> {
@@ -164,26 +168,27 @@ export class FleetDO extends DurableObject<Env> {
   }
 
   reportMachine(id: number, state: MachineState): void {
-    this.sql`UPDATE machines SET online = ${state.online ? 1 : 0}, last_seen_at = ${state.last_seen_at},
+    const applied = this.sql`UPDATE machines SET online = ${state.online ? 1 : 0}, last_seen_at = ${state.last_seen_at},
                gpus = ${JSON.stringify(state.gpus)}, free_indices = ${JSON.stringify(state.free_indices)},
                cached_models = ${JSON.stringify(state.cached_models)}, state_version = ${state.version},
                agent_version = ${state.agent_version}, driver_version = ${state.driver_version}, cuda_version = ${state.cuda_version}
-             WHERE id = ${id} AND state_version < ${state.version}`;
+             WHERE id = ${id} AND state_version < ${state.version} RETURNING id`;
+    if (applied.length > 0) this.indexInMemory?.set(id, state);
   }
 
-  private onlineMachines(): MachineRow[] {
-    return this.sql<MachineRow>`SELECT * FROM machines WHERE online = 1`;
+  private index(): FreeGpuIndex {
+    if (this.indexInMemory === null) {
+      const index = new FreeGpuIndex();
+      for (const row of this.sql<MachineRow>`SELECT * FROM machines WHERE online = 1`) {
+        index.set(row.id, {
+          online: true, gpus: gpusOf(row), free_indices: JSON.parse(row.free_indices) as number[],
+          cuda_version: row.cuda_version, cached_models: JSON.parse(row.cached_models) as string[],
+        });
+      }
+      this.indexInMemory = index;
+    }
+    return this.indexInMemory;
   }
-}
-
-/** Free GPUs per known model: unknown GPUs (model "") are never counted, so never offered. */
-function freeByModel(machine: MachineRow): Map<string, number> {
-  const free = new Set(JSON.parse(machine.free_indices) as number[]);
-  const counts = new Map<string, number>();
-  for (const gpu of gpusOf(machine)) {
-    if (gpu.model !== "" && free.has(gpu.index)) counts.set(gpu.model, (counts.get(gpu.model) ?? 0) + 1);
-  }
-  return counts;
 }
 
 /** The stored GPU list; a MachineDO that pushed before names were indexed left them out. */

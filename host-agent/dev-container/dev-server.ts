@@ -1,11 +1,12 @@
 // The dev container's HTTP server: the stand-in model server's routes (/health, /echo/..., /sse,
 // /bytes, the /ws echo and the OpenAI-compatible /v1 routes), which tests assert on exactly, a web
-// app at / (web-app.ts), and the readiness paths of every template's port (/health, Jupyter's
-// /api, / for ComfyUI and Ollama).
-// Each request is logged as one line: on stdout, or on stderr when it failed (4xx, 5xx).
+// app at / (web-app.ts), the readiness paths of every template's port (/health, Jupyter's
+// /api, / for ComfyUI and Ollama), and the bench's fast routes under /fast/ (fast-routes.ts).
+// Each request but a fast one is logged as one line: on stdout, or on stderr when it failed (4xx, 5xx).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { streamBytes } from "./bytes-route.ts";
 import { echoRequest } from "./echo-route.ts";
+import { serveFast } from "./fast-routes.ts";
 import { sendJson } from "./json-io.ts";
 import { completeRequest } from "./openai-completions.ts";
 import { embedRequest } from "./openai-embeddings.ts";
@@ -16,6 +17,7 @@ import { createWsEcho } from "./ws-echo.ts";
 export function createDevServer(servedModel: string): Server {
   const startedAt = Math.floor(Date.now() / 1000);
   const server = createServer((req, res) => {
+    if (serveFast(req, res)) return;
     res.on("finish", () => logRequest(req, res.statusCode));
     routeRequest(req, res, servedModel, startedAt).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { message: String(error) } });

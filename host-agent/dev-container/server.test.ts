@@ -74,6 +74,23 @@ describe("dev container server", () => {
     expect((await chunked.arrayBuffer()).byteLength).toBe(1000);
   });
 
+  it("serves the fast routes: n bytes of the pattern with Content-Length, a sink answering the count, 2-byte health, and refusals", async () => {
+    const n = 3 * (1 << 20) + 5;
+    const res = await fetch(`${base}/fast/bytes?n=${n}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-length")).toBe(String(n));
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.byteLength).toBe(n);
+    expect([bytes[0], bytes[255], bytes[256], bytes[(1 << 20) + 3], bytes[n - 1]]).toEqual([0, 255, 0, 3, (n - 1) % 256]);
+    const sink = await fetch(`${base}/fast/sink`, { method: "POST", body: Buffer.alloc(2 * (1 << 20) + 1, 9) });
+    expect([sink.status, await sink.text()]).toEqual([200, String(2 * (1 << 20) + 1)]);
+    expect(await (await fetch(`${base}/fast/health`)).text()).toBe("ok");
+    expect((await fetch(`${base}/fast/bytes?n=-1`)).status).toBe(400);
+    expect((await fetch(`${base}/fast/bytes`)).status).toBe(400);
+    expect((await fetch(`${base}/fast/other`)).status).toBe(404);
+    expect((await fetch(`${base}/fast/sink`)).status).toBe(404);
+  });
+
   it("echoes WebSocket text and binary messages, selects the first subprotocol, closes on request", async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${server.ports[1]}/ws`, ["first.v1", "second.v1"]);
     await once(ws, "open");
