@@ -81,6 +81,20 @@ async function abort(stub: DurableObjectStub): Promise<void> {
 const events = async (key: string, id: string) =>
   (await callJson<{ items: { message: string }[] }>("GET", `/v1/instances/${id}/events`, { key })).body.items.map((e) => e.message);
 const count = (log: string[], fragment: string) => log.filter((m) => m.includes(fragment)).length;
+
+/**
+ * The change took effect once: the instance's GPUs are free again, each event happened once, its ten
+ * minutes were charged once, and the ledger sums to a balance short of exactly them.
+ */
+async function expectDoneOnce({ accountId, key, id, free }: Running, once: string[]): Promise<void> {
+  expect(await freeGpus(key)).toBe(free);
+  const log = await events(key, id);
+  expect(once.map((fragment) => count(log, fragment))).toEqual(once.map(() => 1));
+  expect(await charges(key, id)).toEqual([-TEN_MINUTES_MICROS]);
+  const audit = await auditLedger(accountId);
+  expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+  expect(audit.balance_micros).toBe(10_000_000 - TEN_MINUTES_MICROS);
+}
 const freeGpus = async (key: string) =>
   (await callJson<{ gpus: { model: string; free_gpus: number }[] }>("GET", "/v1/gpus", { key })).body.gpus.find((g) => g.model === "h100-80gb")!.free_gpus;
 const charges = async (key: string, id: string) =>
@@ -88,8 +102,16 @@ const charges = async (key: string, id: string) =>
     .filter((entry) => entry.kind === "charge" && entry.instance_id === id)
     .map((entry) => entry.amount_micros);
 
+/** An account's instance, running ten minutes, and its GPU model's free count before it launched. */
+interface Running {
+  accountId: string;
+  key: string;
+  id: string;
+  free: number;
+}
+
 /** A fresh account's instance, running for exactly ten minutes of the frozen clock. */
-async function runningTenMinutes(): Promise<{ accountId: string; key: string; id: string; free: number }> {
+async function runningTenMinutes(): Promise<Running> {
   const account = await newAccount(10_000_000);
   const free = await freeGpus(account.key);
   const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key: account.key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
@@ -124,13 +146,7 @@ describe("an object reset in the middle of a change", () => {
     await until(() => events(key, id), (log) => log.some((m) => m.startsWith("Container stopped")), "the host's stop");
     expect((await callJson("POST", `/v1/instances/${id}/stop`, { key })).body).toEqual({ error: "conflict", message: "cannot stop an instance whose status is stopped" });
     expect(agent.commands(id).map((c) => c.op)).toEqual(["create", "stop"]);
-    expect(await freeGpus(key)).toBe(free);
-    const log = await events(key, id);
-    expect([count(log, "Stop requested"), count(log, "Container stopped")]).toEqual([1, 1]);
-    expect(await charges(key, id)).toEqual([-TEN_MINUTES_MICROS]);
-    const audit = await auditLedger(accountId);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
-    expect(audit.balance_micros).toBe(10_000_000 - TEN_MINUTES_MICROS);
+    await expectDoneOnce({ accountId, key, id, free }, ["Stop requested", "Container stopped"]);
   });
 
   it("an AccountDO reset before its destroy reached the MachineDO: the alarm armed with the change delivers it, once", async () => {
@@ -155,12 +171,7 @@ describe("an object reset in the middle of a change", () => {
     agent.report(id, "destroyed");
     await until(() => events(key, id), (log) => log.some((m) => m.includes("removed from the host")), "the host's removal");
     expect(agent.commands(id).map((c) => c.op)).toEqual(["create", "stop", "destroy"]);
-    expect(await freeGpus(key)).toBe(free);
-    const log = await events(key, id);
-    expect([count(log, "Destroyed"), count(log, "removed from the host")]).toEqual([1, 1]);
-    expect(await charges(key, id)).toEqual([-TEN_MINUTES_MICROS]);
-    const audit = await auditLedger(accountId);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    await expectDoneOnce({ accountId, key, id, free }, ["Destroyed", "removed from the host"]);
   });
 
   it("a MachineDO reset after applying a destroy but before answering: the retry is a repeat it ignores; the container is removed once", async () => {
@@ -182,12 +193,7 @@ describe("an object reset in the middle of a change", () => {
     await agent.waitForCommand(id, "destroy");
     agent.report(id, "destroyed");
     await until(() => events(key, id), (log) => log.some((m) => m.includes("removed from the host")), "the host's removal");
-    expect(await freeGpus(key)).toBe(free);
-    const log = await events(key, id);
-    expect([count(log, "Destroyed"), count(log, "removed from the host")]).toEqual([1, 1]);
-    expect(await charges(key, id)).toEqual([-TEN_MINUTES_MICROS]);
-    const audit = await auditLedger(accountId);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    await expectDoneOnce({ accountId, key, id, free }, ["Destroyed", "removed from the host"]);
     await agent.leave();
   });
 });
