@@ -49,12 +49,9 @@ describe("API fuzz test (fast-check, driven by the OpenAPI document)", () => {
     for (const key of [...Object.keys(NOT_FUZZED), ...Object.keys(NO_SUCCESS_HERE)]) expect(keys, key).toContain(key);
   });
 
+  // What NOT_FUZZED lists is left out with its reason written there, not registered as a skipped test.
   for (const operation of operations) {
-    const skipped = NOT_FUZZED[operation.key];
-    if (skipped !== undefined) {
-      it.skip(`${operation.key} is not fuzzed: ${skipped}`, () => undefined);
-      continue;
-    }
+    if (NOT_FUZZED[operation.key] !== undefined) continue;
     it(`${operation.key}: no 5xx, errors exactly {error, message}, documented statuses, no internals, successes match their schema`, { timeout: 60_000 + settings.runs * 300 }, async () => {
       const tally: Tally = { requests: 0, valid: 0, successes: 0, statuses: {} };
       tallies.set(operation.key, tally);
