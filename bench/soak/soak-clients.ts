@@ -1,16 +1,8 @@
 // The soak's clients: each a loop of one kind of work on the local stack (instance churn, reads,
-// keys, proxied downloads and uploads, SSE, WebSocket), every operation timed and recorded, none
-// able to wait forever.
+// keys, proxied downloads and uploads, SSE, WebSocket), every operation timed and recorded.
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
-import type { OpRecord } from "./soak-outcomes.ts";
-
-/** No operation waits longer than this (a launch included). */
-const OP_TIMEOUT_MS = 90_000;
-const DOWNLOAD_BYTES = 8 * 1024 ** 2;
-const UPLOAD = new Uint8Array(8 * 1024 ** 2).map((_, i) => (i * 31) & 0xff);
-const SSE_EVENTS = 50;
-const WS_MESSAGES = 100;
+import { OpFailure, type OpRecorder } from "./op-recorder.ts";
 
 export interface SoakTarget {
   baseUrl: string;
@@ -26,43 +18,6 @@ export interface SoakClient {
   description: string;
   /** Runs until `stopping()` is true, finishing the operation under way. */
   run(stopping: () => boolean): Promise<void>;
-}
-
-/** An operation's failure, in the words the report groups errors by, and what the answer said beyond them. */
-class OpFailure extends Error {
-  readonly detail: string | undefined;
-
-  constructor(message: string, detail?: string) {
-    super(message);
-    this.detail = detail;
-  }
-}
-
-export class OpRecorder {
-  readonly records: OpRecord[] = [];
-
-  /** Runs and records one operation; true when it succeeded. */
-  async run(op: string, machine: string | null, work: (signal: AbortSignal) => Promise<void>): Promise<boolean> {
-    const startMs = Date.now();
-    let error: string | null = null;
-    let detail: string | undefined;
-    try {
-      await work(AbortSignal.timeout(OP_TIMEOUT_MS));
-    } catch (caught) {
-      error = describeError(caught);
-      if (caught instanceof OpFailure) detail = caught.detail;
-    }
-    this.records.push({ op, machine, startMs, endMs: Date.now(), error, ...(detail === undefined ? {} : { detail }) });
-    return error === null;
-  }
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof OpFailure) return error.message;
-  const name = (error as Error | null)?.name;
-  if (name === "TimeoutError" || name === "AbortError") return "timeout";
-  const cause = (error as { cause?: { code?: string; message?: string } } | null)?.cause;
-  return `network: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
 }
 
 interface Answer {
@@ -181,6 +136,8 @@ async function proxied(target: SoakTarget, path: string, signal: AbortSignal, in
   return response;
 }
 
+const DOWNLOAD_BYTES = 8 * 1024 ** 2;
+
 export function downloadClient(target: SoakTarget, recorder: OpRecorder): SoakClient {
   const download = () => recorder.run("proxy.download", "dev-1", async (signal) => {
     const response = await proxied(target, `/bytes?n=${DOWNLOAD_BYTES}`, signal);
@@ -191,6 +148,8 @@ export function downloadClient(target: SoakTarget, recorder: OpRecorder): SoakCl
   return { description: `proxied downloads of ${DOWNLOAD_BYTES / 1024 ** 2} MiB`, run: (stopping) => loop(stopping, 250, async () => void (await download())) };
 }
 
+const UPLOAD = new Uint8Array(8 * 1024 ** 2).map((_, i) => (i * 31) & 0xff);
+
 export function uploadClient(target: SoakTarget, recorder: OpRecorder): SoakClient {
   const upload = () => recorder.run("proxy.upload", "dev-1", async (signal) => {
     const response = await proxied(target, "/echo/soak", signal, { method: "POST", body: UPLOAD, headers: { "content-type": "application/octet-stream" } });
@@ -200,6 +159,8 @@ export function uploadClient(target: SoakTarget, recorder: OpRecorder): SoakClie
   return { description: `proxied uploads of ${UPLOAD.byteLength / 1024 ** 2} MiB`, run: (stopping) => loop(stopping, 250, async () => void (await upload())) };
 }
 
+const SSE_EVENTS = 50;
+
 export function sseClient(target: SoakTarget, recorder: OpRecorder): SoakClient {
   const stream = () => recorder.run("proxy.sse", "dev-1", async (signal) => {
     const text = await (await proxied(target, `/sse?n=${SSE_EVENTS}&interval_ms=20`, signal)).text();
@@ -207,6 +168,8 @@ export function sseClient(target: SoakTarget, recorder: OpRecorder): SoakClient 
   });
   return { description: `SSE streams of ${SSE_EVENTS} events`, run: (stopping) => loop(stopping, 250, async () => void (await stream())) };
 }
+
+const WS_MESSAGES = 100;
 
 export function webSocketClient(target: SoakTarget, recorder: OpRecorder): SoakClient {
   const session = () => recorder.run("proxy.websocket", "dev-1", (signal) => new Promise<void>((resolve, reject) => {

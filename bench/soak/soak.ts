@@ -9,8 +9,9 @@ import { processRssBytes } from "../stack/procfs.ts";
 import { ADMIN_TOKEN, CONTAINER_PORT, startBenchStack, type BenchStack } from "../stack/bench-stack.ts";
 import { AgentRestarts, restartPlan } from "./agent-restarts.ts";
 import { billingChecks, destroyAll, openStreamsCheck, type SoakAccount } from "./end-checks.ts";
+import { OpRecorder } from "./op-recorder.ts";
 import {
-  churnClient, downloadClient, keysClient, OpRecorder, readsClient, sseClient, uploadClient, webSocketClient, type SoakClient, type SoakTarget,
+  churnClient, downloadClient, keysClient, readsClient, sseClient, uploadClient, webSocketClient, type SoakClient, type SoakTarget,
 } from "./soak-clients.ts";
 import { summarizeOps, unexplainedFailures } from "./soak-outcomes.ts";
 import { renderSoakReport, soakPassed, type RssSample, type SoakResult } from "./soak-report.ts";

@@ -7,7 +7,7 @@ import { keepAliveAgent } from "../http/http-client.ts";
 import type { Section } from "../results-model.ts";
 import { routeUrl, type Route } from "../routes.ts";
 import { jitter, percentile } from "../stats.ts";
-import { onEachRoute, routeFigure, type SuiteContext } from "./suite-context.ts";
+import { CONTAINER_BASELINES, onEachRoute, routeFigures, type SuiteContext } from "./suite-context.ts";
 
 interface SseResult {
   firstEventP50: number;
@@ -32,23 +32,20 @@ export async function streamingSuite(ctx: SuiteContext): Promise<Section> {
   const sse = await onEachRoute(ctx, notes, "SSE", (route) => sseRun(route, sseRuns, sseEvents, sseIntervalMs), { containerOnly: true });
   ctx.log("streaming: chat completions (openai SDK)");
   const completions = await onEachRoute(ctx, notes, "chat completion", (route) => completionRun(route, completionRuns), { containerOnly: true, apps: false });
-  return {
-    id: "streaming",
-    title: "Streaming",
-    baselineKeys: ["container", "nginx", "passthrough"],
-    figures: [
-      routeFigure("streaming.sse_first_event.p50", "first SSE event p50", "ms", "lower", sse, (r) => r.firstEventP50),
-      routeFigure("streaming.sse_first_event.p99", "first SSE event p99", "ms", "lower", sse, (r) => r.firstEventP99),
-      routeFigure("streaming.sse_jitter.p50", "SSE inter-event jitter p50", "ms", "lower", sse, (r) => r.jitterP50),
-      routeFigure("streaming.sse_jitter.p99", "SSE inter-event jitter p99", "ms", "lower", sse, (r) => r.jitterP99),
-      routeFigure("streaming.sse_first_event.p50", "first SSE event p50", "ms", "lower", sse, (r) => r.firstEventP50, "apps"),
-      routeFigure("streaming.sse_jitter.p99", "SSE inter-event jitter p99", "ms", "lower", sse, (r) => r.jitterP99, "apps"),
-      routeFigure("streaming.ttft.p50", "first token p50 (openai SDK)", "ms", "lower", completions, (r) => r.ttftP50),
-      routeFigure("streaming.ttft.p99", "first token p99 (openai SDK)", "ms", "lower", completions, (r) => r.ttftP99),
-      routeFigure("streaming.completion.p50", "whole completion p50", "ms", "lower", completions, (r) => r.totalP50),
-    ],
-    notes,
-  };
+  const figures = [
+    ...routeFigures(sse, [
+      { id: "streaming.sse_first_event.p50", label: "first SSE event p50", unit: "ms", better: "lower", pick: (r) => r.firstEventP50, apps: true },
+      { id: "streaming.sse_first_event.p99", label: "first SSE event p99", unit: "ms", better: "lower", pick: (r) => r.firstEventP99 },
+      { id: "streaming.sse_jitter.p50", label: "SSE inter-event jitter p50", unit: "ms", better: "lower", pick: (r) => r.jitterP50 },
+      { id: "streaming.sse_jitter.p99", label: "SSE inter-event jitter p99", unit: "ms", better: "lower", pick: (r) => r.jitterP99, apps: true },
+    ]),
+    ...routeFigures(completions, [
+      { id: "streaming.ttft.p50", label: "first token p50 (openai SDK)", unit: "ms", better: "lower", pick: (r) => r.ttftP50 },
+      { id: "streaming.ttft.p99", label: "first token p99 (openai SDK)", unit: "ms", better: "lower", pick: (r) => r.ttftP99 },
+      { id: "streaming.completion.p50", label: "whole completion p50", unit: "ms", better: "lower", pick: (r) => r.totalP50 },
+    ]),
+  ];
+  return { id: "streaming", title: "Streaming", baselineKeys: CONTAINER_BASELINES, figures, notes };
 }
 
 async function sseRun(route: Route, runs: number, events: number, intervalMs: number): Promise<SseResult> {

@@ -1,8 +1,8 @@
 // What every suite gets (config, routes, the stack's processes) and the helpers they share: run a
-// measurement on each route, and turn per-route values into a figure with baselines.
+// measurement on each route, and turn per-route values into figures with baselines.
 import type { NginxBaseline } from "../baselines/nginx.ts";
 import type { BenchConfig } from "../bench-config.ts";
-import type { Better, Figure } from "../results-model.ts";
+import type { BaselineKey, Better, Figure } from "../results-model.ts";
 import { allRoutes, type Route, type RouteChoice, type RouteKey, type RouteSet } from "../routes.ts";
 import type { MinimalServer } from "../baselines/minimal.ts";
 import type { BenchStack } from "../stack/bench-stack.ts";
@@ -17,6 +17,9 @@ export interface SuiteContext {
 }
 
 export type PerRoute<T> = Partial<Record<RouteKey, T | null>>;
+
+/** The baseline columns of a section measured with `containerOnly`: (a), the minimal server, serves none of those routes. */
+export const CONTAINER_BASELINES: BaselineKey[] = ["container", "nginx", "passthrough"];
 
 /** Runs `measure` on every route `choice` takes, in turn; a route that fails yields null and a note. */
 export async function onEachRoute<T>(
@@ -46,4 +49,20 @@ export function routeFigure<T>(
   };
   if (of === "apps") return { ...routeFigure(id, label, unit, better, results, pick), id: `${id}.apps`, label: `${label}, apps origin`, ours: value("apps") };
   return { id, label, unit, better, ours: value("ours"), baselines: { direct: value("direct"), container: value("container"), nginx: value("nginx"), passthrough: value("passthrough") } };
+}
+
+/** One figure of a measurement, as `routeFigure` takes it; `apps` shows the apps origin's figure too. */
+export interface FigureSpec<T> {
+  id: string;
+  label: string;
+  unit: string;
+  better: Better;
+  pick: (value: T) => number;
+  apps?: true;
+}
+
+/** The figures of one measurement: each of ours in order, then the apps origin's of those marked `apps`. */
+export function routeFigures<T>(results: PerRoute<T>, specs: FigureSpec<T>[]): Figure[] {
+  const figure = (spec: FigureSpec<T>, of: "ours" | "apps") => routeFigure(spec.id, spec.label, spec.unit, spec.better, results, spec.pick, of);
+  return [...specs.map((spec) => figure(spec, "ours")), ...specs.filter((spec) => spec.apps).map((spec) => figure(spec, "apps"))];
 }

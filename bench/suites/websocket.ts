@@ -4,7 +4,7 @@ import WebSocket from "ws";
 import type { Section } from "../results-model.ts";
 import { wsUrl, type Route } from "../routes.ts";
 import { perSecond, summarize } from "../stats.ts";
-import { onEachRoute, routeFigure, type SuiteContext } from "./suite-context.ts";
+import { CONTAINER_BASELINES, onEachRoute, routeFigures, type SuiteContext } from "./suite-context.ts";
 
 interface WsResult {
   rttP50: number;
@@ -23,19 +23,12 @@ export async function websocketSuite(ctx: SuiteContext): Promise<Section> {
   ];
   ctx.log("websocket: round trips and message rate");
   const results = await onEachRoute(ctx, notes, "WebSocket", (route) => wsRun(route, wsRoundTrips, wsBurstMessages), { containerOnly: true });
-  return {
-    id: "websocket",
-    title: "WebSocket",
-    baselineKeys: ["container", "nginx", "passthrough"],
-    figures: [
-      routeFigure("websocket.rtt.p50", "round trip p50", "ms", "lower", results, (r) => r.rttP50),
-      routeFigure("websocket.rtt.p99", "round trip p99", "ms", "lower", results, (r) => r.rttP99),
-      routeFigure("websocket.messages_per_s", `messages/s (${IN_FLIGHT} in flight)`, "msg/s", "higher", results, (r) => r.messagesPerS),
-      routeFigure("websocket.rtt.p50", "round trip p50", "ms", "lower", results, (r) => r.rttP50, "apps"),
-      routeFigure("websocket.messages_per_s", `messages/s (${IN_FLIGHT} in flight)`, "msg/s", "higher", results, (r) => r.messagesPerS, "apps"),
-    ],
-    notes,
-  };
+  const figures = routeFigures(results, [
+    { id: "websocket.rtt.p50", label: "round trip p50", unit: "ms", better: "lower", pick: (r) => r.rttP50, apps: true },
+    { id: "websocket.rtt.p99", label: "round trip p99", unit: "ms", better: "lower", pick: (r) => r.rttP99 },
+    { id: "websocket.messages_per_s", label: `messages/s (${IN_FLIGHT} in flight)`, unit: "msg/s", better: "higher", pick: (r) => r.messagesPerS, apps: true },
+  ]);
+  return { id: "websocket", title: "WebSocket", baselineKeys: CONTAINER_BASELINES, figures, notes };
 }
 
 async function wsRun(route: Route, roundTrips: number, burst: number): Promise<WsResult> {

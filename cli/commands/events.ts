@@ -1,17 +1,15 @@
 // `gpu events <id> [--follow]`: an instance's event log, oldest first; --follow polls for new ones.
-import { Command } from "@commander-js/extra-typings";
 import { ok, type InstanceEvent } from "../../client/index.ts";
 import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
 import { JSON_HELP } from "../options.ts";
 import { interrupted, sleep } from "../sleep.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 const FOLLOW_POLL_MS = 2_000;
 
 export function eventsCommand(f: Factory) {
-  return new Command("events")
-    .description("Show an instance's events, oldest first")
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand("events", "Show an instance's events, oldest first")
     .option("-f, --follow", "keep printing new events until interrupted (Ctrl-C)")
     .option("--json", `${JSON_HELP}; with --follow, one event object per line`)
     .action(async (id, options) => {

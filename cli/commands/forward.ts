@@ -1,7 +1,6 @@
 // `gpu forward <id> <port>`: serves an instance's port on 127.0.0.1 until interrupted, so local
 // tools (the openai SDK, a browser, curl, WebSocket clients) use it as if it ran here.
 import { once } from "node:events";
-import { Command } from "@commander-js/extra-typings";
 import { ok } from "../../client/index.ts";
 import { CliError } from "../errors.ts";
 import type { Factory } from "../factory.ts";
@@ -9,11 +8,10 @@ import { startForwarder } from "../forward/forwarder.ts";
 import { printJson } from "../format.ts";
 import { integer, JSON_HELP } from "../options.ts";
 import { interrupted } from "../sleep.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 export function forwardCommand(f: Factory) {
-  return new Command("forward")
-    .description("Forward 127.0.0.1:<local port> to a port inside an instance (HTTP, streaming, WebSockets), adding your key")
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand("forward", "Forward 127.0.0.1:<local port> to a port inside an instance (HTTP, streaming, WebSockets), adding your key")
     .argument("<port>", "the port inside the instance, e.g. 8000 for vLLM", integer)
     .option("--local-port <n>", "the local port (default: the same as <port>; 0 picks a free one)", integer)
     .option("--json", `${JSON_HELP} (the instance as read when forwarding starts)`)

@@ -1,10 +1,10 @@
 // `gpu start <id>` and `gpu stop <id>`, and what they share with rm: the API answers 204, so --json
 // prints the instance as read after.
-import { Command } from "@commander-js/extra-typings";
 import { ok } from "../../client/index.ts";
 import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
 import { JSON_HELP } from "../options.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 const DONE = { stop: "Stopped", start: "Starting", destroy: "Destroyed" } as const;
 
@@ -26,9 +26,7 @@ export function stopCommand(f: Factory) {
 }
 
 function actionCommand(f: Factory, action: "start" | "stop", description: string, doing: string) {
-  return new Command(action)
-    .description(description)
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand(action, description)
     .option("--json", `${JSON_HELP} (the instance as read after ${doing})`)
     .action((id, options) => runAction(f, id, options, action));
 }

@@ -1,19 +1,17 @@
 // `gpu logs <id> [--tail N] [--follow]`: an instance's container log. Plain lines, as the API sends
 // them; followed, the server-sent events rendered as lines until the container stops or Ctrl-C.
 // --json prints each line's event object (`{t, stream, line}`) on a line of its own.
-import { Command } from "@commander-js/extra-typings";
 import { ok, type components } from "../../client/index.ts";
 import type { Factory } from "../factory.ts";
 import { integer, JSON_HELP } from "../options.ts";
 import { interrupted } from "../sleep.ts";
 import { sseEvents } from "../sse-events.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 type LogEvent = components["schemas"]["LogEvent"];
 
 export function logsCommand(f: Factory) {
-  return new Command("logs")
-    .description("Show an instance's container log (stdout and stderr), oldest line first")
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand("logs", "Show an instance's container log (stdout and stderr), oldest line first")
     .option("-n, --tail <n>", "how many of the last lines, 1 to 10000 (default 200)", integer)
     .option("-f, --follow", "keep printing new lines until the container stops or you interrupt (Ctrl-C)")
     .option("--json", `${JSON_HELP}: one {"t", "stream", "line"} object per line`)

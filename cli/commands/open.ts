@@ -1,17 +1,15 @@
 // `gpu open <id> <port>`: the address of an instance's web app (Jupyter, ComfyUI, Gradio) on its own
 // origin, with a one-time ticket valid for a minute; printed, or opened in the browser with --browser.
 import { spawn } from "node:child_process";
-import { Command } from "@commander-js/extra-typings";
 import { ok } from "../../client/index.ts";
 import { CliError } from "../errors.ts";
 import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
 import { integer, JSON_HELP } from "../options.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 export function openCommand(f: Factory) {
-  return new Command("open")
-    .description("Get the address of an instance's web app (a one-time link, valid 60 s) and print or open it")
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand("open", "Get the address of an instance's web app (a one-time link, valid 60 s) and print or open it")
     .argument("<port>", "the app's HTTP port, e.g. 8888 (Jupyter) or 8188 (ComfyUI)", integer)
     .option("--browser", "open it in the default browser (xdg-open, or open on macOS) instead of printing it")
     .option("--json", JSON_HELP)

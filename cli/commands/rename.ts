@@ -1,14 +1,12 @@
 // `gpu rename <id> <label>`: sets an instance's label.
-import { Command } from "@commander-js/extra-typings";
 import { ok } from "../../client/index.ts";
 import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
 import { JSON_HELP } from "../options.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 export function renameCommand(f: Factory) {
-  return new Command("rename")
-    .description("Set an instance's label (at most 64 characters; \"\" clears it)")
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand("rename", "Set an instance's label (at most 64 characters; \"\" clears it)")
     .argument("<label>", "the new label")
     .option("--json", JSON_HELP)
     .action(async (id, label, options) => {

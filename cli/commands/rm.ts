@@ -1,14 +1,12 @@
 // `gpu rm <id>`: destroys an instance and its data, after a confirmation on a terminal.
-import { Command } from "@commander-js/extra-typings";
 import { confirmOrRefuse } from "../confirm.ts";
 import type { Factory } from "../factory.ts";
 import { JSON_HELP } from "../options.ts";
 import { runAction } from "./instance-action.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 export function rmCommand(f: Factory) {
-  return new Command("rm")
-    .description("Destroy an instance: its container and data are removed for good")
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand("rm", "Destroy an instance: its container and data are removed for good")
     .option("-y, --yes", "do not ask for confirmation (needed when not on a terminal)")
     .option("--json", `${JSON_HELP} (the instance as read after destroying)`)
     .action(async (id, options) => {

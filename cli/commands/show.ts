@@ -1,15 +1,13 @@
 // `gpu show <id>`: one instance in full, with the proxy address of each port.
-import { Command } from "@commander-js/extra-typings";
 import { ok } from "../../client/index.ts";
 import type { Factory } from "../factory.ts";
 import { dollars, printJson, printTable } from "../format.ts";
 import { proxyUrl, statusText } from "../instance-text.ts";
 import { JSON_HELP } from "../options.ts";
+import { instanceCommand } from "./instance-command.ts";
 
 export function showCommand(f: Factory) {
-  return new Command("show")
-    .description("Show an instance: status, GPUs, software, price, ports and their proxy addresses")
-    .argument("<id>", "instance id (i-...)")
+  return instanceCommand("show", "Show an instance: status, GPUs, software, price, ports and their proxy addresses")
     .option("--json", JSON_HELP)
     .action(async (id, options) => {
       const api = await f.client();

@@ -4,15 +4,7 @@ import { useSignOut, type Me } from "../api/account.ts";
 import { FormError } from "../components/form-error.tsx";
 import { formError } from "../api/api-errors.ts";
 import { Link, navigate } from "../router/router.tsx";
-
-const NAVIGATION = [
-  { to: "/", label: "Overview" },
-  { to: "/instances", label: "Instances" },
-  { to: "/launch", label: "Launch" },
-  { to: "/settings/keys", label: "API keys" },
-  { to: "/billing", label: "Billing" },
-  { to: "/settings/password", label: "Password" },
-];
+import { SIGNED_IN_ROUTES } from "./routes.tsx";
 
 export function Layout({ me, children }: { me: Me; children: ReactNode }) {
   const signOut = useSignOut();
@@ -24,9 +16,9 @@ export function Layout({ me, children }: { me: Me; children: ReactNode }) {
         </Link>
         <nav aria-label="Main">
           <ul>
-            {NAVIGATION.map((item) => (
-              <li key={item.to}>
-                <Link to={item.to}>{item.label}</Link>
+            {SIGNED_IN_ROUTES.filter((route) => route.nav).map((route) => (
+              <li key={route.path}>
+                <Link to={route.path}>{route.nav}</Link>
               </li>
             ))}
           </ul>

@@ -1,4 +1,5 @@
-// The dashboard's pages by path: the two open to anyone, and the rest, which need a session.
+// The dashboard's pages by path: the two open to anyone, and the rest, which need a session (those
+// with a `nav` label are the main navigation's links, in this order).
 import type { ReactNode } from "react";
 import { BillingPage } from "../pages/billing/billing-page.tsx";
 import { InstancePage } from "../pages/instance/instance-page.tsx";
@@ -13,6 +14,8 @@ import { matchPath } from "../router/router.tsx";
 
 interface Route {
   path: string;
+  /** The page's link text in the main navigation; pages without one are reached from other pages. */
+  nav?: string;
   page: (params: Record<string, string>) => ReactNode;
 }
 
@@ -22,13 +25,13 @@ export const PUBLIC_ROUTES: readonly Route[] = [
 ];
 
 export const SIGNED_IN_ROUTES: readonly Route[] = [
-  { path: "/", page: () => <OverviewPage /> },
-  { path: "/launch", page: () => <LaunchPage /> },
-  { path: "/instances", page: () => <InstancesPage /> },
+  { path: "/", nav: "Overview", page: () => <OverviewPage /> },
+  { path: "/instances", nav: "Instances", page: () => <InstancesPage /> },
   { path: "/instances/:id", page: ({ id }) => <InstancePage key={id} id={id!} /> },
-  { path: "/settings/keys", page: () => <KeysPage /> },
-  { path: "/settings/password", page: () => <PasswordPage /> },
-  { path: "/billing", page: () => <BillingPage /> },
+  { path: "/launch", nav: "Launch", page: () => <LaunchPage /> },
+  { path: "/settings/keys", nav: "API keys", page: () => <KeysPage /> },
+  { path: "/billing", nav: "Billing", page: () => <BillingPage /> },
+  { path: "/settings/password", nav: "Password", page: () => <PasswordPage /> },
 ];
 
 /** The page for `path` among `routes`, or null. */

@@ -1,6 +1,6 @@
 // What happened to the instance, newest first; polled, so new events appear by themselves.
 import { useEvents } from "../../api/instances.ts";
-import { LoadError, Loading } from "../../components/query-state.tsx";
+import { QueryList } from "../../components/query-state.tsx";
 import { formatTime } from "../../format/time.ts";
 
 export function EventList({ id }: { id: string }) {
@@ -8,18 +8,17 @@ export function EventList({ id }: { id: string }) {
   return (
     <>
       <h2>Events</h2>
-      {events.isPending && <Loading what="events" />}
-      {events.isError && <LoadError what="events" error={events.error} />}
-      {events.data?.length === 0 && <p className="empty">No events yet.</p>}
-      {events.data && events.data.length > 0 && (
-        <ol className="events" aria-live="polite">
-          {events.data.map((event, index) => (
-            <li key={`${event.created_at}-${events.data.length - index}`} data-testid="event">
-              <time dateTime={event.created_at}>{formatTime(event.created_at)}</time> {event.message}
-            </li>
-          ))}
-        </ol>
-      )}
+      <QueryList query={events} what="events" empty="No events yet.">
+        {(list) => (
+          <ol className="events" aria-live="polite">
+            {list.map((event, index) => (
+              <li key={`${event.created_at}-${list.length - index}`} data-testid="event">
+                <time dateTime={event.created_at}>{formatTime(event.created_at)}</time> {event.message}
+              </li>
+            ))}
+          </ol>
+        )}
+      </QueryList>
     </>
   );
 }

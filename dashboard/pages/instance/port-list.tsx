@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { messageOf } from "../../api/api-errors.ts";
 import type { Instance } from "../../api/instances.ts";
+import { DataTable } from "../../components/data-table.tsx";
 import { FormError } from "../../components/form-error.tsx";
 import { formatTime } from "../../format/time.ts";
 import { openPort, proxyPath } from "./open-port.ts";
@@ -20,40 +21,32 @@ export function PortList({ instance }: { instance: Instance }) {
         <p className="empty">This instance publishes no ports.</p>
       ) : (
         <>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Port</th>
-                <th scope="col">Serves</th>
-                <th scope="col">Ready</th>
-                <th scope="col">Proxy address</th>
-                <th scope="col">
-                  <span className="visually-hidden">Open</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {instance.ports.map((port) => (
-                <tr key={port.port} data-testid="port">
-                  <td>{port.port}</td>
-                  <td>
-                    {port.name} ({port.api})
-                  </td>
-                  <td data-testid="port-ready">{port.ready && port.ready_at ? `since ${formatTime(port.ready_at)}` : instance.status === "running" ? "not yet" : "—"}</td>
-                  <td>
-                    <code>{window.location.origin + proxyPath(instance.id, port.port)}</code>
-                  </td>
-                  <td>
-                    {port.kind === "http" && (
-                      <button type="button" onClick={() => open(port.port)} disabled={instance.status !== "running"} aria-describedby="open-port-note">
-                        Open
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            columns={["Port", "Serves", "Ready", "Proxy address", { text: "Open", visuallyHidden: true }]}
+            rows={instance.ports}
+            rowKey={(port) => port.port}
+            rowTestId="port"
+          >
+            {(port) => (
+              <>
+                <td>{port.port}</td>
+                <td>
+                  {port.name} ({port.api})
+                </td>
+                <td data-testid="port-ready">{port.ready && port.ready_at ? `since ${formatTime(port.ready_at)}` : instance.status === "running" ? "not yet" : "—"}</td>
+                <td>
+                  <code>{window.location.origin + proxyPath(instance.id, port.port)}</code>
+                </td>
+                <td>
+                  {port.kind === "http" && (
+                    <button type="button" onClick={() => open(port.port)} disabled={instance.status !== "running"} aria-describedby="open-port-note">
+                      Open
+                    </button>
+                  )}
+                </td>
+              </>
+            )}
+          </DataTable>
           <p id="open-port-note" className="note">
             Open shows the port's web app (Jupyter, ComfyUI ...) in a new tab, on an address of its own, for up to 12 hours while the
             instance runs. Programs use the proxy address with an API key (<code>Authorization: Bearer</code>).

@@ -1,11 +1,9 @@
 // /instances: every instance of the account, newest first (destroyed ones stay listed for 7 days).
 import { useInstances } from "../../api/instances.ts";
 import { PageTitle } from "../../components/page-title.tsx";
-import { LoadError, Loading } from "../../components/query-state.tsx";
-import { StatusBadge } from "../../components/status-badge.tsx";
-import { formatPerHour } from "../../format/money.ts";
-import { formatTime } from "../../format/time.ts";
+import { QueryList } from "../../components/query-state.tsx";
 import { Link } from "../../router/router.tsx";
+import { InstanceTable } from "./instance-table.tsx";
 
 export function InstancesPage() {
   const instances = useInstances();
@@ -17,45 +15,9 @@ export function InstancesPage() {
           Launch an instance
         </Link>
       </p>
-      {instances.isPending && <Loading what="instances" />}
-      {instances.isError && <LoadError what="instances" error={instances.error} />}
-      {instances.data?.length === 0 && <p className="empty">No instances yet.</p>}
-      {instances.data && instances.data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Instance</th>
-              <th scope="col">Label</th>
-              <th scope="col">Status</th>
-              <th scope="col">GPUs</th>
-              <th scope="col">Template</th>
-              <th scope="col">Price</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {instances.data.map((instance) => (
-              <tr key={instance.id} data-testid="instance-row">
-                <td>
-                  <Link to={`/instances/${instance.id}`}>
-                    <code>{instance.id}</code>
-                  </Link>
-                </td>
-                <td>{instance.label}</td>
-                <td>
-                  <StatusBadge status={instance.status} />
-                </td>
-                <td>
-                  {instance.gpu_count} × {instance.gpu_model}
-                </td>
-                <td>{instance.model ? `${instance.template} · ${instance.model}` : instance.template}</td>
-                <td>{formatPerHour(instance.price_hour_micros)}</td>
-                <td>{formatTime(instance.created_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <QueryList query={instances} what="instances" empty="No instances yet.">
+        {(list) => <InstanceTable instances={list} />}
+      </QueryList>
     </section>
   );
 }

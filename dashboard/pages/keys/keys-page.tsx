@@ -1,12 +1,9 @@
 // /settings/keys: create an API key (its key shown this once), see the live ones, revoke one.
-import { useApiKeys } from "../../api/api-keys.ts";
 import { PageTitle } from "../../components/page-title.tsx";
-import { LoadError, Loading } from "../../components/query-state.tsx";
 import { CreateKeyForm } from "./create-key-form.tsx";
 import { KeyTable } from "./key-table.tsx";
 
 export function KeysPage() {
-  const keys = useApiKeys();
   return (
     <section>
       <PageTitle title="API keys" />
@@ -16,10 +13,7 @@ export function KeysPage() {
       </p>
       <CreateKeyForm />
       <h2>Live keys</h2>
-      {keys.isPending && <Loading what="keys" />}
-      {keys.isError && <LoadError what="keys" error={keys.error} />}
-      {keys.data?.length === 0 && <p className="empty">No keys yet.</p>}
-      {keys.data && keys.data.length > 0 && <KeyTable keys={keys.data} />}
+      <KeyTable />
     </section>
   );
 }
