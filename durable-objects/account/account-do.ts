@@ -18,7 +18,7 @@ import type { Env } from "../../core/env.ts";
 import type { MachineDirective, MachineReport } from "../object-messages.ts";
 import { Outbox, type Delivery } from "../outbox/outbox.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
-import { sqlFor, type Sql } from "../sql.ts";
+import { sqlFor } from "../sql.ts";
 import { balanceAt, nextSettlementMs, settleAll } from "./billing.ts";
 import { DESTROYED_VISIBLE_MS, Expiry } from "./expiry.ts";
 import * as actions from "./instance-actions.ts";
@@ -52,7 +52,7 @@ type Ok<T> = { ok: true } & T;
 
 export class AccountDO extends DurableObject<Env> {
   private readonly clock = clock;
-  private readonly sql: Sql;
+  private readonly sql = sqlFor(this.ctx.storage);
   private readonly queue = new SerialQueue();
   /** Desired-state changes and key sets for MachineDOs, keyed by machine id. */
   private readonly outbox: Outbox<MachineDirective>;
@@ -60,7 +60,6 @@ export class AccountDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = sqlFor(ctx.storage);
     createAccountSchema(this.sql);
     addAccountSchemaAdditions(this.sql);
     createKeySetTable(this.sql);

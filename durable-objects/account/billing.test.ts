@@ -2,44 +2,33 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, callJson, GPU_MODELS, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, GPU_MODELS, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { runningOn } from "../../test/support/workerd/instances.ts";
+import { expectLedgerBalanced } from "../../test/support/workerd/ledger-audit.ts";
 import { until } from "../../test/support/workerd/poll.ts";
-import { advanceClock, freezeClock, resumeClock } from "../../test/support/workerd/test-clock.ts";
+import { advanceClock, withFrozenClock } from "../../test/support/workerd/test-clock.ts";
 import type { AccountDO } from "./account-do.ts";
-import { auditLedger } from "../../test/support/workerd/ledger-audit.ts";
 
 const HOUR = 3_600_000;
 const PRICE = GPU_MODELS.rtx4090.price_hour_micros;
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("billing-host");
-  await agent.connect(Array(8).fill("rtx4090"));
+  agent = await FakeAgent.online("billing-host", Array(8).fill("rtx4090"));
 });
 
 const accountStub = (id: string) => env.ACCOUNTS.getByName(id);
 const advance = async (_id: string, ms: number) => advanceClock(ms);
 const balance = async (key: string) => (await callJson("GET", "/v1/me", { key })).body.balance_micros as number;
 const get = (key: string, id: string) => callJson<{ status: string; machine_online: boolean }>("GET", `/v1/instances/${id}`, { key });
-
-async function runningInstance(key: string, gpuCount = 1): Promise<string> {
-  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", {
-    key, body: { gpu_model: "rtx4090", gpu_count: gpuCount, template: "pytorch" },
-  });
-  await agent.waitForCommand(body.id, "create");
-  agent.report(body.id, "running");
-  await until(() => get(key, body.id), (r) => r.body.status === "running", "running");
-  return body.id;
-}
+const runningInstance = (key: string, gpuCount = 1) => runningOn(agent, key, { gpu_count: gpuCount });
 
 describe("billing", () => {
   it("an hour of running charges exactly price_hour_micros x gpu_count", async () => {
     const account = await newAccount(50_000_000);
     const before = await balance(account.key);
-    freezeClock();
-    try {
+    await withFrozenClock(async () => {
       const id = await runningInstance(account.key, 2);
       let elapsed = 0;
       for (let i = 0; i < 59; i++) {
@@ -51,11 +40,8 @@ describe("billing", () => {
       await advance(account.id, HOUR - elapsed);
       expect(before - (await balance(account.key))).toBe(2 * PRICE);
       await call("DELETE", `/v1/instances/${id}`, { key: account.key });
-    } finally {
-      resumeClock();
-    }
-    const audit = await auditLedger(account.id);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    });
+    await expectLedgerBalanced(account.id);
   });
 
   it("reads write nothing: /me shows the balance settled up to now, and the next settlement lands exactly on it", async () => {
@@ -66,8 +52,7 @@ describe("billing", () => {
       balance: state.storage.sql.exec<{ b: number }>("SELECT balance_micros AS b FROM account").one().b,
       instance: state.storage.sql.exec<{ billed_until_ms: number; carry: number }>("SELECT billed_until_ms, carry FROM instances WHERE id = ?", id).one(),
     }));
-    freezeClock();
-    try {
+    await withFrozenClock(async () => {
       await runDurableObjectAlarm(accountStub(account.id));
       const settled = await stored();
       // 37.5 s of 3 GPUs: not a whole number of micro-dollars, so the carry matters.
@@ -80,11 +65,8 @@ describe("billing", () => {
       expect((await stored()).balance).toBe(shown);
       expect(await balance(account.key)).toBe(shown);
       await call("DELETE", `/v1/instances/${id}`, { key: account.key });
-    } finally {
-      resumeClock();
-    }
-    const audit = await auditLedger(account.id);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    });
+    await expectLedgerBalanced(account.id);
   });
 
   it("a stopped instance is not charged", async () => {
@@ -98,31 +80,25 @@ describe("billing", () => {
   });
 
   it("a host offline for a period is not billed for it", async () => {
-    const host = await FakeAgent.register("flaky-host");
-    await host.connect(["h100-80gb"]);
+    const host = await FakeAgent.online("flaky-host", ["h100-80gb"]);
     const account = await newAccount(50_000_000);
-    const { body } = await callJson<{ id: string }>("POST", "/v1/instances", {
-      key: account.key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" },
-    });
-    await host.waitForCommand(body.id, "create");
-    host.report(body.id, "running");
-    await until(() => get(account.key, body.id), (r) => r.body.status === "running", "running");
+    const id = await runningOn(host, account.key, { gpu_model: "h100-80gb" });
     const start = await balance(account.key);
     host.disconnect();
-    await until(() => get(account.key, body.id), (r) => !r.body.machine_online, "machine_online false");
+    await until(() => get(account.key, id), (r) => !r.body.machine_online, "machine_online false");
     const atOffline = await balance(account.key);
     expect(start - atOffline).toBeLessThan(GPU_MODELS["h100-80gb"].price_hour_micros / 3600);
     await advance(account.id, 10 * HOUR);
     expect(await balance(account.key)).toBe(atOffline);
-    await host.connect(["h100-80gb"], [{ instance_id: body.id, state: "running", message: "" }]);
-    await until(() => get(account.key, body.id), (r) => r.body.machine_online, "machine back");
+    await host.connect(["h100-80gb"], [{ instance_id: id, state: "running", message: "" }]);
+    await until(() => get(account.key, id), (r) => r.body.machine_online, "machine back");
     await advance(account.id, HOUR);
     const charged = atOffline - (await balance(account.key));
     expect(charged).toBeGreaterThanOrEqual(GPU_MODELS["h100-80gb"].price_hour_micros);
     expect(charged).toBeLessThan(GPU_MODELS["h100-80gb"].price_hour_micros * 1.01);
-    const events = (await callJson<{ items: { message: string }[] }>("GET", `/v1/instances/${body.id}/events`, { key: account.key })).body.items;
+    const events = (await callJson<{ items: { message: string }[] }>("GET", `/v1/instances/${id}/events`, { key: account.key })).body.items;
     expect(events.map((e) => e.message).join("\n")).toMatch(/went offline[\s\S]*back online|back online[\s\S]*went offline/);
-    await call("DELETE", `/v1/instances/${body.id}`, { key: account.key });
+    await call("DELETE", `/v1/instances/${id}`, { key: account.key });
     host.disconnect();
   });
 
@@ -140,8 +116,7 @@ describe("billing", () => {
     const restart = await callJson("POST", `/v1/instances/${id}/start`, { key: account.key });
     expect(restart.status).toBe(402);
     expect(restart.body.error).toBe("insufficient_funds");
-    const audit = await auditLedger(account.id);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    await expectLedgerBalanced(account.id);
   });
 
   it("the alarm is scheduled before the balance runs out", async () => {
@@ -169,8 +144,7 @@ describe("billing", () => {
     }
     await Promise.all(work);
     await runDurableObjectAlarm(accountStub(account.id));
-    const audit = await auditLedger(account.id);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    await expectLedgerBalanced(account.id);
     const charges = await runInDurableObject(accountStub(account.id), (_: AccountDO, state) =>
       state.storage.sql.exec("SELECT instance_id, note, COUNT(*) AS n FROM ledger WHERE kind = 'charge' GROUP BY instance_id, note HAVING n > 1").toArray());
     expect(charges).toEqual([]);

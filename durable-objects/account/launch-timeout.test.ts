@@ -2,12 +2,13 @@
 // LAUNCH_TIMEOUT_MS (the default here) and its alarm run.
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
-import { auditLedger } from "../../test/support/workerd/ledger-audit.ts";
+import { launchOn, runningOn } from "../../test/support/workerd/instances.ts";
+import { expectLedgerBalanced } from "../../test/support/workerd/ledger-audit.ts";
 import { until } from "../../test/support/workerd/poll.ts";
-import { advanceClock, freezeClock, resumeClock } from "../../test/support/workerd/test-clock.ts";
+import { advanceClock, freezeClockInEachTest } from "../../test/support/workerd/test-clock.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, launchTimeoutMessage } from "./launch-timeout.ts";
 
 const TIMEOUT = DEFAULT_LAUNCH_TIMEOUT_MS;
@@ -15,16 +16,9 @@ const REASON = launchTimeoutMessage(TIMEOUT);
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("timeout-host");
-  await agent.connect(Array(4).fill("rtx4090"));
+  agent = await FakeAgent.online("timeout-host", Array(4).fill("rtx4090"));
 });
-beforeEach(() => {
-  freezeClock();
-});
-afterEach(() => {
-  resumeClock();
-});
+freezeClockInEachTest();
 
 interface Shown {
   status: string;
@@ -41,13 +35,6 @@ const freeGpus = async (key: string) =>
 const charges = async (key: string, id: string) =>
   (await callJson<{ items: { kind: string; instance_id: string | null }[] }>("GET", "/v1/billing/ledger?limit=200", { key })).body.items
     .filter((entry) => entry.kind === "charge" && entry.instance_id === id);
-
-async function launch(key: string): Promise<string> {
-  const { status, body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } });
-  expect(status).toBe(201);
-  await agent.waitForCommand(body.id, "create");
-  return body.id;
-}
 
 /** Moves the AccountDO's clock and rings its alarm, as the platform would once the time has passed. */
 async function passTime(accountId: string, ms: number): Promise<void> {
@@ -66,7 +53,7 @@ describe("launch timeout", () => {
   it("a launch its host never confirms is error after LAUNCH_TIMEOUT_MS from the launch, however far the pull got; GPUs freed, nothing charged", async () => {
     const account = await newAccount(10_000_000);
     const free = await freeGpus(account.key);
-    const id = await launch(account.key);
+    const id = await launchOn(agent, account.key);
     await until(() => freeGpus(account.key), (n) => n === free - 1, "the GPU taken");
     await passTime(account.id, TIMEOUT / 2);
     // Progress from the host does not move the deadline.
@@ -89,7 +76,7 @@ describe("launch timeout", () => {
 
   it("a running reported after the timeout does not revive it: the instance stays error and unbilled, and the host stops the container", async () => {
     const account = await newAccount(10_000_000);
-    const id = await launch(account.key);
+    const id = await launchOn(agent, account.key);
     await passTime(account.id, TIMEOUT);
     expect((await get(account.key, id)).status).toBe("error");
     // The alarm told the machine before it returned; nothing was created yet, so nothing to stop.
@@ -107,16 +94,13 @@ describe("launch timeout", () => {
     await passTime(account.id, 3_600_000);
     expect((await callJson("GET", "/v1/me", { key: account.key })).body.balance_micros).toBe(10_000_000);
     expect(await charges(account.key, id)).toEqual([]);
-    const audit = await auditLedger(account.id);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    await expectLedgerBalanced(account.id);
   });
 
   it("a start its host never confirms times out the same way; a start the host confirms then runs", async () => {
     const account = await newAccount(10_000_000);
     const free = await freeGpus(account.key);
-    const id = await launch(account.key);
-    agent.report(id, "running");
-    await until(() => get(account.key, id), (i) => i.status === "running", "running");
+    const id = await runningOn(agent, account.key);
     expect((await call("POST", `/v1/instances/${id}/stop`, { key: account.key })).status).toBe(204);
     agent.report(id, "stopped");
     await until(() => events(account.key, id), (log) => log.some((m) => m.startsWith("Container stopped")), "the stop done");
@@ -139,12 +123,9 @@ describe("launch timeout", () => {
 
   it("a host that comes back after the timeout with the container running is told to stop it; the instance stays error", async () => {
     // The only host with this model: the launch lands on it.
-    const host = await FakeAgent.register("timeout-returning-host");
-    await host.connect(["h100-80gb"]);
+    const host = await FakeAgent.online("timeout-returning-host", ["h100-80gb"]);
     const account = await newAccount(10_000_000);
-    const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key: account.key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
-    const id = body.id;
-    await host.waitForCommand(id, "create");
+    const id = await launchOn(host, account.key, { gpu_model: "h100-80gb" });
     await host.leave();
     await passTime(account.id, TIMEOUT);
     expect(await get(account.key, id)).toMatchObject({ status: "error", status_message: REASON });

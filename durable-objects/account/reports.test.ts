@@ -1,29 +1,22 @@
 // Outbox delivery is at-least-once: applying the same report or desired-state change twice is harmless.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { launchOn, runningOn } from "../../test/support/workerd/instances.ts";
+import { expectLedgerBalanced } from "../../test/support/workerd/ledger-audit.ts";
 import { until } from "../../test/support/workerd/poll.ts";
-import { auditLedger } from "../../test/support/workerd/ledger-audit.ts";
 
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("dup-host");
-  await agent.connect(Array(4).fill("rtx4090"));
+  agent = await FakeAgent.online("dup-host", Array(4).fill("rtx4090"));
 });
-
-async function launch(key: string): Promise<string> {
-  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } });
-  await agent.waitForCommand(body.id, "create");
-  return body.id;
-}
 
 describe("duplicate delivery", () => {
   it("a report batch delivered twice is applied once", async () => {
     const account = await newAccount();
-    const id = await launch(account.key);
+    const id = await launchOn(agent, account.key);
     const at = Date.now();
     const batch = [
       { seq: 1_000_001, kind: "event" as const, instance_id: id, message: "custom event", at },
@@ -35,15 +28,12 @@ describe("duplicate delivery", () => {
     const { body } = await callJson<{ items: { message: string }[] }>("GET", `/v1/instances/${id}/events`, { key: account.key });
     expect(body.items.filter((e) => e.message === "custom event").length).toBe(1);
     expect(body.items.filter((e) => e.message.includes("instance is running")).length).toBe(1);
-    const audit = await auditLedger(account.id);
-    expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+    await expectLedgerBalanced(account.id);
   });
 
   it("a stop report arriving after the user started again is logged, at the time it happened", async () => {
     const account = await newAccount();
-    const id = await launch(account.key);
-    agent.report(id, "running");
-    await until(() => callJson<{ status: string }>("GET", `/v1/instances/${id}`, { key: account.key }), (r) => r.body.status === "running", "running");
+    const id = await runningOn(agent, account.key);
     await call("POST", `/v1/instances/${id}/stop`, { key: account.key });
     const stoppedAt = Date.now();
     expect((await call("POST", `/v1/instances/${id}/start`, { key: account.key })).status).toBe(204);
@@ -67,9 +57,7 @@ describe("duplicate delivery", () => {
 
   it("a desired-state change delivered twice, or out of date, changes nothing more", async () => {
     const account = await newAccount();
-    const id = await launch(account.key);
-    agent.report(id, "running");
-    await until(() => callJson<{ status: string }>("GET", `/v1/instances/${id}`, { key: account.key }), (r) => r.body.status === "running", "running");
+    const id = await runningOn(agent, account.key);
     await call("POST", `/v1/instances/${id}/stop`, { key: account.key });
     await agent.waitForCommand(id, "stop");
     agent.report(id, "stopped");

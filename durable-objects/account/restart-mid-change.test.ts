@@ -4,12 +4,13 @@
 // objects share with this test's isolate) and aborting one object while the call is held.
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, callJson, GPU_MODELS, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, callJson, GPU_MODELS, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
-import { auditLedger } from "../../test/support/workerd/ledger-audit.ts";
+import { runningOn } from "../../test/support/workerd/instances.ts";
+import { expectLedgerBalanced } from "../../test/support/workerd/ledger-audit.ts";
 import { until } from "../../test/support/workerd/poll.ts";
-import { advanceClock, freezeClock, resumeClock } from "../../test/support/workerd/test-clock.ts";
+import { advanceClock, freezeClockInEachTest } from "../../test/support/workerd/test-clock.ts";
 
 const TEN_MINUTES = 600_000;
 /** What ten minutes of one h100 cost: its price accrues exactly, the remainder carried. */
@@ -17,16 +18,9 @@ const TEN_MINUTES_MICROS = Math.floor((GPU_MODELS["h100-80gb"].price_hour_micros
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("restart-host");
-  await agent.connect(Array(4).fill("h100-80gb"));
+  agent = await FakeAgent.online("restart-host", Array(4).fill("h100-80gb"));
 });
-beforeEach(() => {
-  freezeClock();
-});
-afterEach(() => {
-  resumeClock();
-});
+freezeClockInEachTest();
 
 interface Held {
   /** Resolves once the MachineDO holds the call. */
@@ -91,8 +85,7 @@ async function expectDoneOnce({ accountId, key, id, free }: Running, once: strin
   const log = await events(key, id);
   expect(once.map((fragment) => count(log, fragment))).toEqual(once.map(() => 1));
   expect(await charges(key, id)).toEqual([-TEN_MINUTES_MICROS]);
-  const audit = await auditLedger(accountId);
-  expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
+  const audit = await expectLedgerBalanced(accountId);
   expect(audit.balance_micros).toBe(10_000_000 - TEN_MINUTES_MICROS);
 }
 const freeGpus = async (key: string) =>
@@ -114,13 +107,10 @@ interface Running {
 async function runningTenMinutes(): Promise<Running> {
   const account = await newAccount(10_000_000);
   const free = await freeGpus(account.key);
-  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key: account.key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
-  await agent.waitForCommand(body.id, "create");
-  agent.report(body.id, "running");
-  await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key: account.key }), (r) => r.body.status === "running", "running");
+  const id = await runningOn(agent, account.key, { gpu_model: "h100-80gb" });
   await until(() => freeGpus(account.key), (n) => n === free - 1, "its GPU taken");
   advanceClock(TEN_MINUTES);
-  return { accountId: account.id, key: account.key, id: body.id, free };
+  return { accountId: account.id, key: account.key, id, free };
 }
 
 describe("an object reset in the middle of a change", () => {

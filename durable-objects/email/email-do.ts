@@ -17,7 +17,7 @@ import { newAccountId } from "../../core/ids.ts";
 import type { AccountInfo } from "../account/account-do.ts";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../account/password-hash.ts";
 import { wrongLogin } from "../account/sign-in.ts";
-import { sqlFor, type Sql } from "../sql.ts";
+import { sqlFor } from "../sql.ts";
 
 /** How long a claim may stay pending before it is settled by asking the account. */
 export const PENDING_MS = 60_000;
@@ -39,13 +39,12 @@ export interface Attempt {
 export type SignedIn = { ok: true; account: AccountInfo; session: string } | Failure;
 
 export class EmailDO extends DurableObject<Env> {
-  private readonly sql: Sql;
+  private readonly sql = sqlFor(this.ctx.storage);
   // In memory: a budget that restarts with the object errs towards letting people in.
   private budget: AttemptBudget | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = sqlFor(ctx.storage);
     this.sql`CREATE TABLE IF NOT EXISTS holder (
       email TEXT PRIMARY KEY, account_id TEXT NOT NULL, state TEXT NOT NULL, claimed_ms INTEGER NOT NULL)`;
   }

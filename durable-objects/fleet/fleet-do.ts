@@ -9,9 +9,10 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { agentTokens } from "../../core/credentials.ts";
 import type { Env } from "../../core/env.ts";
-import { sqlFor, type Sql } from "../sql.ts";
+import { sqlFor } from "../sql.ts";
 import { FreeGpuIndex } from "./free-gpu-index.ts";
 import { placeLaunch, type Placement, type PlacementRequest } from "./placement.ts";
+import { createFleetSchema } from "./schema.ts";
 
 export interface GpuModel {
   model: string;
@@ -71,29 +72,15 @@ interface MachineRow extends HostVersions {
   cached_models: string;
 }
 
-/** Columns added after the machines table first shipped: added in place to an older database. */
-const HOST_VERSION_COLUMNS = ["agent_version", "driver_version", "cuda_version"] as const;
-
 export class FleetDO extends DurableObject<Env> {
   private readonly clock = clock;
-  private readonly sql: Sql;
+  private readonly sql = sqlFor(this.ctx.storage);
   /** Built on first use from the machines table, then kept current by reportMachine. */
   private indexInMemory: FreeGpuIndex | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = sqlFor(ctx.storage);
-    this.sql`CREATE TABLE IF NOT EXISTS gpu_models (
-      model TEXT PRIMARY KEY, display_name TEXT NOT NULL, vram_gb INTEGER NOT NULL,
-      price_hour_micros INTEGER NOT NULL, tier TEXT NOT NULL, arch TEXT NOT NULL)`;
-    this.sql`CREATE TABLE IF NOT EXISTS machines (
-      id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, created_at TEXT NOT NULL, online INTEGER NOT NULL,
-      last_seen_at TEXT, gpus TEXT NOT NULL, free_indices TEXT NOT NULL, cached_models TEXT NOT NULL,
-      state_version INTEGER NOT NULL DEFAULT 0)`;
-    const columns = ctx.storage.sql.exec("SELECT * FROM machines LIMIT 0").columnNames;
-    for (const column of HOST_VERSION_COLUMNS.filter((c) => !columns.includes(c))) {
-      ctx.storage.sql.exec(`ALTER TABLE machines ADD COLUMN ${column} TEXT NOT NULL DEFAULT ''`);
-    }
+    createFleetSchema(this.sql);
   }
 
   putGpuModel(entry: GpuModel): GpuModel {

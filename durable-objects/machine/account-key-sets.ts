@@ -2,6 +2,7 @@
 // as the account's AccountDO (the authority) last pushed it, with launch (reserve) and with every key
 // change. Only a newer version replaces a set, so a late or repeated delivery changes nothing. Read on
 // every proxied request, so kept in memory as well; written only when a set changes.
+import { constantTimeEqual } from "../../core/hash.ts";
 import type { KeySet } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
 
@@ -22,9 +23,11 @@ export class AccountKeySets {
     this.cache.set(set.account_id, set);
   }
 
-  /** The account's live key hashes; none when no set has arrived. */
-  hashes(accountId: string): string[] {
-    return this.of(accountId)?.hashes ?? [];
+  /** Whether `keySha256` is one of the account's live keys (none before its set arrives): each compared in constant time. */
+  isLive(accountId: string, keySha256: string): boolean {
+    let live = false;
+    for (const hash of this.of(accountId)?.hashes ?? []) live = constantTimeEqual(hash, keySha256) || live;
+    return live;
   }
 
   private of(accountId: string): KeySet | undefined {

@@ -33,26 +33,16 @@ export interface SessionParts {
 export class AgentSession {
   /** The heartbeat timeout, an alarm capability. */
   readonly liveness: Liveness;
-  private readonly ctx: DurableObjectState;
-  private readonly record: MachineRecord;
-  private readonly agent: AgentSocket;
-  private readonly ledger: ContainerLedger;
-  private readonly bridge: ProxyBridge;
-  private readonly alarms: SingleAlarm;
+  private readonly parts: SessionParts;
 
   constructor(parts: SessionParts) {
-    this.ctx = parts.ctx;
-    this.record = parts.record;
-    this.agent = parts.agent;
-    this.ledger = parts.ledger;
-    this.bridge = parts.bridge;
-    this.alarms = parts.alarms;
-    this.liveness = new Liveness(parts.ctx, parts.env, parts.record, parts.agent, () => this.goOffline(this.agent.current()));
+    this.parts = parts;
+    this.liveness = new Liveness(parts.ctx, parts.env, parts.record, parts.agent, () => this.goOffline(parts.agent.current()));
   }
 
   /** /agent/v1/connect: a newer connection replaces any older one. */
   async accept(request: Request): Promise<Response> {
-    const machine = this.record.read();
+    const machine = this.parts.record.read();
     const token = bearerToken(request.headers.get("authorization")) ?? "";
     if (!machine || !constantTimeEqual(machine.token_hash, await sha256Hex(token))) {
       return errorResponse("unauthorized", "agent token missing or wrong");
@@ -60,16 +50,17 @@ export class AgentSession {
     // A plain GET only checks the token (the agent's `doctor`), without taking the live connection over.
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response(null, { status: 204 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    this.agent.closeAll(4001, "replaced by a newer connection");
-    this.bridge.abortAll();
-    this.agent.accept(server);
+    const { agent, bridge } = this.parts;
+    agent.closeAll(4001, "replaced by a newer connection");
+    bridge.abortAll();
+    agent.accept(server);
     return new Response(null, { status: 101, webSocket: client });
   }
 
   async onFrame(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    if (!this.agent.isCurrent(ws)) return closeQuietly(ws, 4001, "replaced by a newer connection");
+    if (!this.parts.agent.isCurrent(ws)) return closeQuietly(ws, 4001, "replaced by a newer connection");
     if (typeof message !== "string") {
-      const problem = this.bridge.onBinary(new Uint8Array(message));
+      const problem = this.parts.bridge.onBinary(new Uint8Array(message));
       if (problem) log("warn", "agent data frame rejected", { machine_id: this.machineId(), problem });
       return;
     }
@@ -80,33 +71,34 @@ export class AgentSession {
 
   /** The socket closed or failed: only the current one takes the machine offline. */
   onClose(ws: WebSocket): void {
-    if (this.agent.isCurrent(ws)) this.goOffline(ws);
+    if (this.parts.agent.isCurrent(ws)) this.goOffline(ws);
   }
 
   private async onMessage(ws: WebSocket, message: AgentMessage): Promise<void> {
+    const { record, ledger, bridge, alarms } = this.parts;
     switch (message.type) {
       case "hello":
         return this.onHello(ws, message);
       case "heartbeat":
         // Only a heartbeat encoded otherwise than the runtime answers by itself gets here.
         this.liveness.heard();
-        return this.alarms.reschedule();
+        return alarms.reschedule();
       case "container":
-        return this.ledger.onContainerState(message.instance_id, message.state, message.message);
+        return ledger.onContainerState(message.instance_id, message.state, message.message);
       case "pull_progress":
-        return this.ledger.onPullProgress(message.instance_id, message.percent);
+        return ledger.onPullProgress(message.instance_id, message.percent);
       case "readiness":
-        this.ledger.reportReadiness(message.instance_id, message.ready_ports, clock.now());
-        return this.alarms.afterChange();
+        ledger.reportReadiness(message.instance_id, message.ready_ports, clock.now());
+        return alarms.afterChange();
       case "ack":
         if (!message.ok) log("warn", "agent command failed", { machine_id: this.machineId(), instance_id: instanceOfCommand(message.command_id), command_id: message.command_id, error: message.error });
         return;
       case "cache":
-        this.record.replaceCache(message.models);
-        this.record.bumpState();
-        return this.alarms.afterChange();
+        record.replaceCache(message.models);
+        record.bumpState();
+        return alarms.afterChange();
       default:
-        if (!this.bridge.onMessage(message) && message.type !== "window" && message.type !== "end") {
+        if (!bridge.onMessage(message) && message.type !== "window" && message.type !== "end") {
           log("info", "frame for a stream no longer open", { machine_id: this.machineId(), type: message.type, stream_id: message.stream });
         }
     }
@@ -118,45 +110,47 @@ export class AgentSession {
       log("warn", "agent speaks another protocol version: refused", { machine_id: this.machineId(), agent_protocol: hello.protocol, protocol: PROTOCOL_VERSION });
       return closeQuietly(ws, 4002, `protocol ${PROTOCOL_VERSION} required`);
     }
+    const { ctx, record, ledger, agent, alarms } = this.parts;
     const nowMs = clock.now();
-    const wasOnline = this.record.isOnline();
+    const wasOnline = record.isOnline();
     const reported = new Map(hello.containers.map((c) => [c.instance_id, c.state]));
-    this.ctx.storage.transactionSync(() => {
-      this.record.markOnline(Date.now());
-      this.record.replaceGpus(hello.gpus);
-      this.record.replaceCache(hello.cached_models);
-      this.record.replaceVersions(hello);
-      this.ledger.takeReportedStates(reported, nowMs);
-      if (!wasOnline) this.ledger.reportHost(true, nowMs);
+    ctx.storage.transactionSync(() => {
+      record.markOnline(Date.now());
+      record.replaceGpus(hello.gpus);
+      record.replaceCache(hello.cached_models);
+      record.replaceVersions(hello);
+      ledger.takeReportedStates(reported, nowMs);
+      if (!wasOnline) ledger.reportHost(true, nowMs);
       // After the host's own report: an account that took the host for gone learns what is ready again.
-      for (const { instance_id, ready_ports } of hello.readiness ?? []) this.ledger.reportReadiness(instance_id, ready_ports, nowMs);
-      this.record.bumpState();
+      for (const { instance_id, ready_ports } of hello.readiness ?? []) ledger.reportReadiness(instance_id, ready_ports, nowMs);
+      record.bumpState();
     });
-    this.agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: this.record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs });
-    this.ledger.reconcile(reported.keys());
+    agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs });
+    ledger.reconcile(reported.keys());
     log("info", "agent online", { machine_id: this.machineId(), agent_version: hello.agent_version, gpus: hello.gpus.length, containers: hello.containers.length });
-    this.alarms.afterChange();
+    alarms.afterChange();
   }
 
   private machineId(): number | undefined {
-    return this.record.read()?.id;
+    return this.parts.record.read()?.id;
   }
 
   /** `socket` is the agent's last connection, whose answered heartbeats say when it was last seen. */
   private goOffline(socket: WebSocket | null): void {
-    const machine = this.record.read();
-    this.bridge.abortAll();
+    const { ctx, record, agent, ledger, bridge, alarms } = this.parts;
+    const machine = record.read();
+    bridge.abortAll();
     if (!machine || machine.online !== 1) return;
     const nowMs = clock.now();
     const lastSeenMs = this.liveness.lastSeenMs(socket);
-    this.ctx.storage.transactionSync(() => {
-      this.record.markOffline(lastSeenMs);
-      this.agent.forget();
-      this.ledger.reportHost(false, nowMs);
-      this.record.bumpState();
+    ctx.storage.transactionSync(() => {
+      record.markOffline(lastSeenMs);
+      agent.forget();
+      ledger.reportHost(false, nowMs);
+      record.bumpState();
     });
-    this.agent.closeAll(4003, "machine marked offline");
+    agent.closeAll(4003, "machine marked offline");
     log("info", "agent offline", { machine_id: machine.id });
-    this.alarms.afterChange();
+    alarms.afterChange();
   }
 }

@@ -38,20 +38,22 @@ interface Grant {
 
 const REOPEN = "open the app again from the dashboard";
 
-export class AppSessions {
-  private readonly sql: Sql;
-  private readonly ledger: ContainerLedger;
-  private readonly keySets: AccountKeySets;
+export interface AppSessionParts {
+  sql: Sql;
+  ledger: ContainerLedger;
+  keySets: AccountKeySets;
+}
 
-  constructor(sql: Sql, ledger: ContainerLedger, keySets: AccountKeySets) {
-    this.sql = sql;
-    this.ledger = ledger;
-    this.keySets = keySets;
-    sql`CREATE TABLE IF NOT EXISTS app_grants (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, instance_id TEXT NOT NULL,
+export class AppSessions {
+  private readonly parts: AppSessionParts;
+
+  constructor(parts: AppSessionParts) {
+    this.parts = parts;
+    parts.sql`CREATE TABLE IF NOT EXISTS app_grants (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, instance_id TEXT NOT NULL,
       port INTEGER NOT NULL, account_id TEXT NOT NULL, opener_kind TEXT NOT NULL, opener_id TEXT NOT NULL,
       generation INTEGER NOT NULL, expires_ms INTEGER NOT NULL)`;
-    sql`CREATE INDEX IF NOT EXISTS app_grants_by_instance ON app_grants (instance_id)`;
-    sql`CREATE INDEX IF NOT EXISTS app_grants_by_expiry ON app_grants (expires_ms)`;
+    parts.sql`CREATE INDEX IF NOT EXISTS app_grants_by_instance ON app_grants (instance_id)`;
+    parts.sql`CREATE INDEX IF NOT EXISTS app_grants_by_expiry ON app_grants (expires_ms)`;
   }
 
   /** A ticket for an instance the account has checked is its own and running (AccountDO.openApp). */
@@ -59,14 +61,14 @@ export class AppSessions {
     const ticket = appTickets.issue(request.instance_id);
     const hash = await sha256Hex(ticket);
     // From here on synchronous: what is checked is what the ticket is issued for.
-    const container = this.ledger.container(request.instance_id);
+    const container = this.parts.ledger.container(request.instance_id);
     if (!container || container.account_id !== request.account_id || container.desired === "destroyed") {
       return fail("not_found", `no instance ${request.instance_id} on its host`);
     }
     if (container.desired !== "running") return fail("not_running", `instance ${request.instance_id} is ${container.desired}, not running`);
-    this.keySets.apply(request.key_set);
+    this.parts.keySets.apply(request.key_set);
     const nowMs = clock.now();
-    this.sql`DELETE FROM app_grants WHERE expires_ms <= ${nowMs}`;
+    this.parts.sql`DELETE FROM app_grants WHERE expires_ms <= ${nowMs}`;
     const expiresMs = nowMs + APP_TICKET_TTL_MS;
     this.insert({
       hash, kind: "ticket", instance_id: request.instance_id, port: request.port, account_id: request.account_id,
@@ -83,11 +85,11 @@ export class AppSessions {
     // From here on synchronous, so a ticket is spent exactly once.
     const ticket = this.find("ticket", ticketSha256);
     if (!ticket) return fail("unauthorized", `the ticket is unknown or was used already; ${REOPEN}`);
-    this.sql`DELETE FROM app_grants WHERE hash = ${ticket.hash}`;
+    this.parts.sql`DELETE FROM app_grants WHERE hash = ${ticket.hash}`;
     const nowMs = clock.now();
     if (ticket.expires_ms <= nowMs) return fail("unauthorized", `the ticket expired (a ticket is valid ${APP_TICKET_TTL_MS / 1000} s); ${REOPEN}`);
     if (ticket.instance_id !== instanceId || ticket.port !== port) return fail("unauthorized", `the ticket opens another app; ${REOPEN}`);
-    const container = this.ledger.container(instanceId);
+    const container = this.parts.ledger.container(instanceId);
     const refusal = this.refusal(ticket, container);
     if (refusal) return fail("unauthorized", refusal);
     if (container!.desired !== "running") return fail("not_running", `instance ${instanceId} is ${container!.desired}, not running`);
@@ -115,13 +117,13 @@ export class AppSessions {
   /** Ends what the account's ended browser sessions opened: their app sessions and unspent tickets. */
   endOpenedBy(accountId: string, sessionIds: string[]): void {
     for (const sessionId of sessionIds) {
-      this.sql`DELETE FROM app_grants WHERE account_id = ${accountId} AND opener_kind = 'session' AND opener_id = ${sessionId}`;
+      this.parts.sql`DELETE FROM app_grants WHERE account_id = ${accountId} AND opener_kind = 'session' AND opener_id = ${sessionId}`;
     }
   }
 
   /** A new run of the container begins, or it is destroyed: the tickets and app sessions of the old one end. */
   endForInstance(instanceId: string): void {
-    this.sql`DELETE FROM app_grants WHERE instance_id = ${instanceId}`;
+    this.parts.sql`DELETE FROM app_grants WHERE instance_id = ${instanceId}`;
   }
 
   /**
@@ -133,22 +135,20 @@ export class AppSessions {
     // A stop is the next generation of the run it stops; a start, the one after.
     const run = container.desired === "stopped" ? container.generation - 1 : container.generation;
     if (run !== grant.generation) return `instance ${grant.instance_id} was restarted since; ${REOPEN}`;
-    if (grant.opener_kind === "key") {
-      let live = false;
-      for (const hash of this.keySets.hashes(grant.account_id)) live = constantTimeEqual(hash, grant.opener_id) || live;
-      if (!live) return `the API key that opened the app was revoked; ${REOPEN}`;
+    if (grant.opener_kind === "key" && !this.parts.keySets.isLive(grant.account_id, grant.opener_id)) {
+      return `the API key that opened the app was revoked; ${REOPEN}`;
     }
     return null;
   }
 
   private find(kind: Grant["kind"], hash: string): Grant | undefined {
-    const [row] = this.sql<Grant>`SELECT * FROM app_grants WHERE hash = ${hash} AND kind = ${kind}`;
+    const [row] = this.parts.sql<Grant>`SELECT * FROM app_grants WHERE hash = ${hash} AND kind = ${kind}`;
     // Looked up by the hash of a 160-bit secret; the stored value is compared in constant time as well.
     return row && constantTimeEqual(row.hash, hash) ? row : undefined;
   }
 
   private insert(grant: Grant): void {
-    this.sql`INSERT INTO app_grants (hash, kind, instance_id, port, account_id, opener_kind, opener_id, generation, expires_ms)
+    this.parts.sql`INSERT INTO app_grants (hash, kind, instance_id, port, account_id, opener_kind, opener_id, generation, expires_ms)
              VALUES (${grant.hash}, ${grant.kind}, ${grant.instance_id}, ${grant.port}, ${grant.account_id}, ${grant.opener_kind},
                      ${grant.opener_id}, ${grant.generation}, ${grant.expires_ms})`;
   }

@@ -32,31 +32,21 @@ export interface AdmissionParts {
 const ASK_ACCOUNT: ProxyRefusal = { kind: "ask_account" };
 
 export class ProxyAdmission {
-  private readonly env: Env;
-  private readonly ledger: ContainerLedger;
-  private readonly record: MachineRecord;
-  private readonly keySets: AccountKeySets;
-  private readonly appSessions: AppSessions;
-  private readonly alarms: SingleAlarm;
+  private readonly parts: AdmissionParts;
   /** When each key's use was last reported to its account: a use is reported at most once a minute. */
   private readonly keyUseReported = new Map<string, number>();
 
   constructor(parts: AdmissionParts) {
-    this.env = parts.env;
-    this.ledger = parts.ledger;
-    this.record = parts.record;
-    this.keySets = parts.keySets;
-    this.appSessions = parts.appSessions;
-    this.alarms = parts.alarms;
+    this.parts = parts;
   }
 
   /** Null when the exchange may open; else why not. `declaredLength` is the request's Content-Length. */
   async admit(request: ProxyRequest, declaredLength: string | null): Promise<ProxyRefusal | null> {
     const id = request.instanceId;
-    const container = this.ledger.container(id);
+    const container = this.parts.ledger.container(id);
     const { credential } = request;
     if (credential.kind === "app_session") {
-      const refusal = this.appSessions.admit(id, request.port, credential.session_sha256, container);
+      const refusal = this.parts.appSessions.admit(id, request.port, credential.session_sha256, container);
       if (refusal) return refusal;
     }
     if (!container) {
@@ -69,7 +59,7 @@ export class ProxyAdmission {
     }
     if (container.desired !== "running") return refused("not_running", `instance ${id} is ${container.desired}, not running`);
     if (container.actual !== "running") return refused("not_running", `instance ${id} is not running yet (its container is ${container.actual})`);
-    if (!this.record.isOnline()) return refused("upstream_unavailable", `the host of instance ${id} is offline`);
+    if (!this.parts.record.isOnline()) return refused("upstream_unavailable", `the host of instance ${id} is offline`);
     if (Number(declaredLength ?? 0) > MAX_REQUEST_BODY_BYTES) {
       return refused("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`);
     }
@@ -80,12 +70,10 @@ export class ProxyAdmission {
   private async checkCredential(container: ContainerRow, credential: Extract<ProxyCredential, { kind: "key" | "instance_token" }>): Promise<ProxyRefusal | null> {
     if (credential.kind === "instance_token") {
       // Bound to this instance and its account: any other token is wrong, whoever holds it.
-      const expected = await instanceTokenFor(this.env.INSTANCE_TOKEN_SECRET, container.account_id, container.instance_id);
+      const expected = await instanceTokenFor(this.parts.env.INSTANCE_TOKEN_SECRET, container.account_id, container.instance_id);
       return constantTimeEqual(credential.token, expected) ? null : refused("unauthorized", "API key or session missing, wrong, expired or revoked");
     }
-    let known = false;
-    for (const hash of this.keySets.hashes(container.account_id)) known = constantTimeEqual(hash, credential.key_sha256) || known;
-    return known ? null : ASK_ACCOUNT;
+    return this.parts.keySets.isLive(container.account_id, credential.key_sha256) ? null : ASK_ACCOUNT;
   }
 
   /** The key's account moves its last_used_at from a report, sent through the report outbox. */
@@ -94,8 +82,8 @@ export class ProxyAdmission {
     const reported = this.keyUseReported.get(keySha256);
     if (reported !== undefined && nowMs - reported < LAST_USED_RESOLUTION_MS) return;
     this.keyUseReported.set(keySha256, nowMs);
-    this.ledger.reports.enqueue(accountId, { kind: "key_used", key_sha256: keySha256, at: nowMs });
-    this.alarms.afterChange();
+    this.parts.ledger.reports.enqueue(accountId, { kind: "key_used", key_sha256: keySha256, at: nowMs });
+    this.parts.alarms.afterChange();
   }
 }
 

@@ -1,5 +1,6 @@
 // The proxy bridge's stream bookkeeping, with a socket that records what the bridge sends.
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
+import type { LogFields } from "../../core/log.ts";
 import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { LOGS_ANSWER_TIMEOUT_MS, ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
@@ -12,6 +13,34 @@ function recordingSocket() {
   return { socket, sent, controls: () => sent.filter((m): m is string => typeof m === "string").map((m) => JSON.parse(m)) };
 }
 
+/** A bridge over a recording socket with one HTTP exchange for `target` open, and the agent's side of it. */
+function openExchange(logIds?: () => LogFields) {
+  const { socket, controls } = recordingSocket();
+  const bridge = new ProxyBridge(() => socket);
+  const pending = bridge.openHttp(target, null, logIds);
+  const [request] = controls();
+  const stream: number = request.stream;
+  return {
+    bridge, controls, pending, request, stream,
+    /** The agent answers with status 200 and `headers`; the client's response. */
+    answer(headers: [string, string][] = []): Promise<Response> {
+      bridge.onMessage({ type: "http_response", stream, status: 200, headers });
+      return pending;
+    },
+    /** The agent sends a piece of the response body. */
+    body(bytes: string | Uint8Array): void {
+      bridge.onBinary(encodeDataFrame(DataKind.body, stream, typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes));
+    },
+  };
+}
+
+/** The log lines written through `console[method]` during this test, parsed; nothing reaches the console. */
+function capturedLog(method: "warn" | "log"): () => unknown[] {
+  const spy = vi.spyOn(console, method).mockImplementation(() => undefined);
+  onTestFinished(() => spy.mockRestore());
+  return () => spy.mock.calls.map(([line]) => JSON.parse(String(line)));
+}
+
 describe("ProxyBridge", () => {
   it("with no agent socket a request is 502 upstream_unavailable at once", async () => {
     const bridge = new ProxyBridge(() => null);
@@ -21,130 +50,95 @@ describe("ProxyBridge", () => {
   });
 
   it("streams a response and frees the stream when it ends", async () => {
-    const { socket, controls } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null);
-    const [request] = controls();
+    const { bridge, request, stream, answer, body } = openExchange();
     expect(request).toMatchObject({ type: "http_request", path: "/x?y=1", has_body: false });
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["set-cookie", "a=1"], ["set-cookie", "b=2"], ["connection", "close"]] });
-    const response = await pending;
+    const response = await answer([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["connection", "close"]]);
     expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(response.headers.get("connection")).toBeNull();
-    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new TextEncoder().encode("hello")));
-    bridge.onMessage({ type: "end", stream: request.stream });
+    body("hello");
+    bridge.onMessage({ type: "end", stream });
     expect(await response.text()).toBe("hello");
     await until(async () => bridge.openStreams, (n) => n === 0, "the stream to be freed");
   });
 
   it("when the agent goes away mid-body an event stream ends where it is, with one warning naming the request", async () => {
-    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const { socket, controls } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_a", account_id: "acc-aaaaaaaaaaaaaaaa", instance_id: target.instanceId, machine_id: 1 }));
-    const [request] = controls();
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["content-type", "text/event-stream"]] });
-    const response = await pending;
-    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new TextEncoder().encode("data: 1\n\n")));
+    const warnings = capturedLog("warn");
+    const { bridge, stream, answer, body } = openExchange(() => ({ request_id: "req_a", account_id: "acc-aaaaaaaaaaaaaaaa", instance_id: target.instanceId, machine_id: 1 }));
+    const response = await answer([["content-type", "text/event-stream"]]);
+    body("data: 1\n\n");
     expect(bridge.openStreams).toBe(1);
     bridge.abortAll();
     expect(bridge.openStreams).toBe(0);
     // Its events are whole by themselves: it ends rather than breaks.
     expect(await response.text()).toBe("data: 1\n\n");
-    expect(warned.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([{
+    expect(warnings()).toEqual([{
       level: "warn", msg: "proxied response cut short: the host disconnected", stream: "http",
-      request_id: "req_a", account_id: "acc-aaaaaaaaaaaaaaaa", instance_id: target.instanceId, machine_id: 1, stream_id: request.stream,
+      request_id: "req_a", account_id: "acc-aaaaaaaaaaaaaaaa", instance_id: target.instanceId, machine_id: 1, stream_id: stream,
     }]);
-    warned.mockRestore();
   });
 
   it("when the agent goes away before the head the client gets 502, with one warning", async () => {
-    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const { socket } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_b" }));
+    const warnings = capturedLog("warn");
+    const { bridge, pending } = openExchange(() => ({ request_id: "req_b" }));
     bridge.abortAll();
     const response = await pending;
     expect(response.status).toBe(502);
     expect(await response.json()).toEqual({ error: "upstream_unavailable", message: "the upstream failed: the host disconnected" });
-    expect(warned.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+    expect(warnings()).toEqual([
       { level: "warn", msg: "proxied request failed: the host disconnected", stream: "http", request_id: "req_b", stream_id: 1 },
     ]);
-    warned.mockRestore();
   });
 
   it("when the agent goes away mid-download the client's read fails: a cut body is never taken for a whole one", async () => {
-    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const { socket, controls } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_d" }));
-    const [request] = controls();
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["content-type", "application/octet-stream"]] });
-    const response = await pending;
-    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(1024)));
+    const warnings = capturedLog("warn");
+    const { bridge, answer, body } = openExchange(() => ({ request_id: "req_d" }));
+    const response = await answer([["content-type", "application/octet-stream"]]);
+    body(new Uint8Array(1024));
     bridge.abortAll();
     await expect(response.arrayBuffer()).rejects.toThrow("response cut short: the host disconnected");
-    expect(warned).toHaveBeenCalledTimes(1);
+    expect(warnings()).toHaveLength(1);
     expect(bridge.openStreams).toBe(0);
-    warned.mockRestore();
   });
 
   it("an upstream failure mid-body breaks the body off, with one warning and the agent's reason", async () => {
-    const warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const { socket, controls } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_c" }));
-    const [request] = controls();
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
-    const response = await pending;
-    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new TextEncoder().encode("partial")));
-    bridge.onMessage({ type: "abort", stream: request.stream, reason: "upstream closed the connection" });
+    const warnings = capturedLog("warn");
+    const { bridge, stream, answer, body } = openExchange(() => ({ request_id: "req_c" }));
+    const response = await answer();
+    body("partial");
+    bridge.onMessage({ type: "abort", stream, reason: "upstream closed the connection" });
     await expect(response.text()).rejects.toThrow("response cut short: the upstream failed");
-    expect(warned.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([{
+    expect(warnings()).toEqual([{
       level: "warn", msg: "proxied response cut short: the upstream failed", stream: "http", request_id: "req_c",
-      stream_id: request.stream, reason: "upstream closed the connection",
+      stream_id: stream, reason: "upstream closed the connection",
     }]);
     expect(bridge.openStreams).toBe(0);
-    warned.mockRestore();
   });
 
   it("a client that stops reading and cancels is logged once as leaving, and the agent is told", async () => {
-    const info = vi.spyOn(console, "log").mockImplementation(() => undefined);
-    const { socket, controls } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null, () => ({ request_id: "req_d" }));
-    const [request] = controls();
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
-    await (await pending).body!.cancel();
-    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(10)));
+    const infos = capturedLog("log");
+    const { bridge, controls, stream, answer, body } = openExchange(() => ({ request_id: "req_d" }));
+    await (await answer()).body!.cancel();
+    body(new Uint8Array(10));
     await until(async () => controls().at(-1), (last) => last?.type === "abort", "the abort");
-    expect(info.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
-      { level: "info", msg: "client left before the response ended", stream: "http", request_id: "req_d", stream_id: request.stream },
+    expect(infos()).toEqual([
+      { level: "info", msg: "client left before the response ended", stream: "http", request_id: "req_d", stream_id: stream },
     ]);
     expect(bridge.openStreams).toBe(0);
-    info.mockRestore();
   });
 
   it("keeps the upstream's Content-Length, and a body ending short of it is an error", async () => {
-    const { socket, controls } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null);
-    const [request] = controls();
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [["content-length", "10"]] });
-    const response = await pending;
+    const { bridge, stream, answer, body } = openExchange();
+    const response = await answer([["content-length", "10"]]);
     expect(response.headers.get("content-length")).toBe("10");
-    bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(4)));
-    bridge.onMessage({ type: "end", stream: request.stream });
+    body(new Uint8Array(4));
+    bridge.onMessage({ type: "end", stream });
     await expect(response.arrayBuffer()).rejects.toThrow();
   });
 
   it("returns credit as the client reads, never before", async () => {
-    const { socket, controls } = recordingSocket();
-    const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openHttp(target, null);
-    const [request] = controls();
-    bridge.onMessage({ type: "http_response", stream: request.stream, status: 200, headers: [] });
-    const reader = (await pending).body!.getReader();
-    for (let i = 0; i < 8; i++) bridge.onBinary(encodeDataFrame(DataKind.body, request.stream, new Uint8Array(256 * 1024)));
+    const { bridge, controls, answer, body } = openExchange();
+    const reader = (await answer()).body!.getReader();
+    for (let i = 0; i < 8; i++) body(new Uint8Array(256 * 1024));
     expect(controls().filter((m) => m.type === "window")).toEqual([]);
     let read = 0;
     while (read < 1024 * 1024 + 300 * 1024) read += (await reader.read()).value!.byteLength;

@@ -14,24 +14,41 @@ type Sent = { destination: string; batch: Queued<Note>[] };
 
 let scratchCount = 0;
 
+interface Harness {
+  outbox: Outbox<Note>;
+  sql: Sql;
+  clock: { ms: number };
+  sent: Sent[];
+  /** Destinations whose sends fail. */
+  failFor: Set<string>;
+  /** Holds every send to `destination` until the returned release is called. */
+  hold(destination: string): () => void;
+}
+
 /** Runs `test` with a fresh object's storage, an outbox over it, the clock and what was sent. */
-function withOutbox(
-  test: (harness: { outbox: Outbox<Note>; sql: Sql; clock: { ms: number }; sent: Sent[]; failFor: Set<string> }) => Promise<void>,
-): Promise<void> {
+function withOutbox(test: (harness: Harness) => Promise<void>): Promise<void> {
   return runInDurableObject(env.FLEET.getByName(`outbox-scratch-${++scratchCount}`), async (_, state) => {
     const sql = sqlFor(state.storage);
     const clock = { ms: 1_000_000 };
     const sent: Sent[] = [];
     const failFor = new Set<string>();
+    const held = new Map<string, Promise<void>>();
+    const hold = (destination: string) => {
+      let release!: () => void;
+      held.set(destination, new Promise<void>((resolve) => (release = resolve)));
+      return release;
+    };
     const outbox = new Outbox<Note>(sql, {
       name: "note",
       now: () => clock.ms,
       send: async (destination, batch) => {
         sent.push({ destination, batch });
+        const gate = held.get(destination);
+        if (gate) await gate;
         if (failFor.has(destination)) throw new Error(`${destination} is down`);
       },
     });
-    await test({ outbox, sql, clock, sent, failFor });
+    await test({ outbox, sql, clock, sent, failFor, hold });
   });
 }
 
@@ -101,26 +118,17 @@ describe("Outbox", () => {
     }));
 
   it("single flight: a delivery asked for during one joins it and goes round once more, sending nothing twice", () =>
-    withOutbox(async ({ sql, sent }) => {
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const gated = new Outbox<Note>(sql, {
-        name: "note",
-        now: () => 1_000_000,
-        send: async (destination, batch) => {
-          sent.push({ destination, batch });
-          await gate;
-        },
-      });
-      gated.enqueue("m", { text: "first" });
-      const first = gated.deliver();
-      gated.enqueue("m", { text: "second" });
-      const second = gated.deliver();
+    withOutbox(async ({ outbox, sent, hold }) => {
+      const release = hold("m");
+      outbox.enqueue("m", { text: "first" });
+      const first = outbox.deliver();
+      outbox.enqueue("m", { text: "second" });
+      const second = outbox.deliver();
       expect(second).toBe(first);
       release();
       await first;
       expect(sent.map((s) => texts(s.batch))).toEqual([["first"], ["second"]]);
-      expect(gated.nextAlarmMs()).toBeNull();
+      expect(outbox.nextAlarmMs()).toBeNull();
     }));
 
   it("sequence numbers keep increasing after the queue empties (receivers skip any seq they have seen)", () =>
@@ -133,17 +141,8 @@ describe("Outbox", () => {
     }));
 
   it("a destination that hangs does not hold back the others", () =>
-    withOutbox(async ({ sql, sent }) => {
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const outbox = new Outbox<Note>(sql, {
-        name: "note",
-        now: () => 1_000_000,
-        send: async (destination, batch) => {
-          sent.push({ destination, batch });
-          if (destination === "slow") await gate;
-        },
-      });
+    withOutbox(async ({ outbox, sql, hold }) => {
+      const release = hold("slow");
       outbox.enqueue("slow", { text: "s" });
       outbox.enqueue("fast", { text: "f" });
       const delivering = outbox.deliver();

@@ -1,6 +1,6 @@
 // Moves the Durable Objects' billing clock in workerd tests (they share the test's isolate, so they
 // read the same `clock`): frozen for exact sums, advanced without waiting.
-import { vi } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 import { clock } from "../../../core/clock.ts";
 
 let offsetMs = 0;
@@ -30,4 +30,24 @@ export function freezeClock(): number {
 export function resumeClock(): void {
   if (frozenAt !== null) offsetMs = frozenAt - Date.now();
   frozenAt = null;
+}
+
+/** Runs `body` on a frozen clock and lets the clock run again after, however `body` ends. */
+export async function withFrozenClock<T>(body: () => Promise<T>): Promise<T> {
+  freezeClock();
+  try {
+    return await body();
+  } finally {
+    resumeClock();
+  }
+}
+
+/** Freezes the clock before each test of the file (or of the describe block it is called in) and lets it run after. */
+export function freezeClockInEachTest(): void {
+  beforeEach(() => {
+    freezeClock();
+  });
+  afterEach(() => {
+    resumeClock();
+  });
 }
