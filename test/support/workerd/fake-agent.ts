@@ -5,7 +5,7 @@ import {
   decodeDataFrame, decodeServerMessage, encodeDataFrame, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type DataKind,
   type PortReadiness, type ServerMessage,
 } from "../../../protocol/index.ts";
-import { admin, machineOnline } from "./api-client.ts";
+import { admin, machineOnline, seedGpuModels } from "./api-client.ts";
 import { until } from "./poll.ts";
 
 type Command = Extract<ServerMessage, { type: "command" }>;
@@ -32,6 +32,14 @@ export class FakeAgent {
   static async register(name: string): Promise<FakeAgent> {
     const machine = await admin("POST", "/machines", { name });
     return new FakeAgent(machine.body.id as number, machine.body.agent_token as string);
+  }
+
+  /** A host online: the standard GPU models seeded (seedGpuModels), a machine named `name` registered, its agent connected with `gpus`. */
+  static async online(name: string, gpus: string[]): Promise<FakeAgent> {
+    await seedGpuModels();
+    const agent = await FakeAgent.register(name);
+    await agent.connect(gpus);
+    return agent;
   }
 
   /**
