@@ -17,48 +17,42 @@ describe("the layering rule", () => {
     ]);
   });
 
-  it("finds the proxy importing the API, the agent importing core, and a dynamic import", () => {
-    const tree = new Map([
-      ["workers/proxy/proxy.ts", 'import type { ApiEnv } from "../api/context.ts";'],
-      ["host-agent/main.ts", 'const m = await import("../core/ids.ts");'],
-      ["protocol/codec.ts", 'export { a } from "../host-agent/x.ts";'],
-    ]);
-    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
-      "workers/proxy/proxy.ts -> workers/api/context.ts",
-      "host-agent/main.ts -> core/ids.ts",
-      "protocol/codec.ts -> host-agent/x.ts",
-    ]);
-  });
-
-  it("keeps the instance web apps' origins off the API's and the proxy's internals, on the shared Worker code", () => {
-    const tree = new Map([
-      ["workers/apps/app-request.ts", 'import { x } from "../api/context.ts";\nimport { y } from "../proxy/proxy.ts";\nimport { z } from "../http/rate-limit.ts";'],
-    ]);
-    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
-      "workers/apps/app-request.ts -> workers/api/context.ts",
-      "workers/apps/app-request.ts -> workers/proxy/proxy.ts",
-    ]);
-  });
-
-  it("keeps the typed client free of the service's code and the CLI on the client alone", () => {
-    const tree = new Map([
-      ["client/client.ts", 'import { ApiError } from "../core/errors.ts";'],
-      ["cli/commands/ls.ts", 'import { ok } from "../../client/index.ts";\nimport { Instance } from "../../workers/api/schemas/instance.ts";'],
-    ]);
-    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
-      "client/client.ts -> core/errors.ts",
-      "cli/commands/ls.ts -> workers/api/schemas/instance.ts",
-    ]);
-  });
-
-  it("keeps the dashboard on the typed client alone, its .tsx files included", () => {
-    const tree = new Map([
-      ["dashboard/api/client.ts", 'import { createGpuClient } from "../../client/index.ts";'],
-      ["dashboard/pages/launch/launch-form.tsx", 'import { planLaunch } from "../../../workers/api/launch-rules.ts";\nimport { Field } from "../../components/field.tsx";'],
-    ]);
-    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
-      "dashboard/pages/launch/launch-form.tsx -> workers/api/launch-rules.ts",
-    ]);
+  // Each: a tree of files and their sources, and every import the rule refuses in it, as "file -> import".
+  it.each<[string, Record<string, string>, string[]]>([
+    [
+      "finds the proxy importing the API, the agent importing core, and a dynamic import",
+      {
+        "workers/proxy/proxy.ts": 'import type { ApiEnv } from "../api/context.ts";',
+        "host-agent/main.ts": 'const m = await import("../core/ids.ts");',
+        "protocol/codec.ts": 'export { a } from "../host-agent/x.ts";',
+      },
+      ["workers/proxy/proxy.ts -> workers/api/context.ts", "host-agent/main.ts -> core/ids.ts", "protocol/codec.ts -> host-agent/x.ts"],
+    ],
+    [
+      "keeps the instance web apps' origins off the API's and the proxy's internals, on the shared Worker code",
+      {
+        "workers/apps/app-request.ts": 'import { x } from "../api/context.ts";\nimport { y } from "../proxy/proxy.ts";\nimport { z } from "../http/rate-limit.ts";',
+      },
+      ["workers/apps/app-request.ts -> workers/api/context.ts", "workers/apps/app-request.ts -> workers/proxy/proxy.ts"],
+    ],
+    [
+      "keeps the typed client free of the service's code and the CLI on the client alone",
+      {
+        "client/client.ts": 'import { ApiError } from "../core/errors.ts";',
+        "cli/commands/ls.ts": 'import { ok } from "../../client/index.ts";\nimport { Instance } from "../../workers/api/schemas/instance.ts";',
+      },
+      ["client/client.ts -> core/errors.ts", "cli/commands/ls.ts -> workers/api/schemas/instance.ts"],
+    ],
+    [
+      "keeps the dashboard on the typed client alone, its .tsx files included",
+      {
+        "dashboard/api/client.ts": 'import { createGpuClient } from "../../client/index.ts";',
+        "dashboard/pages/launch/launch-form.tsx": 'import { planLaunch } from "../../../workers/api/launch-rules.ts";\nimport { Field } from "../../components/field.tsx";',
+      },
+      ["dashboard/pages/launch/launch-form.tsx -> workers/api/launch-rules.ts"],
+    ],
+  ])("%s", (_, tree, found) => {
+    expect(findViolations(new Map(Object.entries(tree))).map((v) => `${v.file} -> ${v.imports}`)).toEqual(found);
   });
 
   it("lets tests and tooling import anything, and flags a folder with no layer", () => {

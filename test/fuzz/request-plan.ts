@@ -2,6 +2,7 @@
 // symbolic where the value lives in the fixture ("the valid key", "a spare key id"), so fast-check
 // can print, shrink and replay it; request-run.ts turns it into a Request.
 import fc from "fast-check";
+import { agentTokens, apiKeys, instanceTokens, sessionTokens } from "../../core/credentials.ts";
 import { FIXED_FIELDS, VALID_BODIES } from "./fuzz-fixture.ts";
 import { JSON_CONTENT_TYPES, member, notAnObject, notJson, notUtf8, oddHeaders, PROTOTYPE_KEYS, toJsonText, wrongContentType, wrongValue } from "./hostile-values.ts";
 import { resolveRef, type JsonSchema, type OpenApiDocument, type Operation, type Parameter } from "./openapi-operations.ts";
@@ -36,6 +37,19 @@ const BODYLESS_METHODS = new Set(["GET", "HEAD"]);
 /** The security schemes request-run.ts has credentials for (it refuses an operation with another). */
 const KNOWN_SCHEMES = ["bearerAuth", "sessionCookie", "instanceToken", "adminAuth"];
 
+/** A credential of `format` shaped right but held by no one: `owner` exists nowhere, or holds no such secret. */
+const unheld = (format: { prefix: string }, owner: string | number) => `${format.prefix}${owner}_${"a".repeat(32)}`;
+const NO_ACCOUNT = `acc-${"a".repeat(16)}`;
+
+/** Authorization headers no operation accepts: malformed, another scheme, unheld tokens of each kind, a wrong admin token, two tokens. */
+const WRONG_AUTHORIZATIONS = [
+  "Bearer", "Bearer ", "Basic Zm9vOmJhcg==",
+  ...[unheld(apiKeys, NO_ACCOUNT), unheld(instanceTokens, NO_ACCOUNT), unheld(agentTokens, 1)].map((token) => `Bearer ${token}`),
+  "Bearer test-admin-token-not", "Bearer a, Bearer b",
+];
+/** Session cookies no operation accepts: an unheld session, an empty one, and two with bad percent-encoding. */
+const WRONG_SESSION_COOKIES = [`gpr_session=${unheld(sessionTokens, NO_ACCOUNT)}`, "gpr_session=", "gpr_session=%zz%E0%A4%A; gpr_session=x"];
+
 export function requestArbitrary(document: OpenApiDocument, operation: Operation): fc.Arbitrary<RequestPlan> {
   const pathParams = operation.parameters.filter((p) => p.in === "path");
   const path = fc.record(Object.fromEntries(pathParams.map((p) => [p.name, pathParamArbitrary(document, operation, p)]))) as fc.Arbitrary<Record<string, ParamPlan>>;
@@ -53,17 +67,8 @@ function credentialArbitrary(operation: Operation): fc.Arbitrary<CredentialPlan>
   const wrong = fc.oneof(
     fc.constant<CredentialPlan>({ kind: "none" }),
     fc.constantFrom<CredentialPlan>(
-      { kind: "raw", authorization: "Bearer" },
-      { kind: "raw", authorization: "Bearer " },
-      { kind: "raw", authorization: "Basic Zm9vOmJhcg==" },
-      { kind: "raw", authorization: "Bearer gpk_acc-aaaaaaaaaaaaaaaa_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
-      { kind: "raw", authorization: "Bearer gpi_acc-aaaaaaaaaaaaaaaa_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
-      { kind: "raw", authorization: "Bearer gma_1_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
-      { kind: "raw", authorization: "Bearer test-admin-token-not" },
-      { kind: "raw", authorization: "Bearer a, Bearer b" },
-      { kind: "raw", cookie: "gpr_session=gps_acc-aaaaaaaaaaaaaaaa_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
-      { kind: "raw", cookie: "gpr_session=" },
-      { kind: "raw", cookie: "gpr_session=%zz%E0%A4%A; gpr_session=x" },
+      ...WRONG_AUTHORIZATIONS.map((authorization) => ({ kind: "raw" as const, authorization })),
+      ...WRONG_SESSION_COOKIES.map((cookie) => ({ kind: "raw" as const, cookie })),
     ),
     fc.string({ maxLength: 60 }).map((token): CredentialPlan => ({ kind: "raw", authorization: `Bearer ${token}` })),
     fc.integer({ min: 1_000, max: 30_000 }).map((length): CredentialPlan => ({ kind: "raw", authorization: `Bearer ${"k".repeat(length)}` })),

@@ -5,7 +5,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../main.ts";
 import type { Env } from "../../core/env.ts";
-import { newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { newAccount } from "../../test/support/workerd/api-client.ts";
 import { appBase, appCall, appSession, visit } from "../../test/support/workerd/app-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { runningInstance, type RunningInstance } from "../../test/support/workerd/proxy-host.ts";
@@ -14,9 +14,7 @@ let key: string;
 let instance: RunningInstance;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  const agent = await FakeAgent.register("app-refusals-host");
-  await agent.connect(["h100-80gb"]);
+  const agent = await FakeAgent.online("app-refusals-host", ["h100-80gb"]);
   agent.serveHttp();
   ({ key } = await newAccount());
   instance = await runningInstance(agent, key);

@@ -3,7 +3,7 @@
 // 12 hours, and with the key or the browser session that opened it.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ServerMessage } from "../../protocol/messages.ts";
-import { admin, call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { appCall, appSession, openApp, ticketUrl, visit } from "../../test/support/workerd/app-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
@@ -19,9 +19,7 @@ let key: string;
 let instance: RunningInstance;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("app-sessions-host");
-  await agent.connect(Array(24).fill("h100-80gb"));
+  agent = await FakeAgent.online("app-sessions-host", Array(24).fill("h100-80gb"));
   agent.serveHttp();
   // Enough for every instance of the file to run the 12 hours one test moves the clock on.
   ({ key } = await newAccount(10_000_000_000));

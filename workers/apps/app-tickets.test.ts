@@ -5,7 +5,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../main.ts";
 import type { Env } from "../../core/env.ts";
-import { newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { newAccount } from "../../test/support/workerd/api-client.ts";
 import { appBase, appCall, appCookie, ticketUrl, visit } from "../../test/support/workerd/app-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { runningInstance, type RunningInstance } from "../../test/support/workerd/proxy-host.ts";
@@ -16,9 +16,7 @@ let instance: RunningInstance;
 let other: RunningInstance;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  const agent = await FakeAgent.register("app-tickets-host");
-  await agent.connect(Array(4).fill("h100-80gb"));
+  const agent = await FakeAgent.online("app-tickets-host", Array(4).fill("h100-80gb"));
   agent.serveHttp();
   ({ key } = await newAccount());
   instance = await runningInstance(agent, key);
@@ -78,22 +76,17 @@ describe("a ticket", () => {
     expect((await visit(url, json)).status).toBe(401);
   });
 
-  it("opens only its own port: on another port's origin 401, and spent", async () => {
+  // Each: the other app's origin, its refusal, and what the ticket then gets at its own address (401 spent, 302 untouched).
+  it.each<[string, () => string, string, number]>([
+    ["port: on another port's origin 401, and spent", () => appBase(instance.id, 8000), "the ticket opens another app; open the app again from the dashboard", 401],
+    ["instance: on another instance's origin 401, the ticket untouched", () => appBase(other.id, 8888), "the ticket is not one of this app's; open the app again from the dashboard", 302],
+  ])("opens only its own %s", async (_, origin, message, nextUse) => {
     const url = await ticketUrl(instance.id, 8888, { key });
     const ticket = new URL(url).searchParams.get("gpr_ticket")!;
-    const wrongPort = await visit(`${appBase(instance.id, 8000)}/?gpr_ticket=${ticket}`, json);
-    expect(wrongPort.status).toBe(401);
-    expect(await wrongPort.json()).toEqual({ error: "unauthorized", message: "the ticket opens another app; open the app again from the dashboard" });
-    expect((await visit(url)).status).toBe(401);
-  });
-
-  it("opens only its own instance: on another instance's origin 401, the ticket untouched", async () => {
-    const url = await ticketUrl(instance.id, 8888, { key });
-    const ticket = new URL(url).searchParams.get("gpr_ticket")!;
-    const wrongInstance = await visit(`${appBase(other.id, 8888)}/?gpr_ticket=${ticket}`, json);
-    expect(wrongInstance.status).toBe(401);
-    expect(await wrongInstance.json()).toEqual({ error: "unauthorized", message: "the ticket is not one of this app's; open the app again from the dashboard" });
-    expect((await visit(url)).status).toBe(302);
+    const wrongApp = await visit(`${origin()}/?gpr_ticket=${ticket}`, json);
+    expect(wrongApp.status).toBe(401);
+    expect(await wrongApp.json()).toEqual({ error: "unauthorized", message });
+    expect((await visit(url)).status).toBe(nextUse);
   });
 
   it.each(["gpt_x", "", `gpt_${"i-aaabaaaaaaaaaaaa"}_${"a".repeat(32)}`])("a made-up ticket %j is 401", async (ticket) => {

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { machineIdOfInstance } from "../../core/ids.ts";
 import { PROXY_REFUSAL_HEADER } from "../../durable-objects/machine/proxy-request.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
-import { admin, call, callJson, machineOnline, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, machineOnline, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { countOpenProxyCalls, proxyGet, runningInstance, type AccountCallCounter } from "../../test/support/workerd/proxy-host.ts";
@@ -17,10 +17,8 @@ let agent: FakeAgent;
 let counter: AccountCallCounter | null = null;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("admission-host");
   // One GPU per instance, never given back: enough for every test of the file.
-  await agent.connect(Array(16).fill("h100-80gb"));
+  agent = await FakeAgent.online("admission-host", Array(16).fill("h100-80gb"));
   agent.serveHttp();
 });
 

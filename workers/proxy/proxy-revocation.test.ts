@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { admin, call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { proxyGet, runningInstance } from "../../test/support/workerd/proxy-host.ts";
@@ -13,10 +13,8 @@ import { advanceClock } from "../../test/support/workerd/test-clock.ts";
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("revocation-host");
   // One GPU per instance, never given back: enough for every test of the file.
-  await agent.connect(Array(16).fill("h100-80gb"));
+  agent = await FakeAgent.online("revocation-host", Array(16).fill("h100-80gb"));
   agent.serveHttp();
 });
 

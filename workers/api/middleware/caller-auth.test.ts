@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { BASE, call, callJson, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { BASE, call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { asBrowser, browser, signIn, signUp } from "../../../test/support/workerd/session-client.ts";
 import { advanceClock } from "../../../test/support/workerd/test-clock.ts";
@@ -8,9 +8,7 @@ const DAY = 24 * 3_600_000;
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("session-host");
-  await agent.connect(Array(4).fill("rtx4090"));
+  agent = await FakeAgent.online("session-host", Array(4).fill("rtx4090"));
 });
 
 describe("the session cookie in place of an API key", () => {

@@ -1,5 +1,5 @@
 // GET /v1/me, GET /v1/gpus, GET /v1/catalog.
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, fleetOf } from "../../../core/env.ts";
 import { models } from "../catalog/models.ts";
 import { templates } from "../catalog/templates.ts";
@@ -7,30 +7,32 @@ import { ApiError, unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
 import { Me, meBody } from "../schemas/account.ts";
 import { Catalog } from "../schemas/catalog.ts";
-import { callerSecurity, errors } from "../schemas/common.ts";
+import { json } from "../schemas/common.ts";
 import { GpuList } from "../schemas/gpu.ts";
 import { validationHook } from "../validation.ts";
+import { callerRoute } from "./caller-route.ts";
 
-const meRoute = createRoute({
-  method: "get", path: "/me", security: callerSecurity, summary: "Account and balance",
+/** A GET that answers `answer` as JSON (described as `answered`), with only the errors every caller route can give. */
+const read = <P extends string, T extends z.ZodType>(path: P, answer: T, answered: string, doc: { summary: string; description: string }) =>
+  callerRoute([], { method: "get", path, ...doc, responses: { 200: json(answer, answered) } });
+
+const meRoute = read("/me", Me, "The account", {
+  summary: "Account and balance",
   description: "The caller's account (`id`, `referral_code`, `created_at`) and its balance in micro-dollars, settled up to now.",
-  responses: { 200: { description: "The account", content: { "application/json": { schema: Me } } }, ...errors(401) },
 });
 
-const gpusRoute = createRoute({
-  method: "get", path: "/gpus", security: callerSecurity, summary: "GPU models, prices, availability",
+const gpusRoute = read("/gpus", GpuList, "GPU models", {
+  summary: "GPU models, prices, availability",
   description:
     "Every GPU model with its hourly price per GPU, `free_gpus` (free GPUs of that model on online machines now) and " +
     "`max_per_server` (the largest `gpu_count` one launch can get now: the most free GPUs on a single machine).",
-  responses: { 200: { description: "GPU models", content: { "application/json": { schema: GpuList } } }, ...errors(401) },
 });
 
-const catalogRoute = createRoute({
-  method: "get", path: "/catalog", security: callerSecurity, summary: "GPUs, templates, models with cache status",
+const catalogRoute = read("/catalog", Catalog, "The catalog", {
+  summary: "GPUs, templates, models with cache status",
   description:
     "What can be launched: the GPU models (as GET /gpus), the templates (software stacks with their image, ports and " +
     "requirements) and the models they serve; a model is `cached` when an online machine has it in its cache.",
-  responses: { 200: { description: "The catalog", content: { "application/json": { schema: Catalog } } }, ...errors(401) },
 });
 
 export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })

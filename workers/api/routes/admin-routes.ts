@@ -1,73 +1,72 @@
 // The operator API under /admin/v1 (README: "Operating it"), behind ADMIN_TOKEN.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z, type RouteConfig } from "@hono/zod-openapi";
 import { accountOf, fleetOf } from "../../../core/env.ts";
 import { newAccountId } from "../../../core/ids.ts";
 import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
 import { AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
-import { ErrorBody } from "../schemas/common.ts";
+import { ErrorBody, json, jsonBody } from "../schemas/common.ts";
 import { GpuModelBody, gpuModelId, GpuModelEntry } from "../schemas/gpu.ts";
 import { CreatedMachine, CreateMachineBody, MachineList } from "../schemas/machine.ts";
 import { validationHook } from "../validation.ts";
 
-const security = [{ adminAuth: [] }];
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
-const body = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
 const ADMIN_ERRORS = {
   400: json(ErrorBody, "Malformed request (bad_request) or invalid parameter (invalid)"),
   401: json(ErrorBody, "Operator token missing or wrong (unauthorized)"),
   404: json(ErrorBody, "No such account or key (not_found)"),
   409: json(ErrorBody, "The account cannot take it (conflict)"),
 };
-/** The error responses a route can give (the operator API has no rate limit). */
-const adminErrors = (...statuses: (keyof typeof ADMIN_ERRORS)[]) => Object.fromEntries(statuses.map((s) => [s, ADMIN_ERRORS[s]]));
-// Bodies are optional on these routes: an empty POST is the same as `{}`.
-const optionalBody = <T extends z.ZodType>(schema: T) => ({ required: false, content: { "application/json": { schema } } });
+
+/** An operator route, behind the admin token: besides `ownErrors` it can give 401 (the operator API has no rate limit). */
+function adminRoute<P extends string, R extends Omit<RouteConfig, "path" | "security"> & { path: P }>(ownErrors: (400 | 404 | 409)[], route: R) {
+  const errors = Object.fromEntries([401 as const, ...ownErrors].map((status) => [status, ADMIN_ERRORS[status]]));
+  return createRoute({ security: [{ adminAuth: [] }], ...route, responses: { ...route.responses, ...errors } });
+}
 
 const AccountParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 const KeyParam = AccountParam.extend({ key_id: z.string().openapi({ param: { name: "key_id", in: "path" } }) });
 
-const putGpuModel = createRoute({
-  method: "put", path: "/gpu-models/{model}", security, summary: "Create or update a GPU model and its price",
+const putGpuModel = adminRoute([400], {
+  method: "put", path: "/gpu-models/{model}", summary: "Create or update a GPU model and its price",
   description: "Sets a GPU model's display name, VRAM, tier, architecture and hourly price per GPU; launches from now on pay the new price.",
-  request: { params: z.object({ model: gpuModelId.openapi({ param: { name: "model", in: "path" } }) }), body: body(GpuModelBody) },
-  responses: { 200: json(GpuModelEntry, "The entry"), ...adminErrors(400, 401) },
+  request: { params: z.object({ model: gpuModelId.openapi({ param: { name: "model", in: "path" } }) }), body: jsonBody(GpuModelBody) },
+  responses: { 200: json(GpuModelEntry, "The entry") },
 });
-const createMachine = createRoute({
-  method: "post", path: "/machines", security, summary: "Register a machine; its agent token is shown once",
+const createMachine = adminRoute([400], {
+  method: "post", path: "/machines", summary: "Register a machine; its agent token is shown once",
   description: "Registers a GPU machine. Its host agent connects with the returned `agent_token`, which is never shown again.",
-  request: { body: optionalBody(CreateMachineBody) }, responses: { 201: json(CreatedMachine, "The machine"), ...adminErrors(400, 401) },
+  request: { body: jsonBody(CreateMachineBody, false) }, responses: { 201: json(CreatedMachine, "The machine") },
 });
-const listMachines = createRoute({
-  method: "get", path: "/machines", security, summary: "Machines and their GPUs",
+const listMachines = adminRoute([], {
+  method: "get", path: "/machines", summary: "Machines and their GPUs",
   description: "Every registered machine: whether its agent is connected, its GPUs, how many are free, and when it was last seen.",
-  responses: { 200: json(MachineList, "Machines"), ...adminErrors(401) },
+  responses: { 200: json(MachineList, "Machines") },
 });
-const createAccount = createRoute({
-  method: "post", path: "/accounts", security, summary: "Create an account",
+const createAccount = adminRoute([400], {
+  method: "post", path: "/accounts", summary: "Create an account",
   description: "Creates an account with an optional starting balance (written to its ledger as a credit).",
-  request: { body: optionalBody(CreateAccountBody) }, responses: { 201: json(AdminAccount, "The account"), ...adminErrors(400, 401) },
+  request: { body: jsonBody(CreateAccountBody, false) }, responses: { 201: json(AdminAccount, "The account") },
 });
-const credit = createRoute({
-  method: "post", path: "/accounts/{id}/credits", security, summary: "Credit (or debit) an account",
+const credit = adminRoute([400, 404], {
+  method: "post", path: "/accounts/{id}/credits", summary: "Credit (or debit) an account",
   description: "Adds `amount_micros` (negative to debit) to the balance, with a ledger row carrying the note.",
-  request: { params: AccountParam, body: body(CreditBody) }, responses: { 200: json(Balance, "The new balance"), ...adminErrors(400, 401, 404) },
+  request: { params: AccountParam, body: jsonBody(CreditBody) }, responses: { 200: json(Balance, "The new balance") },
 });
-const createKey = createRoute({
-  method: "post", path: "/accounts/{id}/keys", security, summary: "Create an API key; the key is shown once",
+const createKey = adminRoute([400, 404, 409], {
+  method: "post", path: "/accounts/{id}/keys", summary: "Create an API key; the key is shown once",
   description: "Creates an API key for the account. Only its hash is stored: the key is in this answer and nowhere else.",
-  request: { params: AccountParam, body: optionalBody(CreateKeyBody) },
-  responses: { 201: json(CreatedKey, "The key"), ...adminErrors(400, 401, 404, 409) },
+  request: { params: AccountParam, body: jsonBody(CreateKeyBody, false) },
+  responses: { 201: json(CreatedKey, "The key") },
 });
-const listKeys = createRoute({
-  method: "get", path: "/accounts/{id}/keys", security, summary: "Live keys of an account (never the key itself)",
+const listKeys = adminRoute([404], {
+  method: "get", path: "/accounts/{id}/keys", summary: "Live keys of an account (never the key itself)",
   description: "The account's live keys with their prefix, name, creation and last use; never the key itself.",
-  request: { params: AccountParam }, responses: { 200: json(KeyList, "Keys"), ...adminErrors(401, 404) },
+  request: { params: AccountParam }, responses: { 200: json(KeyList, "Keys") },
 });
-const revokeKey = createRoute({
-  method: "delete", path: "/accounts/{id}/keys/{key_id}", security, summary: "Revoke a key, effective on its next use",
+const revokeKey = adminRoute([404], {
+  method: "delete", path: "/accounts/{id}/keys/{key_id}", summary: "Revoke a key, effective on its next use",
   description: "Revokes the key: its next request, and every one after, is 401.",
-  request: { params: KeyParam }, responses: { 204: { description: "Revoked" }, ...adminErrors(401, 404) },
+  request: { params: KeyParam }, responses: { 204: { description: "Revoked" } },
 });
 
 export const adminRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })

@@ -5,7 +5,7 @@ import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../main.ts";
 import type { Env } from "../../../core/env.ts";
-import { admin, call, callJson, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { appBase, openApp } from "../../../test/support/workerd/app-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningInstance, type RunningInstance } from "../../../test/support/workerd/proxy-host.ts";
@@ -17,9 +17,7 @@ let key: string;
 let instance: RunningInstance;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("app-routes-host");
-  await agent.connect(Array(6).fill("h100-80gb"));
+  agent = await FakeAgent.online("app-routes-host", Array(6).fill("h100-80gb"));
   ({ key } = await newAccount());
   instance = await runningInstance(agent, key);
 });

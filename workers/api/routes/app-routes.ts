@@ -1,15 +1,16 @@
 // POST /v1/instances/{id}/ports/{port}/open: the address of an instance web app on its own origin,
 // with a one-time ticket (key or session). The AccountDO admits the caller and the instance; the
 // instance's MachineDO issues the ticket, and later turns it into the app's session (workers/apps).
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { iso } from "../../../core/clock.ts";
 import { accountOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
 import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../../../durable-objects/machine/app-sessions.ts";
 import { APP_TICKET_PARAM, appOrigin } from "../../http/app-origin.ts";
 import type { ApiEnv } from "../context.ts";
-import { callerSecurity, errors } from "../schemas/common.ts";
+import { json } from "../schemas/common.ts";
 import { validationHook } from "../validation.ts";
+import { callerRoute } from "./caller-route.ts";
 
 const portRule = "must be an integer from 1 to 65535";
 
@@ -34,8 +35,8 @@ const OpenedApp = z
   })
   .openapi("OpenedApp");
 
-const openRoute = createRoute({
-  method: "post", path: "/instances/{id}/ports/{port}/open", security: callerSecurity, summary: "Open an instance web app in the browser",
+const openRoute = callerRoute([400, 404, 409], {
+  method: "post", path: "/instances/{id}/ports/{port}/open", summary: "Open an instance web app in the browser",
   description:
     "The address of the web app (Jupyter, ComfyUI, Gradio ...) on HTTP port `port` of a running instance, on an origin of its " +
     "own: `{instance id}-{port}.{APPS_DOMAIN}`, with a one-time ticket valid " + `${APP_TICKET_TTL_MS / 1000} s` + " for that instance " +
@@ -45,10 +46,7 @@ const openRoute = createRoute({
     "or is destroyed, and when the key or the session that opened it is revoked or signs out. 404 not_found when the instance " +
     "has no such HTTP port, 409 not_running when it is not running.",
   request: { params: OpenAppParams },
-  responses: {
-    200: { description: "The app's address, with its ticket", content: { "application/json": { schema: OpenedApp } } },
-    ...errors(400, 401, 403, 404, 409),
-  },
+  responses: { 200: json(OpenedApp, "The app's address, with its ticket") },
 });
 
 export const appRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).openapi(openRoute, async (c) => {

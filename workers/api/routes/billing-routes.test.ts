@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, callJson, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { admin, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
+import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { auditLedger } from "../../../test/support/workerd/ledger-audit.ts";
-import { until } from "../../../test/support/workerd/poll.ts";
 import { asBrowser, signUp } from "../../../test/support/workerd/session-client.ts";
 import { advanceClock, freezeClock, resumeClock } from "../../../test/support/workerd/test-clock.ts";
 
@@ -23,9 +23,7 @@ const MINUTE = 60_000;
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("ledger-host");
-  await agent.connect(Array(8).fill("rtx4090"));
+  agent = await FakeAgent.online("ledger-host", Array(8).fill("rtx4090"));
 });
 
 const page = (key: string, query = "") => callJson<Page>("GET", `/v1/billing/ledger${query}`, { key });
@@ -41,14 +39,6 @@ async function allPages(key: string, limit: number, between: () => Promise<void>
     await between();
   } while (cursor !== null);
   return pages;
-}
-
-async function runningInstance(key: string): Promise<string> {
-  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } });
-  await agent.waitForCommand(body.id, "create");
-  agent.report(body.id, "running");
-  await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key }), (r) => r.body.status === "running", "running");
-  return body.id;
 }
 
 const storedLedgerIds = (accountId: string) =>
@@ -74,7 +64,7 @@ describe("GET /v1/billing/ledger", () => {
   it("pages never repeat or skip an entry while charges are written between reads; the ledger sums to the balance", async () => {
     const { id, key } = await newAccount(50_000_000);
     for (let i = 0; i < 6; i++) await admin("POST", `/accounts/${id}/credits`, { amount_micros: 1_000 + i, note: `credit ${i}` });
-    const instances = [await runningInstance(key), await runningInstance(key)];
+    const instances = [await runningOn(agent, key), await runningOn(agent, key)];
     freezeClock();
     try {
       advanceClock(MINUTE);

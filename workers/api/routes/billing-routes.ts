@@ -1,21 +1,21 @@
 // /v1/billing/ledger: every change of the balance, newest first, in pages (key or session).
-import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { accountOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
-import { callerSecurity, errors } from "../schemas/common.ts";
+import { json } from "../schemas/common.ts";
 import { LedgerPage, LedgerQuery } from "../schemas/ledger.ts";
 import { validationHook } from "../validation.ts";
+import { callerRoute } from "./caller-route.ts";
 
 const DEFAULT_LIMIT = 50;
 
-const ledgerRoute = createRoute({
-  method: "get", path: "/billing/ledger", security: callerSecurity, summary: "Balance history, newest first",
+const ledgerRoute = callerRoute([400], {
+  method: "get", path: "/billing/ledger", summary: "Balance history, newest first",
   description:
     "Credits, debits and charges (one row per instance and settlement), each with the balance after it. " +
     "Pages follow `next_cursor`; entries written meanwhile never make a page repeat or skip one.",
-  request: { query: LedgerQuery },
-  responses: { 200: { description: "A page of entries", content: { "application/json": { schema: LedgerPage } } }, ...errors(400, 401) },
+  request: { query: LedgerQuery }, responses: { 200: json(LedgerPage, "A page of entries") },
 });
 
 export const billingRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }).openapi(ledgerRoute, async (c) => {

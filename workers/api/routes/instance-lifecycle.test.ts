@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, callJson, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
 
@@ -8,9 +8,7 @@ type Instance = Record<string, unknown> & { id: string; status: string };
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("lifecycle-host");
-  await agent.connect(["h100-80gb", "h100-80gb"]);
+  agent = await FakeAgent.online("lifecycle-host", ["h100-80gb", "h100-80gb"]);
 });
 
 const launch = (key: string, body: Record<string, unknown> = {}) =>

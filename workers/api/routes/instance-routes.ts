@@ -1,64 +1,60 @@
 // /v1/instances: launch, list, read, rename, events, stop, start, destroy.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, fleetOf } from "../../../core/env.ts";
 import { sha256Hex } from "../../../core/hash.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
 import type { LaunchPlan } from "../../../core/launch-plan.ts";
 import { planLaunch } from "../launch-rules.ts";
-import { callerSecurity, errors, InstanceIdParam } from "../schemas/common.ts";
+import { InstanceIdParam, json, jsonBody } from "../schemas/common.ts";
 import { EventList, Instance, InstanceList, LaunchBody, RenameBody } from "../schemas/instance.ts";
 import { validationHook } from "../validation.ts";
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
-const noContent = { 204: { description: "Done" } };
+import { callerRoute } from "./caller-route.ts";
 
 const IdempotencyHeader = z.object({
   "idempotency-key": z.string().min(1).max(255, "must be at most 255 characters").optional()
     .openapi({ param: { name: "idempotency-key", in: "header" } }),
 });
 
-const launchRoute = createRoute({
-  method: "post", path: "/instances", security: callerSecurity, summary: "Launch an instance",
+const launchRoute = callerRoute([400, 402, 409], {
+  method: "post", path: "/instances", summary: "Launch an instance",
   description:
     "Places the instance on one machine with `gpu_count` free GPUs of `gpu_model` and starts creating it: 201 with " +
     "status `creating`, then `running` (or `error` with the reason in `status_message`). The balance must cover one " +
     "hour of its price (`price_hour_micros` of the GPU model x `gpu_count`, frozen at launch). An `Idempotency-Key` " +
     "makes a retried launch with the same body return the first instance for 24 hours.",
-  request: { headers: IdempotencyHeader, body: { required: true, content: { "application/json": { schema: LaunchBody } } } },
-  responses: { 201: json(Instance, "The new instance, status creating"), ...errors(400, 401, 402, 403, 409) },
+  request: { headers: IdempotencyHeader, body: jsonBody(LaunchBody) },
+  responses: { 201: json(Instance, "The new instance, status creating") },
 });
 
-const listRoute = createRoute({
-  method: "get", path: "/instances", security: callerSecurity, summary: "The caller's instances, newest first (destroyed ones for 7 days)",
+const listRoute = callerRoute([], {
+  method: "get", path: "/instances", summary: "The caller's instances, newest first (destroyed ones for 7 days)",
   description: "Every instance of the account, newest first; destroyed instances stay listed for 7 days.",
-  responses: { 200: json(InstanceList, "Instances"), ...errors(401) },
+  responses: { 200: json(InstanceList, "Instances") },
 });
 
-const getRoute = createRoute({
-  method: "get", path: "/instances/{id}", security: callerSecurity, summary: "One instance", request: { params: InstanceIdParam },
+const getRoute = callerRoute([404], {
+  method: "get", path: "/instances/{id}", summary: "One instance", request: { params: InstanceIdParam },
   description: "The instance with its status, ports, token and price; `machine_online` says whether its host is connected.",
-  responses: { 200: json(Instance, "The instance"), ...errors(401, 404) },
+  responses: { 200: json(Instance, "The instance") },
 });
 
-const renameRoute = createRoute({
-  method: "patch", path: "/instances/{id}", security: callerSecurity, summary: "Rename",
+const renameRoute = callerRoute([400, 404], {
+  method: "patch", path: "/instances/{id}", summary: "Rename",
   description: "Sets the instance's `label` (at most 64 characters), in any status.",
-  request: { params: InstanceIdParam, body: { required: true, content: { "application/json": { schema: RenameBody } } } },
-  responses: { 200: json(Instance, "The renamed instance"), ...errors(400, 401, 403, 404) },
+  request: { params: InstanceIdParam, body: jsonBody(RenameBody) },
+  responses: { 200: json(Instance, "The renamed instance") },
 });
 
-const eventsRoute = createRoute({
-  method: "get", path: "/instances/{id}/events", security: callerSecurity, summary: "Event log, newest first", request: { params: InstanceIdParam },
+const eventsRoute = callerRoute([404], {
+  method: "get", path: "/instances/{id}/events", summary: "Event log, newest first", request: { params: InstanceIdParam },
   description: "What happened to the instance (placement, image pull, start, stop, errors, billing stops), newest first.",
-  responses: { 200: json(EventList, "Events"), ...errors(401, 404) },
+  responses: { 200: json(EventList, "Events") },
 });
 
+/** A change of the instance's run that answers 204 once done. */
 const action = (method: "post" | "delete", path: string, summary: string, description: string, codes: (402 | 404 | 409)[]) =>
-  createRoute({
-    method, path, security: callerSecurity, summary, description, request: { params: InstanceIdParam },
-    responses: { ...noContent, ...errors(401, 403, ...codes) },
-  });
+  callerRoute(codes, { method, path, summary, description, request: { params: InstanceIdParam }, responses: { 204: { description: "Done" } } });
 
 const stopRoute = action("post", "/instances/{id}/stop", "Stop, keeping data",
   "Stops the container and billing and releases the GPUs; the data is kept. Allowed in running, starting and creating; otherwise 409 conflict.",

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, callJson, GPU_MODELS, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { admin, callJson, GPU_MODELS, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
 
@@ -7,9 +7,7 @@ const base = { gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwe
 let key: string;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  const agent = await FakeAgent.register("validation-host");
-  await agent.connect(Array(8).fill("rtx4090"));
+  await FakeAgent.online("validation-host", Array(8).fill("rtx4090"));
   key = (await newAccount(1_000_000_000)).key;
   await until(() => callJson<{ gpus: { model: string; free_gpus: number }[] }>("GET", "/v1/gpus", { key }),
     (r) => r.body.gpus.some((g) => g.model === "rtx4090" && g.free_gpus >= 8), "the host's GPUs");

@@ -1,34 +1,34 @@
 // /v1/keys: the caller's own API keys — list, create (shown once), revoke — with a key or a session.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
 import { CreatedKey, CreateKeyBody, KeyList } from "../schemas/account.ts";
-import { callerSecurity, errors } from "../schemas/common.ts";
+import { json, jsonBody } from "../schemas/common.ts";
 import { validationHook } from "../validation.ts";
+import { callerRoute } from "./caller-route.ts";
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
 const KeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key-abcdefghijkl" }) });
 
-const listRoute = createRoute({
-  method: "get", path: "/keys", security: callerSecurity, summary: "The account's live API keys",
+const listRoute = callerRoute([], {
+  method: "get", path: "/keys", summary: "The account's live API keys",
   description: "Each key's prefix, name and last use (to the minute); never the key itself.",
-  responses: { 200: json(KeyList, "Live keys, oldest first"), ...errors(401) },
+  responses: { 200: json(KeyList, "Live keys, oldest first") },
 });
 
-const createKeyRoute = createRoute({
-  method: "post", path: "/keys", security: callerSecurity, summary: "Create an API key; the key is shown this once",
+const createKeyRoute = callerRoute([400, 409], {
+  method: "post", path: "/keys", summary: "Create an API key; the key is shown this once",
   description: "An account holds at most 50 live keys; the 51st is 409 conflict.",
   // An empty POST is the same as `{}`.
-  request: { body: { required: false, content: { "application/json": { schema: CreateKeyBody } } } },
-  responses: { 201: json(CreatedKey, "The key"), ...errors(400, 401, 403, 409) },
+  request: { body: jsonBody(CreateKeyBody, false) },
+  responses: { 201: json(CreatedKey, "The key") },
 });
 
-const revokeRoute = createRoute({
-  method: "delete", path: "/keys/{id}", security: callerSecurity, summary: "Revoke an API key",
+const revokeRoute = callerRoute([404], {
+  method: "delete", path: "/keys/{id}", summary: "Revoke an API key",
   description: "The key gets 401 from its next request on. Revoking the key making this request is allowed.",
   request: { params: KeyIdParam },
-  responses: { 204: { description: "Revoked" }, ...errors(401, 403, 404) },
+  responses: { 204: { description: "Revoked" } },
 });
 
 export const keyRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })

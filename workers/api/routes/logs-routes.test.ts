@@ -6,8 +6,9 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DataKind, type ServerMessage } from "../../../protocol/index.ts";
 import type { MachineDO } from "../../../durable-objects/machine/machine-do.ts";
-import { admin, call, callJson, newAccount, seedGpuModels } from "../../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
+import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
 import { browser, signUp } from "../../../test/support/workerd/session-client.ts";
 
@@ -16,18 +17,8 @@ type LogsOpen = Extract<ServerMessage, { type: "logs_open" }>;
 let agent: FakeAgent;
 
 beforeAll(async () => {
-  await seedGpuModels();
-  agent = await FakeAgent.register("logs-host");
-  await agent.connect(Array(8).fill("rtx4090"));
+  agent = await FakeAgent.online("logs-host", Array(8).fill("rtx4090"));
 });
-
-async function runningInstance(key: string): Promise<string> {
-  const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } });
-  await agent.waitForCommand(body.id, "create");
-  agent.report(body.id, "running");
-  await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key }), (r) => r.body.status === "running", "running");
-  return body.id;
-}
 
 /** The next logs_open the agent receives for `id` (after the `seen` it had already). */
 async function logsOpened(id: string, seen = 0): Promise<LogsOpen> {
@@ -47,7 +38,7 @@ const openStreams = () => runInDurableObject(env.MACHINES.getByName(String(agent
 describe("GET /v1/instances/{id}/logs", () => {
   it("refuses a tail outside 1 to 10,000 or not a whole number, and a follow that is not true or false, naming the field", async () => {
     const { key } = await newAccount();
-    const id = await runningInstance(key);
+    const id = await runningOn(agent, key);
     for (const tail of ["0", "10001", "abc", "1.5", "-1", "", "99999999"]) {
       expect(await callJson("GET", `/v1/instances/${id}/logs?tail=${tail}`, { key }), `tail=${tail}`).toMatchObject({
         status: 400, body: { error: "invalid", message: "tail: must be an integer from 1 to 10000" },
@@ -61,7 +52,7 @@ describe("GET /v1/instances/{id}/logs", () => {
 
   it("asks the agent for the last 200 lines by default and relays its plain text answer", async () => {
     const { key } = await newAccount();
-    const id = await runningInstance(key);
+    const id = await runningOn(agent, key);
     const pending = call("GET", `/v1/instances/${id}/logs`, { key });
     const opened = await logsOpened(id);
     expect(opened).toEqual({ type: "logs_open", stream: expect.any(Number), instance_id: id, tail: 200, follow: false, format: "text" });
@@ -81,7 +72,7 @@ describe("GET /v1/instances/{id}/logs", () => {
 
   it("follow=true asks for events and streams them as they come; Accept: text/event-stream gets the tail as events", async () => {
     const { key } = await newAccount();
-    const id = await runningInstance(key);
+    const id = await runningOn(agent, key);
     const pending = call("GET", `/v1/instances/${id}/logs?tail=5&follow=true`, { key });
     const opened = await logsOpened(id);
     expect(opened).toMatchObject({ tail: 5, follow: true, format: "events" });
@@ -106,7 +97,7 @@ describe("GET /v1/instances/{id}/logs", () => {
 
   it("a client that leaves a follow: the agent is told at the next write (at the latest its keep-alive) and no stream stays open", async () => {
     const { key } = await newAccount();
-    const id = await runningInstance(key);
+    const id = await runningOn(agent, key);
     const before = await openStreams();
     const pending = call("GET", `/v1/instances/${id}/logs?follow=true`, { key });
     const opened = await logsOpened(id);
@@ -127,7 +118,7 @@ describe("GET /v1/instances/{id}/logs", () => {
 
   it("is 409 not_running when the host has no logs for the instance, or it is destroyed, without asking the host then", async () => {
     const { key } = await newAccount();
-    const id = await runningInstance(key);
+    const id = await runningOn(agent, key);
     const pending = callJson("GET", `/v1/instances/${id}/logs`, { key });
     const opened = await logsOpened(id);
     agent.send({ type: "http_response", stream: opened.stream, status: 404, headers: [] });
@@ -143,7 +134,7 @@ describe("GET /v1/instances/{id}/logs", () => {
 
   it("reads a stopped instance's logs from its host", async () => {
     const { key } = await newAccount();
-    const id = await runningInstance(key);
+    const id = await runningOn(agent, key);
     expect((await call("POST", `/v1/instances/${id}/stop`, { key })).status).toBe(204);
     await agent.waitForCommand(id, "stop");
     agent.report(id, "stopped");
@@ -156,7 +147,7 @@ describe("GET /v1/instances/{id}/logs", () => {
   it("takes a session as well as a key; 401 without either, 404 for an instance of another account", async () => {
     const owner = await signUp();
     await admin("POST", `/accounts/${owner.id}/credits`, { amount_micros: 10_000_000 });
-    const id = await runningInstance((await admin("POST", `/accounts/${owner.id}/keys`, { name: "launcher" })).body.key as string);
+    const id = await runningOn(agent, (await admin("POST", `/accounts/${owner.id}/keys`, { name: "launcher" })).body.key as string);
     const pending = call("GET", `/v1/instances/${id}/logs?tail=1`, { headers: browser(owner.session, null) });
     const opened = await logsOpened(id);
     answer(opened.stream, "text/plain; charset=utf-8", "hi\n");

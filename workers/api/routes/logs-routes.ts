@@ -1,17 +1,18 @@
 // /v1/instances/{id}/logs: a container's last lines as text, or followed as server-sent events (key
 // or session). The AccountDO admits the caller and names the machine; the MachineDO streams the
 // answer from the host's agent, and it passes through here as it comes.
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, machineOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
 import { logsRequestUrl } from "../../../durable-objects/machine/logs-request.ts";
 import type { ApiEnv } from "../context.ts";
-import { callerSecurity, errors, InstanceIdParam } from "../schemas/common.ts";
+import { InstanceIdParam } from "../schemas/common.ts";
 import { DEFAULT_LOG_TAIL, LogEvent, LogsQuery } from "../schemas/logs.ts";
 import { validationHook } from "../validation.ts";
+import { callerRoute } from "./caller-route.ts";
 
-const logsRoute = createRoute({
-  method: "get", path: "/instances/{id}/logs", security: callerSecurity, summary: "Container logs, or follow them",
+const logsRoute = callerRoute([400, 404, 409, 502], {
+  method: "get", path: "/instances/{id}/logs", summary: "Container logs, or follow them",
   description:
     "The container's last `tail` lines (1 to 10,000, default 200), stdout and stderr interleaved as they were written, " +
     "as `text/plain`: one line each. With `follow=true` the answer is `text/event-stream` and stays open: one event " +
@@ -34,7 +35,6 @@ const logsRoute = createRoute({
         },
       },
     },
-    ...errors(400, 401, 404, 409, 502),
   },
 });
 

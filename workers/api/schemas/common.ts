@@ -1,4 +1,5 @@
-// Schemas shared by many routes: the error body and the instance id path parameter.
+// Schemas shared by many routes: the error body, the instance id path parameter, and the JSON
+// request bodies and responses that wrap a schema.
 import { z } from "@hono/zod-openapi";
 
 export const ErrorBody = z
@@ -14,11 +15,16 @@ export const InstanceIdParam = z.object({
 
 export const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T12:00:00.000Z" });
 
-/** Who may call a /v1 route: an API key, or a signed-in browser with its session cookie. */
-export const callerSecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
+/** A response described by `description`, with a JSON body of `schema`. */
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { "application/json": { schema } } });
+
+/** A JSON request body of `schema`; an optional one may be left out, which reads as `{}`. */
+export const jsonBody = <T extends z.ZodType>(schema: T, required = true) => ({ required, content: { "application/json": { schema } } });
+
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 502;
 
 /** The error responses a route can give, documented with the one error shape. */
-export function errors(...statuses: (400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 502)[]) {
+export function errors(...statuses: ErrorStatus[]) {
   const described: Record<number, string> = {
     400: "Malformed request (bad_request) or invalid parameter (invalid)",
     401: "API key or session missing, wrong, expired or revoked (unauthorized)",
@@ -30,7 +36,5 @@ export function errors(...statuses: (400 | 401 | 402 | 403 | 404 | 409 | 413 | 4
     429: "Too many requests (rate_limited)",
     502: "Nothing answers on the port, or the host is offline (upstream_unavailable)",
   };
-  return Object.fromEntries(
-    [...statuses, 429].map((status) => [status, { description: described[status]!, content: { "application/json": { schema: ErrorBody } } }]),
-  );
+  return Object.fromEntries([...statuses, 429].map((status) => [status, json(ErrorBody, described[status]!)]));
 }
