@@ -28,10 +28,10 @@ export abstract class AgentStream<M extends { stream: number }> implements MuxSt
   abstract onData(kind: DataKind, payload: Uint8Array): void;
   abstract onWindow(bytes: number): void;
 
-  /** Only a stream with a request body ends it. */
+  /** The request body is complete: only a stream that takes one acts on it (a WebSocket ends with ws_close). */
   onEnd(): void {}
 
-  /** Only a WebSocket stream has a client socket to close. */
+  /** The client's WebSocket closed: only a WebSocket stream has an upstream socket to close. */
   onWsClose(_code: number, _reason: string): void {}
 
   /** The MachineDO gave up on the stream (its client went away). */
