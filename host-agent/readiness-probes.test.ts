@@ -7,16 +7,14 @@ import type { HttpPort, PortReadiness } from "../protocol/messages.ts";
 import { freePort } from "./runtime/free-port.ts";
 import type { Endpoint } from "./runtime/runtime.ts";
 import { ReadinessProbes } from "./readiness-probes.ts";
+import { shutServer } from "../test/support/agent/loopback-server.ts";
 import { waitUntil } from "../test/support/agent/wait-until.ts";
 
 const ID = "i-readinessprobesa";
 const FAST = { untilReadyMs: 20, whileReadyMs: 20, timeoutMs: 500 };
 const servers: Server[] = [];
 afterEach(() => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    server.close();
-  }
+  for (const server of servers.splice(0)) shutServer(server);
 });
 
 /** A server on `port` answering `status()`, recording each request's path and headers. */

@@ -2,29 +2,19 @@
 // ProxyBridge over a socket that decodes what it is sent, with a client that reads every response
 // and echoes every WebSocket message.
 import { decodeAgentMessage, decodeDataFrame, decodeServerMessage, encodeDataFrame, encodeMessage, type AgentMessage } from "../../protocol/index.ts";
-import { runMuxContract, type MuxEndUnderTest, type SentFrame } from "../../protocol/mux/contract-suite.ts";
+import { runMuxContract, sentFrameLog, type MuxEndUnderTest } from "../../protocol/mux/contract-suite.ts";
 import { ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
 
 const target = (method: string): ProxyTarget => ({ instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/contract", method, headers: [] });
 
 async function machineEnd(): Promise<MuxEndUnderTest> {
-  const sent: SentFrame[] = [];
-  const protocolErrors: string[] = [];
-  const listeners: ((frame: SentFrame) => void)[] = [];
-  const record = (frame: SentFrame) => {
-    sent.push(frame);
-    for (const listener of listeners) listener(frame);
-  };
+  const log = sentFrameLog();
   const socket = {
     send(data: string | Uint8Array) {
-      if (typeof data === "string") {
-        const decoded = decodeServerMessage(data);
-        return decoded.ok ? record({ message: decoded.message }) : void protocolErrors.push(decoded.reason);
-      }
+      if (typeof data === "string") return log.message(decodeServerMessage(data));
       const frame = decodeDataFrame(data);
       // The bridge frames request bodies in place in a reused buffer: keep a copy, as a socket does.
-      if ("error" in frame) protocolErrors.push(frame.error);
-      else record({ data: { ...frame, payload: frame.payload.slice() } });
+      log.data("error" in frame ? frame : { ...frame, payload: frame.payload.slice() });
     },
   } as unknown as WebSocket;
   const bridge = new ProxyBridge(() => socket);
@@ -37,15 +27,13 @@ async function machineEnd(): Promise<MuxEndUnderTest> {
     if ("stream" in decoded.message) bridge.onMessage(decoded.message);
   };
   const lastOpened = (type: "http_request" | "ws_open"): number => {
-    const frame = sent.findLast((f) => "message" in f && f.message.type === type);
+    const frame = log.sent.findLast((f) => "message" in f && f.message.type === type);
     if (!frame || !("message" in frame) || !("stream" in frame.message)) throw new Error(`no ${type} sent`);
     return frame.message.stream;
   };
 
   return {
-    sent,
-    protocolErrors,
-    onSend: (listener) => void listeners.push(listener),
+    ...log,
     get openStreams() {
       return bridge.openStreams;
     },

@@ -5,6 +5,7 @@ import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startDevServerChild, type DevServerChild } from "../../test/support/agent/dev-server-child.ts";
+import { readEventArrivals } from "../../test/support/agent/event-arrivals.ts";
 import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
 
 let server: DevServerChild;
@@ -47,18 +48,10 @@ describe("dev container server", () => {
   it("streams server-sent events one by one, interval apart", async () => {
     const res = await fetch(`${base}/sse?n=3&interval_ms=150`);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
-    const reader = res.body!.getReader();
-    const arrivals: number[] = [];
-    let text = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      arrivals.push(Date.now());
-      text += Buffer.from(value).toString();
-    }
+    const { text, reads, events } = await readEventArrivals(res);
     expect(text).toBe('data: {"i": 0}\n\ndata: {"i": 1}\n\ndata: {"i": 2}\n\n');
-    expect(arrivals.length).toBeGreaterThanOrEqual(3);
-    expect((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(250);
+    expect(reads).toBeGreaterThanOrEqual(3);
+    expect(events.at(-1)!.atMs - events[0]!.atMs).toBeGreaterThanOrEqual(250);
   });
 
   it("streams exactly n bytes of the repeating pattern", async () => {

@@ -1,6 +1,8 @@
 // Relays a readable source to the MachineDO as the body data frames of one stream, then `end`:
 // never more than the credit the MachineDO granted, never faster than the agent socket drains. The
 // source is paused whenever either runs out, so the agent holds at most one read's worth of it.
+// A relay is made with its stream, before the response head: credit granted meanwhile counts once
+// `start` hands it the source.
 import type { Readable } from "node:stream";
 import { SendCredit } from "../../protocol/mux/flow-control.ts";
 import { DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
@@ -15,10 +17,10 @@ export interface RelayOutcome {
 
 export class BodyRelay {
   readonly #stream: number;
-  readonly #source: Readable;
   readonly #transport: StreamTransport;
-  readonly #outcome: RelayOutcome;
   readonly #credit = new SendCredit();
+  #source: Readable | null = null;
+  #outcome: RelayOutcome | null = null;
   /** Bytes read from the source but not yet covered by credit (at most one read's worth). */
   #pending: Buffer[] = [];
   #sourceEnded = false;
@@ -26,10 +28,14 @@ export class BodyRelay {
   #pumpScheduled = false;
   #stopped = false;
 
-  constructor(stream: number, source: Readable, transport: StreamTransport, outcome: RelayOutcome) {
+  constructor(stream: number, transport: StreamTransport) {
     this.#stream = stream;
-    this.#source = source;
     this.#transport = transport;
+  }
+
+  /** Relays `source` from now on, within the credit granted so far and later. */
+  start(source: Readable, outcome: RelayOutcome): void {
+    this.#source = source;
     this.#outcome = outcome;
     source.on("data", (chunk: Buffer) => {
       this.#pending.push(chunk);
@@ -87,7 +93,7 @@ export class BodyRelay {
       this.#credit.consume(size);
     }
     if (this.#pending.length > 0) {
-      this.#source.pause();
+      this.#source?.pause();
       if (this.#transport.congested() && !this.#waitingForDrain) {
         this.#waitingForDrain = true;
         this.#transport.whenUncongested(() => {
@@ -97,15 +103,15 @@ export class BodyRelay {
       }
       return;
     }
-    if (!this.#sourceEnded) return void this.#source.resume();
+    if (!this.#sourceEnded) return void this.#source?.resume();
     this.#stopped = true;
     this.#transport.send({ type: "end", stream: this.#stream });
-    this.#outcome.onFinished();
+    this.#outcome?.onFinished();
   }
 
   #fail(reason: string): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#outcome.onFailed(reason);
+    this.#outcome?.onFailed(reason);
   }
 }

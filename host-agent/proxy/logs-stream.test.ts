@@ -1,8 +1,6 @@
 // Logs streams of the agent's multiplexer, in-process over a real local runtime: the answer as an
 // HTTP response (404, plain lines, server-sent events), a follow ending with the container, credit,
 // and a stream given up (abort, lost connection) leaving nothing open.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +9,7 @@ import { INITIAL_WINDOW_BYTES } from "../../protocol/mux/flow-control.ts";
 import { DataKind } from "../../protocol/mux/frames.ts";
 import { NODE_BINARY } from "../../test/support/agent/node-binary.ts";
 import { testSpec } from "../../test/support/agent/specs.ts";
+import { useTempDir } from "../../test/support/agent/temp-dir.ts";
 import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
 import { createLogger } from "../log.ts";
 import { LogWriter } from "../runtime/local-log-file.ts";
@@ -48,28 +47,24 @@ class RecordingTransport implements StreamTransport {
   }
 }
 
-let stateDir: string;
+const stateDir = useTempDir("logs-stream-");
 let runtime: LocalRuntime;
 let port: number;
 /** Every log source the runtime handed out, to check that a stream given up destroyed its own. */
 const sources: Readable[] = [];
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), "logs-stream-"));
-  runtime = new LocalRuntime({ stateDir, readyDelayMs: 0, pullMs: 0, nodePath: NODE_BINARY });
+  runtime = new LocalRuntime({ stateDir: stateDir.path, readyDelayMs: 0, pullMs: 0, nodePath: NODE_BINARY });
   await runtime.create(testSpec(RUNNING), () => {});
   await runtime.start(RUNNING);
   port = (await runtime.resolvePort(RUNNING, 8000))!.port;
   await waitUntil(async () => ((await healthAnswers(port)) ? true : undefined), "ready");
   // A stopped container with a long log: more than one flow-control window of it.
   await runtime.create(testSpec(QUIET), () => {});
-  const writer = new LogWriter(join(stateDir, "containers", QUIET));
+  const writer = new LogWriter(join(stateDir.path, "containers", QUIET));
   for (let i = 0; i < 10_000; i++) writer.write("stdout", `${String(i).padStart(5, "0")} ${"x".repeat(500)}`);
 });
-afterAll(async () => {
-  await runtime.close();
-  await rm(stateDir, { recursive: true, force: true });
-});
+afterAll(() => runtime.close());
 
 function setUp(logKeepAliveMs?: number) {
   const transport = new RecordingTransport();

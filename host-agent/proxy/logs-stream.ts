@@ -4,9 +4,8 @@
 import { Transform, type Readable, type TransformCallback } from "node:stream";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import type { DataKind } from "../../protocol/mux/frames.ts";
-import type { MuxStream } from "../../protocol/mux/stream-table.ts";
 import type { LogLine } from "../runtime/runtime.ts";
-import { BodyRelay } from "./body-relay.ts";
+import { ResponseStream } from "./response-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
 export type LogsOpenMessage = Extract<ServerMessage, { type: "logs_open" }>;
@@ -16,100 +15,48 @@ export const KEEPALIVE_MS = 15_000;
 
 const CONTENT_TYPES = { text: "text/plain; charset=utf-8", events: "text/event-stream" } as const;
 
-export class LogsStream implements MuxStream {
-  readonly carries = "http";
-  readonly #message: LogsOpenMessage;
-  readonly #transport: StreamTransport;
-  readonly #onClosed: () => void;
+export class LogsStream extends ResponseStream<LogsOpenMessage> {
   readonly #keepAliveMs: number;
   #source: Readable | null = null;
   #body: Transform | null = null;
-  #relay: BodyRelay | null = null;
-  /** Credit granted before the head, handed to the relay once it exists. */
-  #earlyCredit = 0;
-  #closed = false;
 
   constructor(message: LogsOpenMessage, transport: StreamTransport, onClosed: () => void, keepAliveMs = KEEPALIVE_MS) {
-    this.#message = message;
-    this.#transport = transport;
-    this.#onClosed = onClosed;
+    super(message, transport, onClosed);
     this.#keepAliveMs = keepAliveMs;
   }
 
   /** Answers with the runtime's log of the container, or 404 when it has none (null). */
   connect(source: Readable | null): void {
-    if (this.#closed) return void source?.destroy();
-    const { stream, format, follow } = this.#message;
+    if (this.closed) return void source?.destroy();
+    const { stream, format, follow } = this.message;
     if (!source) {
-      this.#transport.send({ type: "http_response", stream, status: 404, headers: [] });
-      this.#transport.send({ type: "end", stream });
-      return this.#finish();
+      this.transport.send({ type: "http_response", stream, status: 404, headers: [] });
+      this.transport.send({ type: "end", stream });
+      return this.finish();
     }
     this.#source = source;
-    this.#transport.send({
-      type: "http_response", stream, status: 200,
-      headers: [["content-type", CONTENT_TYPES[format]], ["cache-control", "no-store"]],
-    });
     const body = formatLines(format, format === "events" && follow ? this.#keepAliveMs : null);
     this.#body = body;
     source.on("error", (error) => body.destroy(error));
-    this.#relay = new BodyRelay(stream, source.pipe(body), this.#transport, {
-      onFinished: () => this.#finish(),
-      onFailed: (reason) => this.#fail(`log ${reason}`),
+    this.respond(200, [["content-type", CONTENT_TYPES[format]], ["cache-control", "no-store"]], source.pipe(body), {
+      onFinished: () => this.finish(),
+      onFailed: (reason) => this.fail(`log ${reason}`),
     });
-    if (this.#earlyCredit > 0) this.#relay.grant(this.#earlyCredit);
   }
 
   /** Fails the stream when the runtime could not read the log. */
   refuse(reason: string): void {
-    this.#fail(reason);
+    this.fail(reason);
   }
 
   onData(_kind: DataKind, _payload: Uint8Array): void {
-    this.#fail("a logs request takes no body");
+    this.fail("a logs request takes no body");
   }
 
-  onEnd(): void {
-    // A logs request has no body to end.
-  }
-
-  onWindow(bytes: number): void {
-    if (this.#relay) this.#relay.grant(bytes);
-    else this.#earlyCredit += bytes;
-  }
-
-  /** The MachineDO gave up on the stream (its client went away). */
-  onAbort(): void {
-    this.close();
-  }
-
-  onWsClose(): void {
-    // Not a WebSocket: nothing to close.
-  }
-
-  onDisconnect(): void {
-    this.close();
-  }
-
-  /** Stops reading the log (a follow ends) and says nothing to the MachineDO. */
-  close(): void {
-    if (this.#closed) return;
-    this.#relay?.stop();
+  /** Stops reading the log (a follow ends). */
+  protected release(): void {
     this.#source?.destroy();
     this.#body?.destroy();
-    this.#finish();
-  }
-
-  #finish(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#onClosed();
-  }
-
-  #fail(reason: string): void {
-    if (this.#closed) return;
-    this.#transport.send({ type: "abort", stream: this.#message.stream, reason });
-    this.close();
   }
 }
 

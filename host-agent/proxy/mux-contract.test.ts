@@ -3,14 +3,14 @@
 // streams response bodies, reads request bodies and echoes WebSocket messages.
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { finished } from "node:stream/promises";
 import { afterAll, beforeAll } from "vitest";
 import { WebSocketServer } from "ws";
 import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "../../protocol/codec.ts";
 import type { AgentMessage, ServerMessage } from "../../protocol/messages.ts";
-import { runMuxContract, type MuxEndUnderTest, type SentFrame } from "../../protocol/mux/contract-suite.ts";
+import { runMuxContract, sentFrameLog, type MuxEndUnderTest } from "../../protocol/mux/contract-suite.ts";
 import { decodeDataFrame, encodeDataFrame, type DataKind } from "../../protocol/mux/frames.ts";
+import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-server.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import { createLogger } from "../log.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
@@ -47,34 +47,15 @@ beforeAll(async () => {
     ws.on("message", (data, isBinary) => ws.send(data, { binary: isBinary }));
     ws.on("close", (code, reason) => upstreamCloses.set(stream, { code, reason: reason.toString("utf8") }));
   });
-  upstream.listen(0, "127.0.0.1");
-  await once(upstream, "listening");
-  endpoint = { host: "127.0.0.1", port: (upstream.address() as AddressInfo).port };
+  endpoint = await listenOnLoopback(upstream);
 });
-afterAll(() => {
-  upstream.closeAllConnections();
-  upstream.close();
-});
+afterAll(() => shutServer(upstream));
 
 async function agentEnd(): Promise<MuxEndUnderTest> {
-  const sent: SentFrame[] = [];
-  const protocolErrors: string[] = [];
-  const listeners: ((frame: SentFrame) => void)[] = [];
-  const record = (frame: SentFrame) => {
-    sent.push(frame);
-    for (const listener of listeners) listener(frame);
-  };
+  const log = sentFrameLog();
   const transport: StreamTransport = {
-    send(message: AgentMessage) {
-      const decoded = decodeAgentMessage(encodeMessage(message));
-      if (decoded.ok) record({ message: decoded.message });
-      else protocolErrors.push(decoded.reason);
-    },
-    sendData(kind: DataKind, stream: number, payload: Uint8Array) {
-      const frame = decodeDataFrame(encodeDataFrame(kind, stream, payload));
-      if ("error" in frame) protocolErrors.push(frame.error);
-      else record({ data: frame });
-    },
+    send: (message: AgentMessage) => log.message(decodeAgentMessage(encodeMessage(message))),
+    sendData: (kind: DataKind, stream: number, payload: Uint8Array) => log.data(decodeDataFrame(encodeDataFrame(kind, stream, payload))),
     congested: () => false,
     whenUncongested: (callback) => setImmediate(callback),
   };
@@ -88,12 +69,10 @@ async function agentEnd(): Promise<MuxEndUnderTest> {
     else if (received.type === "window" || received.type === "end" || received.type === "abort" || received.type === "ws_close") streams.receive(received);
   };
   const answered = (stream: number, type: "http_response" | "ws_accepted") =>
-    waitUntil(() => (sent.some((f) => "message" in f && f.message.type === type && f.message.stream === stream) ? true : undefined), `${type} for ${stream}`);
+    waitUntil(() => (log.sent.some((f) => "message" in f && f.message.type === type && f.message.stream === stream) ? true : undefined), `${type} for ${stream}`);
 
   return {
-    sent,
-    protocolErrors,
-    onSend: (listener) => void listeners.push(listener),
+    ...log,
     get openStreams() {
       return streams.openCount;
     },

@@ -1,9 +1,7 @@
 // The proxy multiplexer in-process against a real upstream server: what a connection drop tears
 // down, body frames racing the port lookup, socket congestion, oversized messages, window overruns.
 import { createHash } from "node:crypto";
-import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { DataKind } from "../../protocol/mux/frames.ts";
@@ -12,6 +10,7 @@ import { INITIAL_WINDOW_BYTES } from "../../protocol/mux/flow-control.ts";
 import { MAX_DATA_FRAME_BYTES, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
 import { createLogger } from "../log.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
+import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-server.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import type { HttpRequestMessage } from "./http-proxy-stream.ts";
 import { ProxyStreams } from "./proxy-streams.ts";
@@ -65,14 +64,9 @@ beforeAll(async () => {
       if (data.toString() === "big") ws.send(Buffer.alloc(MAX_WS_MESSAGE_BYTES + 1));
     });
   });
-  upstream.listen(0, "127.0.0.1");
-  await once(upstream, "listening");
-  endpoint = { host: "127.0.0.1", port: (upstream.address() as AddressInfo).port };
+  endpoint = await listenOnLoopback(upstream);
 });
-afterAll(() => {
-  upstream.closeAllConnections();
-  upstream.close();
-});
+afterAll(() => shutServer(upstream));
 
 function setUp(resolvePort: () => Promise<Endpoint | null> = async () => endpoint) {
   const transport = new RecordingTransport();

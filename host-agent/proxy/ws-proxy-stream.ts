@@ -3,41 +3,29 @@
 import WebSocket, { type RawData } from "ws";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { closeQuietly, MESSAGE_TOO_BIG } from "../../protocol/mux/close-codes.ts";
-import { ReceiveCredit, SendCredit } from "../../protocol/mux/flow-control.ts";
+import { SendCredit } from "../../protocol/mux/flow-control.ts";
 import { DataKind, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
-import type { MuxStream } from "../../protocol/mux/stream-table.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
+import { AgentStream } from "./agent-stream.ts";
 import { upstreamWsHeaders } from "./proxy-headers.ts";
-import type { StreamTransport } from "./stream-transport.ts";
 
 export type WsOpenMessage = Extract<ServerMessage, { type: "ws_open" }>;
 
 const TOO_BIG_ERROR = "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
 
-export class WsProxyStream implements MuxStream {
+export class WsProxyStream extends AgentStream<WsOpenMessage> {
   readonly carries = "websocket";
-  readonly #message: WsOpenMessage;
-  readonly #transport: StreamTransport;
-  readonly #onClosed: () => void;
   readonly #sendCredit = new SendCredit();
-  readonly #receiveCredit = new ReceiveCredit();
   #upstream: WebSocket | null = null;
   #accepted = false;
   /** Upstream messages waiting for credit; upstream reads are paused while any wait. */
   #pending: { kind: DataKind; payload: Buffer }[] = [];
   #waitingForDrain = false;
-  #closed = false;
-
-  constructor(message: WsOpenMessage, transport: StreamTransport, onClosed: () => void) {
-    this.#message = message;
-    this.#transport = transport;
-    this.#onClosed = onClosed;
-  }
 
   connect(endpoint: Endpoint | null): void {
-    if (this.#closed) return;
-    if (!endpoint) return this.#fail("upstream_unavailable");
-    const { path, protocols, headers, port } = this.#message;
+    if (this.closed) return;
+    if (!endpoint) return this.fail("upstream_unavailable");
+    const { path, protocols, headers, port } = this.message;
     let upstream: WebSocket;
     try {
       upstream = new WebSocket(`ws://${endpoint.host}:${endpoint.port}${path}`, protocols, {
@@ -47,48 +35,45 @@ export class WsProxyStream implements MuxStream {
         maxPayload: MAX_WS_MESSAGE_BYTES,
       });
     } catch {
-      return this.#fail("upstream_unavailable");
+      return this.fail("upstream_unavailable");
     }
     this.#upstream = upstream;
     upstream.on("unexpected-response", (req, res) => {
       res.resume();
       req.destroy();
-      this.#fail("upstream_unavailable");
+      this.fail("upstream_unavailable");
     });
     upstream.on("open", () => {
       this.#accepted = true;
-      this.#transport.send({ type: "ws_accepted", stream: this.#message.stream, protocol: upstream.protocol });
+      this.transport.send({ type: "ws_accepted", stream: this.message.stream, protocol: upstream.protocol });
     });
     upstream.on("message", (data, isBinary) => this.#relayUpstreamMessage(data, isBinary));
     upstream.on("error", (error: Error & { code?: string }) => {
-      if (!this.#accepted) return this.#fail("upstream_unavailable");
-      if (error.code !== TOO_BIG_ERROR || this.#closed) return;
-      this.#transport.send({ type: "ws_close", stream: this.#message.stream, code: MESSAGE_TOO_BIG, reason: "message too big for the proxy" });
-      this.#finish();
+      if (!this.#accepted) return this.fail("upstream_unavailable");
+      if (error.code !== TOO_BIG_ERROR || this.closed) return;
+      this.transport.send({ type: "ws_close", stream: this.message.stream, code: MESSAGE_TOO_BIG, reason: "message too big for the proxy" });
+      this.finish();
     });
     upstream.on("close", (code, reason) => {
-      if (!this.#accepted) return this.#fail("upstream_unavailable");
-      if (this.#closed) return;
-      this.#transport.send({ type: "ws_close", stream: this.#message.stream, code, reason: reason.toString("utf8") });
-      this.#finish();
+      if (!this.#accepted) return this.fail("upstream_unavailable");
+      if (this.closed) return;
+      this.transport.send({ type: "ws_close", stream: this.message.stream, code, reason: reason.toString("utf8") });
+      this.finish();
     });
   }
 
   onData(kind: DataKind, payload: Uint8Array): void {
     const upstream = this.#upstream;
-    if (this.#closed || !upstream || upstream.readyState !== WebSocket.OPEN) return;
-    if (!this.#receiveCredit.receive(payload.byteLength)) return this.#fail("WebSocket data exceeded the flow-control window");
+    if (this.closed || !upstream || upstream.readyState !== WebSocket.OPEN) return;
+    if (!this.receive(payload.byteLength)) return this.fail("WebSocket data exceeded the flow-control window");
     const data = kind === DataKind.wsText ? Buffer.from(payload).toString("utf8") : Buffer.from(payload);
-    upstream.send(data, () => {
-      const credit = this.#receiveCredit.consume(payload.byteLength);
-      if (credit > 0 && !this.#closed) this.#transport.send({ type: "window", stream: this.#message.stream, bytes: credit });
-    });
+    upstream.send(data, () => this.consumed(payload.byteLength));
   }
 
   /** The client closed: pass its code and reason on; the upstream's answering close comes back as ws_close. */
-  onWsClose(code: number, reason: string): void {
+  override onWsClose(code: number, reason: string): void {
     const upstream = this.#upstream;
-    if (this.#closed) return;
+    if (this.closed) return;
     if (!upstream || upstream.readyState === WebSocket.CONNECTING) return this.close();
     closeQuietly(upstream, code, reason);
   }
@@ -98,62 +83,40 @@ export class WsProxyStream implements MuxStream {
     this.#pump();
   }
 
-  onEnd(): void {
-    // A WebSocket ends with ws_close, not end.
-  }
-
-  onAbort(): void {
-    this.close();
-  }
-
-  onDisconnect(): void {
-    this.close();
-  }
-
-  /** Drops the stream without telling the MachineDO (it aborted, or the connection is gone). */
-  close(): void {
-    if (this.#closed) return;
+  protected release(): void {
     this.#upstream?.terminate();
-    this.#finish();
+  }
+
+  /** Upstream messages still waiting for credit have nowhere to go. */
+  protected override finish(): void {
+    this.#pending = [];
+    super.finish();
   }
 
   #relayUpstreamMessage(data: RawData, isBinary: boolean): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     const payload = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
     this.#pending.push({ kind: isBinary ? DataKind.wsBinary : DataKind.wsText, payload });
     this.#pump();
   }
 
   #pump(): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     for (;;) {
       const next = this.#pending[0];
-      if (!next || next.payload.byteLength > this.#sendCredit.available || this.#transport.congested()) break;
-      this.#transport.sendData(next.kind, this.#message.stream, next.payload);
+      if (!next || next.payload.byteLength > this.#sendCredit.available || this.transport.congested()) break;
+      this.transport.sendData(next.kind, this.message.stream, next.payload);
       this.#sendCredit.consume(next.payload.byteLength);
       this.#pending.shift();
     }
     if (this.#pending.length === 0) return void this.#upstream?.resume();
     this.#upstream?.pause();
-    if (this.#transport.congested() && !this.#waitingForDrain) {
+    if (this.transport.congested() && !this.#waitingForDrain) {
       this.#waitingForDrain = true;
-      this.#transport.whenUncongested(() => {
+      this.transport.whenUncongested(() => {
         this.#waitingForDrain = false;
         this.#pump();
       });
     }
-  }
-
-  #fail(reason: string): void {
-    if (this.#closed) return;
-    this.#transport.send({ type: "abort", stream: this.#message.stream, reason });
-    this.close();
-  }
-
-  #finish(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#pending = [];
-    this.#onClosed();
   }
 }

@@ -1,14 +1,12 @@
 // The docker runtime against a real Docker-compatible engine (scripts/ci/podman.sh provides one),
 // containers' logs and HTTP readiness included:
 // runs when DOCKER_HOST is set; REQUIRE_DOCKER_ENGINE=1 turns a missing engine into a failure.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Readable } from "node:stream";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIn } from "../../test/support/agent/docker-exec.ts";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
+import { useTempDir } from "../../test/support/agent/temp-dir.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import { containerName, LOG_FILES } from "./docker-container-config.ts";
 import { networkName } from "./docker-network.ts";
@@ -32,14 +30,13 @@ if (!hasEngine && process.env.REQUIRE_DOCKER_ENGINE === "1") {
 describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
   const docker = new Docker();
   const id = randomInstanceId();
-  let cacheDir: string;
+  const cacheDir = useTempDir("docker-runtime-cache-");
   let runtime: DockerRuntime;
   let diskLimited: boolean;
   const exits: ContainerExit[] = [];
 
   beforeAll(async () => {
-    cacheDir = await mkdtemp(join(tmpdir(), "docker-runtime-cache-"));
-    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker });
     runtime.onExit((exit) => exits.push(exit));
     // StorageOpt size needs overlay on xfs with pquota; CI's podman runs overlay on extfs.
     const info = (await docker.info()) as { DriverStatus?: [string, string][] };
@@ -48,7 +45,6 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
   afterAll(async () => {
     await runtime.destroy(id);
     await runtime.close();
-    await rm(cacheDir, { recursive: true, force: true });
   });
 
   it("creates a labelled container on its own network, its port published on loopback, with a writable /data", async () => {
@@ -123,17 +119,15 @@ describe.skipIf(!hasEngine)("docker runtime logs and readiness against a real en
   const chatty = randomInstanceId();
   const slowServer = randomInstanceId();
   const verbose = randomInstanceId();
-  let cacheDir: string;
+  const cacheDir = useTempDir("docker-logs-cache-");
   let runtime: DockerRuntime;
 
-  beforeAll(async () => {
-    cacheDir = await mkdtemp(join(tmpdir(), "docker-logs-cache-"));
-    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
+  beforeAll(() => {
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker });
   });
   afterAll(async () => {
     for (const id of [chatty, slowServer, verbose]) await runtime.destroy(id);
     await runtime.close();
-    await rm(cacheDir, { recursive: true, force: true });
   });
 
   it("reads stdout and stderr in one log with their times; tails count both; a follow gets later lines and ends when the container stops", async () => {
@@ -188,7 +182,7 @@ describe.skipIf(!hasEngine)("docker runtime logs and readiness against a real en
 
   it("keeps no more of a container's log than its limit: the engine drops the oldest output, the newest stays readable", async () => {
     const limit = 64 * 1024;
-    const limited = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker, logFileBytes: limit });
+    const limited = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker, logFileBytes: limit });
     const written = 1024 * 1024;
     const script = `yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c ${written}; echo; echo the-last-line; exec sleep 600`;
     await limited.create(testSpec(verbose, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", script] }), () => {});

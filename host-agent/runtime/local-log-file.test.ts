@@ -22,6 +22,16 @@ function newDir(): string {
 
 const texts = (lines: LogLine[]) => lines.map((l) => `${l.stream}:${l.line}`);
 
+/** A writer capturing two fresh pipes as a container's stdout and stderr. */
+function capturing(dir: string): { writer: LogWriter; stdout: PassThrough; stderr: PassThrough } {
+  const writer = new LogWriter(dir);
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  writer.capture(stdout, "stdout");
+  writer.capture(stderr, "stderr");
+  return { writer, stdout, stderr };
+}
+
 async function collect(reader: Readable): Promise<LogLine[]> {
   const lines: LogLine[] = [];
   for await (const line of reader) lines.push(line as LogLine);
@@ -31,11 +41,7 @@ async function collect(reader: Readable): Promise<LogLine[]> {
 describe("local log file", () => {
   it("captures both streams line by line, in the order written, with ISO times; a last line without a break is kept", async () => {
     const dir = newDir();
-    const writer = new LogWriter(dir);
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    writer.capture(stdout, "stdout");
-    writer.capture(stderr, "stderr");
+    const { stdout, stderr } = capturing(dir);
     stdout.write("one\ntw");
     stderr.write("oops\r\n");
     stdout.write("o\nthree");
@@ -75,12 +81,7 @@ describe("local log file", () => {
   });
 
   it("a follower gets the tail, then each new line, and ends when the output ends", async () => {
-    const dir = newDir();
-    const writer = new LogWriter(dir);
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    writer.capture(stdout, "stdout");
-    writer.capture(stderr, "stderr");
+    const { writer, stdout, stderr } = capturing(newDir());
     writer.write("stdout", "before 1");
     writer.write("stdout", "before 2");
     const follower = writer.read(1, true);

@@ -3,6 +3,7 @@
 // it delivers frames to the end under test and checks what the end sends back, every frame both
 // ways passing through the codec.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Decoded } from "../codec.ts";
 import type { AgentMessage, ServerMessage } from "../messages.ts";
 import { INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOLD } from "./flow-control.ts";
 import { DataKind, MAX_DATA_FRAME_BYTES, type DataFrame } from "./frames.ts";
@@ -37,6 +38,29 @@ export interface MuxEndUnderTest {
   readonly openStreams: number;
   /** Ends whatever the end under test still holds. */
   close(): Promise<void>;
+}
+
+/** What an end under test keeps of the frames it sends, fed with each frame as the codec decoded it. */
+export interface SentFrameLog extends Pick<MuxEndUnderTest, "sent" | "protocolErrors" | "onSend"> {
+  message(decoded: Decoded<AgentMessage | ServerMessage>): void;
+  data(frame: DataFrame | { error: string }): void;
+}
+
+export function sentFrameLog(): SentFrameLog {
+  const sent: SentFrame[] = [];
+  const protocolErrors: string[] = [];
+  const listeners: ((frame: SentFrame) => void)[] = [];
+  const record = (frame: SentFrame) => {
+    sent.push(frame);
+    for (const listener of listeners) listener(frame);
+  };
+  return {
+    sent,
+    protocolErrors,
+    onSend: (listener) => void listeners.push(listener),
+    message: (decoded) => (decoded.ok ? record({ message: decoded.message }) : void protocolErrors.push(decoded.reason)),
+    data: (frame) => ("error" in frame ? void protocolErrors.push(frame.error) : record({ data: frame })),
+  };
 }
 
 export function runMuxContract(name: string, create: () => Promise<MuxEndUnderTest>): void {

@@ -29,11 +29,17 @@ class RecordingStream implements MuxStream {
   }
 }
 
+/** A table holding each stream under its id, added in the order given. */
+function tableOf(...entries: [id: number, stream: RecordingStream][]): StreamTable<RecordingStream> {
+  const table = new StreamTable<RecordingStream>();
+  for (const [id, stream] of entries) table.add(id, stream);
+  return table;
+}
+
 describe("StreamTable", () => {
   it("routes every stream frame to its stream, and says when no stream has the id", () => {
-    const table = new StreamTable<RecordingStream>();
     const stream = new RecordingStream("websocket");
-    table.add(3, stream);
+    const table = tableOf([3, stream]);
     expect(table.route({ type: "window", stream: 3, bytes: 9 })).toBe(true);
     expect(table.route({ type: "end", stream: 3 })).toBe(true);
     expect(table.route({ type: "abort", stream: 3, reason: "r" })).toBe(true);
@@ -43,11 +49,9 @@ describe("StreamTable", () => {
   });
 
   it("delivers data of the stream's kind, refuses the other kind, drops data for a stream no longer open", () => {
-    const table = new StreamTable<RecordingStream>();
     const http = new RecordingStream("http");
     const ws = new RecordingStream("websocket");
-    table.add(1, http);
-    table.add(2, ws);
+    const table = tableOf([1, http], [2, ws]);
     const payload = new Uint8Array(4);
     expect(table.routeData({ kind: DataKind.body, stream: 1, payload })).toBeNull();
     expect(table.routeData({ kind: DataKind.wsText, stream: 2, payload })).toBeNull();
@@ -60,11 +64,9 @@ describe("StreamTable", () => {
   });
 
   it("remove forgets a stream only while its id still names it", () => {
-    const table = new StreamTable<RecordingStream>();
     const old = new RecordingStream("http");
     const newer = new RecordingStream("http");
-    table.add(1, old);
-    table.add(1, newer);
+    const table = tableOf([1, old], [1, newer]);
     table.remove(1, old);
     expect(table.get(1)).toBe(newer);
     table.remove(1, newer);
@@ -72,9 +74,8 @@ describe("StreamTable", () => {
   });
 
   it("disconnectAll ends every stream and empties the table", () => {
-    const table = new StreamTable<RecordingStream>();
     const streams = [new RecordingStream("http"), new RecordingStream("websocket")];
-    streams.forEach((stream, i) => table.add(i + 1, stream));
+    const table = tableOf(...streams.map((stream, i): [number, RecordingStream] => [i + 1, stream]));
     table.disconnectAll();
     expect(table.size).toBe(0);
     expect(streams.map((s) => s.calls)).toEqual([[["disconnect"]], [["disconnect"]]]);

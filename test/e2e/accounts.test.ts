@@ -1,17 +1,9 @@
 // Self-service on the real stack (wrangler dev): a customer signs up, works with the session cookie
 // as a browser keeps it, manages keys, reads the ledger while instances are billed, and signs out.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { describe, expect, it } from "vitest";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
-let stack: E2eStack;
-
-beforeAll(async () => {
-  stack = await startE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000", SIGNUP_CREDIT_MICROS: "20000000" });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000", SIGNUP_CREDIT_MICROS: "20000000" });
 
 /** A browser's view of one site: the session cookie it keeps, and the Origin its pages send. */
 class Browser {

@@ -3,8 +3,8 @@
 // and a launch ends `running` once the agent is back, or `error` when it stays away past the timeout.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { describe, expect, it } from "vitest";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
 /** Short enough to wait for here; long enough for a killed agent to come back within it. */
 const LAUNCH_TIMEOUT_MS = 12_000;
@@ -12,15 +12,7 @@ const LAUNCH_TIMEOUT_MS = 12_000;
 const SLOW_PULL = { DEV_PULL_MS: "60000" };
 const HOUR_MS = 3_600_000;
 
-let stack: E2eStack;
-
-beforeAll(async () => {
-  stack = await startE2eStack({ LAUNCH_TIMEOUT_MS: String(LAUNCH_TIMEOUT_MS) });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useE2eStack({ LAUNCH_TIMEOUT_MS: String(LAUNCH_TIMEOUT_MS) });
 
 type Shown = Instance & { machine_online: boolean; status_message: string; started_at: string | null };
 interface Event {

@@ -1,20 +1,12 @@
 // Host agents against the real control plane: wrangler dev, real agent processes, local runtime.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startChild } from "../../scripts/dev/processes.ts";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
-let stack: E2eStack;
-
-beforeAll(async () => {
-  stack = await startE2eStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useE2eStack();
 
 type Gpu = { model: string; free_gpus: number; max_per_server: number };
 const gpu = async (model: string) => (await stack.api<{ gpus: Gpu[] }>("GET", "/v1/gpus")).body.gpus.find((g) => g.model === model)!;

@@ -4,21 +4,16 @@
 // workers/apps/app-tickets.test.ts.
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { appCookieOf, appRequest, appWebSocket, openAppRequest } from "./support/app-origin.ts";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
-let stack: E2eStack;
+const stack = useE2eStack();
 let jupyter: Instance;
 
 beforeAll(async () => {
-  stack = await startE2eStack();
   jupyter = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" });
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
 
 const appsDomain = () => stack.appsDomain;
 const origin = (instance: Instance, port: number) => `http://${instance.id}-${port}.${appsDomain()}`;

@@ -3,7 +3,7 @@
 // server-sent events, WebSockets and the openai SDK.
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -11,21 +11,17 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ok, type Instance } from "../../client/index.ts";
-import { freePort, poll, startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
+import { freePort, poll, useE2eStack } from "./support/e2e-stack.ts";
 import { appRequest } from "./support/app-origin.ts";
 import { cliEnv, ROOT, RunningGpu, runCommand, runGpu, runGpuOnTerminal } from "./support/gpu-cli.ts";
+import { withContainerFolderBlocked } from "./support/host-faults.ts";
 
-let stack: E2eStack;
+const stack = useE2eStack();
 let env: NodeJS.ProcessEnv;
 const configHome = () => mkdtempSync(join(tmpdir(), "gpu-cli-config-"));
 
-beforeAll(async () => {
-  stack = await startE2eStack();
+beforeAll(() => {
   env = cliEnv(configHome(), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
 });
 
 const gpu = (...args: string[]) => runGpu(args, env);
@@ -313,22 +309,14 @@ describe("errors", () => {
   });
 
   it("launch --wait exits 1 with the reason when the instance fails on its host", async () => {
-    // The host cannot make the container's folder (a file stands where the folder must go).
-    const containers = join(stack.stateDir, "agents", "dev-2", "containers");
-    mkdirSync(containers, { recursive: true });
-    renameSync(containers, `${containers}.kept`);
-    writeFileSync(containers, "not a folder");
-    try {
+    await withContainerFolderBlocked(stack, "dev-2", async () => {
       const result = await gpu("launch", "--gpu-model", "h100-80gb", "--template", "pytorch", "--wait", "--json");
       expect(result.code).toBe(1);
       const instance = JSON.parse(result.stdout) as Instance;
       expect(instance).toMatchObject({ status: "error", status_message: expect.stringContaining("create failed") });
       expect(result.stderr.trim().split("\n").at(-1)).toBe(`error: instance ${instance.id} is error: ${instance.status_message}`);
       await ok(stack.client.DELETE("/v1/instances/{id}", { params: { path: { id: instance.id } } }));
-    } finally {
-      rmSync(containers);
-      renameSync(`${containers}.kept`, containers);
-    }
+    });
   });
 });
 

@@ -2,20 +2,12 @@
 // leaving mid-stream, an upstream closing its WebSocket. wrangler's own output must show no uncaught
 // exception for any of them, and the ones that cut a stream short show as one JSON line each, naming
 // the request, account, instance and machine.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
-let stack: E2eStack;
-
-beforeAll(async () => {
-  // At wrangler's "log" level its output holds the Worker's info lines (access lines included).
-  stack = await startE2eStack({}, {}, { logLevel: "log" });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+// At wrangler's "log" level its output holds the Worker's info lines (access lines included).
+const stack = useE2eStack({}, {}, { logLevel: "log" });
 
 const auth = () => ({ authorization: `Bearer ${stack.key}` });
 

@@ -1,18 +1,10 @@
 // The rental lifecycle end to end: real agent, local runtime, dev container server.
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { describe, expect, it } from "vitest";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
-let stack: E2eStack;
-
-beforeAll(async () => {
-  stack = await startE2eStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useE2eStack();
 
 const get = async (id: string) => (await stack.api<Instance & { started_at: string | null; desired_state: string }>("GET", `/v1/instances/${id}`)).body;
 const health = (instance: Instance) =>

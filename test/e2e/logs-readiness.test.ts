@@ -1,19 +1,10 @@
 // Logs and port readiness on the real local stack: real agents, local runtime, the dev container
 // server loading its "model" for DEV_READY_DELAY_MS (2 s here) before its ports answer.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
+import { withContainerFolderBlocked } from "./support/host-faults.ts";
 
-let stack: E2eStack;
-
-beforeAll(async () => {
-  stack = await startE2eStack({}, { DEV_READY_DELAY_MS: "2000" });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = useE2eStack({}, { DEV_READY_DELAY_MS: "2000" });
 
 const read = async (id: string) => (await stack.api<Instance>("GET", `/v1/instances/${id}`)).body;
 const events = async (id: string) => (await stack.api<{ items: { message: string }[] }>("GET", `/v1/instances/${id}/events`)).body.items.map((e) => e.message);
@@ -139,22 +130,14 @@ describe("logs", () => {
   });
 
   it("is 409 not_running when the host has no logs for the instance (its container was never made)", async () => {
-    // The host cannot make the container's folder (a file stands where the folder must go).
-    const containers = join(stack.stateDir, "agents", "dev-1", "containers");
-    mkdirSync(containers, { recursive: true });
-    renameSync(containers, `${containers}.kept`);
-    writeFileSync(containers, "not a folder");
-    try {
+    await withContainerFolderBlocked(stack, "dev-1", async () => {
       const created = await stack.api<Instance>("POST", "/v1/instances", { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" });
       await poll(() => read(created.body.id), (i) => i.status === "error");
       const response = await logs(created.body.id);
       expect(response.status).toBe(409);
       expect(await response.json()).toEqual({ error: "not_running", message: `the host has no logs for instance ${created.body.id}` });
       await stack.api("DELETE", `/v1/instances/${created.body.id}`);
-    } finally {
-      rmSync(containers);
-      renameSync(`${containers}.kept`, containers);
-    }
+    });
   });
 
   it("is 502 upstream_unavailable while the host is offline", async () => {

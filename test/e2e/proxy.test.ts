@@ -2,22 +2,18 @@
 import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { readEventArrivals } from "../support/agent/event-arrivals.ts";
 import { peakGrowth } from "./support/rss.ts";
-import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
-let stack: E2eStack;
+const stack = useE2eStack();
 let llm: Instance;
 
 beforeAll(async () => {
-  stack = await startE2eStack();
   llm = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
 
 const auth = () => ({ authorization: `Bearer ${stack.key}` });
 
@@ -99,20 +95,9 @@ describe("HTTP pass-through", () => {
   });
 
   it("SSE events arrive one by one, the first long before the last is sent", async () => {
-    const started = Date.now();
     const response = await fetch(stack.proxyUrl(llm, 8000, "/sse?n=5&interval_ms=300"), { headers: auth() });
     expect(response.headers.get("content-type")).toContain("text/event-stream");
-    const reader = response.body!.getReader();
-    const arrivals: number[] = [];
-    let buffer = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += Buffer.from(value).toString();
-      const events = buffer.split("\n\n");
-      buffer = events.pop()!;
-      for (const event of events) if (event.startsWith("data:")) arrivals.push(Date.now() - started);
-    }
+    const arrivals = (await readEventArrivals(response)).events.filter((e) => e.event.startsWith("data:")).map((e) => e.atMs);
     expect(arrivals.length).toBe(5);
     // The upstream sends the last event 1.2 s after the first: streaming shows as a spread.
     expect(arrivals[4]! - arrivals[0]!).toBeGreaterThan(900);

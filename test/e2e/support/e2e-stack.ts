@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGpuClient, GpuApiError, ok, type GpuClient, type Instance, type LaunchRequest } from "../../../client/index.ts";
+import { afterAll, beforeAll } from "vitest";
 import { startStack, type Stack } from "../../../scripts/dev/stack.ts";
 
 export type { Instance };
@@ -77,6 +78,24 @@ export async function startE2eStack(
       return running;
     },
   };
+}
+
+/**
+ * The stack of one test file: started before its tests (startE2eStack's arguments), stopped after
+ * them, after the file's own afterAll hooks. The object is filled in once the stack is up, so read
+ * it inside hooks and tests only.
+ */
+export function useE2eStack(...args: Parameters<typeof startE2eStack>): E2eStack {
+  const stack = {} as E2eStack;
+  let started: E2eStack | undefined;
+  beforeAll(async () => {
+    started = await startE2eStack(...args);
+    Object.assign(stack, started);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return stack;
 }
 
 export async function poll<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {

@@ -1,0 +1,30 @@
+// An agent stream that answers the MachineDO with an HTTP response whose body is relayed from a
+// source (an upstream response, a container log) within the credit the MachineDO grants.
+import type { Readable } from "node:stream";
+import type { AgentMessage } from "../../protocol/messages.ts";
+import { AgentStream } from "./agent-stream.ts";
+import { BodyRelay, type RelayOutcome } from "./body-relay.ts";
+
+type ResponseHead = Extract<AgentMessage, { type: "http_response" }>;
+
+export abstract class ResponseStream<M extends { stream: number }> extends AgentStream<M> {
+  readonly carries = "http";
+  /** Made with the stream: credit granted before the response head waits in it. */
+  readonly #relay = new BodyRelay(this.message.stream, this.transport);
+
+  onWindow(bytes: number): void {
+    this.#relay.grant(bytes);
+  }
+
+  /** Sends the response head, then relays `body` as its data frames and `end`. */
+  protected respond(status: number, headers: ResponseHead["headers"], body: Readable, outcome: RelayOutcome): void {
+    this.transport.send({ type: "http_response", stream: this.message.stream, status, headers });
+    this.#relay.start(body, outcome);
+  }
+
+  /** Dropped: the relay sends nothing more, then the source is let go. */
+  override close(): void {
+    this.#relay.stop();
+    super.close();
+  }
+}
