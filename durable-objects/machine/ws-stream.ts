@@ -44,7 +44,7 @@ export class WsStream implements MuxStream {
       const kind = typeof event.data === "string" ? DataKind.wsText : DataKind.wsBinary;
       const payload = typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data as ArrayBuffer);
       if (payload.byteLength > MAX_WS_MESSAGE_BYTES) {
-        this.log("info", "client WebSocket message over 4 MiB: closed with 1009", { bytes: payload.byteLength });
+        this.log("info", "client WebSocket message over the proxy's limit: closed with 1009", { bytes: payload.byteLength });
         return this.closeBothWays(MESSAGE_TOO_BIG, "message too big for the proxy");
       }
       this.waiting.push({ frame: encodeDataFrame(kind, this.id, payload), size: payload.byteLength });

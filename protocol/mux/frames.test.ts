@@ -1,6 +1,7 @@
 // Binary data frames: round trips of every kind, and short, unknown or stream-0 frames rejected.
 import { describe, expect, it } from "vitest";
-import { DATA_HEADER_BYTES, DataKind, decodeDataFrame, encodeDataFrame, frameInPlace } from "./frames.ts";
+import { INITIAL_WINDOW_BYTES } from "./flow-control.ts";
+import { DATA_HEADER_BYTES, DataKind, decodeDataFrame, encodeDataFrame, frameInPlace, MAX_WS_MESSAGE_BYTES } from "./frames.ts";
 
 describe("data frames", () => {
   it.each([
@@ -34,6 +35,12 @@ describe("data frames", () => {
     ["stream 0", [1, 0, 0, 0, 0, 5], "data frame for stream 0"],
   ])("rejects %s", (_, bytes, error) => {
     expect(decodeDataFrame(new Uint8Array(bytes))).toEqual({ error });
+  });
+
+  it("carries the largest WebSocket message in one frame of 1 MiB, the most a Worker receives, within one window", () => {
+    const frame = encodeDataFrame(DataKind.wsBinary, 1, new Uint8Array(MAX_WS_MESSAGE_BYTES));
+    expect(frame.byteLength).toBe(1024 * 1024);
+    expect(MAX_WS_MESSAGE_BYTES).toBeLessThanOrEqual(INITIAL_WINDOW_BYTES);
   });
 });
 

@@ -1,6 +1,5 @@
 // Binary data frames: [kind u8][stream id u32 big-endian][payload]. Bodies and WebSocket messages
 // travel this way so the data path does no JSON and no base64.
-import { INITIAL_WINDOW_BYTES } from "./flow-control.ts";
 
 export const DataKind = { body: 1, wsText: 2, wsBinary: 3 } as const;
 export type DataKind = (typeof DataKind)[keyof typeof DataKind];
@@ -14,9 +13,11 @@ export const DATA_HEADER_BYTES = 5;
 export const MAX_DATA_FRAME_BYTES = 1024 * 1024 - DATA_HEADER_BYTES;
 /**
  * Largest WebSocket message either way. A message is never split (one message, one data frame), so it
- * must fit one window of credit; a bigger one closes the socket with 1009 at both ends.
+ * is what one frame carries: a bigger frame from the agent would be over the Worker's 1 MiB receive
+ * limit, which closes the agent's socket and with it every stream of the machine, not just this one.
+ * A bigger message closes only its own socket, with 1009 at both ends.
  */
-export const MAX_WS_MESSAGE_BYTES = INITIAL_WINDOW_BYTES;
+export const MAX_WS_MESSAGE_BYTES = MAX_DATA_FRAME_BYTES;
 
 export interface DataFrame {
   kind: DataKind;

@@ -7,6 +7,7 @@ import WebSocket from "ws";
 import { readEventArrivals } from "../support/agent/event-arrivals.ts";
 import { peakGrowth } from "./support/rss.ts";
 import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
+import { MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
 
 const stack = useE2eStack();
 let llm: Instance;
@@ -236,19 +237,19 @@ describe("WebSockets through the proxy", () => {
     expect(await closed).toBe(4000);
   });
 
-  it("messages up to 4 MiB cross both ways whole; a bigger one closes the socket with 1009 at both ends", async () => {
+  it("messages up to MAX_WS_MESSAGE_BYTES (1 MiB − 5) cross both ways whole; a bigger one closes the socket with 1009 at both ends", async () => {
     const open = async () => {
       const socket = new WebSocket(wsUrl("/ws"), { headers: auth() });
       await new Promise((resolve, reject) => { socket.once("open", resolve); socket.once("error", reject); });
       return socket;
     };
     const socket = await open();
-    const big = Buffer.alloc(4 * 1024 * 1024, 7);
+    const big = Buffer.alloc(MAX_WS_MESSAGE_BYTES, 7);
     const echoed = new Promise<Buffer>((resolve) => socket.once("message", (data: Buffer) => resolve(data)));
     socket.send(big);
     expect((await echoed).equals(big)).toBe(true);
     const closed = new Promise<[number, string]>((resolve) => socket.once("close", (code, reason) => resolve([code, reason.toString()])));
-    socket.send(Buffer.alloc(4 * 1024 * 1024 + 1));
+    socket.send(Buffer.alloc(MAX_WS_MESSAGE_BYTES + 1));
     expect(await closed).toEqual([1009, "message too big for the proxy"]);
     const next = await open();
     const pong = new Promise<string>((resolve) => next.once("message", (data: Buffer) => resolve(data.toString())));

@@ -7,6 +7,7 @@ import type { ServerMessage } from "../../protocol/messages.ts";
 import { call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
+import { MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
 
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
 type WsOpen = Extract<ServerMessage, { type: "ws_open" }>;
@@ -88,7 +89,7 @@ describe("proxy entry", () => {
     agent.disconnect();
   });
 
-  it("a client message over 4 MiB closes the exchange at both ends with 1009: the agent is told to close the upstream", async () => {
+  it("a client message over MAX_WS_MESSAGE_BYTES (1 MiB − 5) closes the exchange at both ends with 1009: the agent is told to close the upstream", async () => {
     const { agent, key, id } = await runningInstance();
     const pending = exports.default.fetch(new Request(`http://gpu.test/v1/instances/${id}/proxy/8888/ws`, {
       headers: { upgrade: "websocket", authorization: `Bearer ${key}`, "cf-connecting-ip": "10.0.0.1" },
@@ -98,7 +99,7 @@ describe("proxy entry", () => {
     const client = (await pending).webSocket!;
     client.accept();
     const closed = new Promise<number>((resolve) => client.addEventListener("close", (event) => resolve(event.code)));
-    client.send(new Uint8Array(4 * 1024 * 1024 + 1));
+    client.send(new Uint8Array(MAX_WS_MESSAGE_BYTES + 1));
     const told = await agent.waitFor((m) => m.type === "ws_close" && m.stream === open.stream);
     expect(told).toEqual({ type: "ws_close", stream: open.stream, code: 1009, reason: "message too big for the proxy" });
     expect(await closed).toBe(1009);

@@ -20,6 +20,7 @@ const DESCRIPTION = [
   "Forwards any method, headers, body, streamed response (server-sent events included) or WebSocket upgrade to",
   "`http://localhost:{port}/{path}` inside a running instance, with the path and query exactly as sent. Bodies",
   "stream both ways with flow control; request bodies up to 512 MB; no time limit on long streams or WebSockets.",
+  "WebSocket messages are at most 1,048,571 bytes (1 MiB − 5) either way; a bigger one closes that socket with 1009.",
   "",
   "Authenticate with an account API key or the instance's own `token` (which opens this instance's proxy and",
   "nothing else). The caller's `Authorization` header and cookies are not forwarded; send",
