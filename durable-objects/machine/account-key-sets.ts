@@ -1,7 +1,9 @@
 // The key sets of the accounts whose instances this machine hosts: the SHA-256 of each live API key,
 // as the account's AccountDO (the authority) last pushed it, with launch (reserve) and with every key
 // change. Only a newer version replaces a set, so a late or repeated delivery changes nothing. Read on
-// every proxied request, so kept in memory as well; written only when a set changes.
+// every proxied request, so kept in memory as well; written only when a set changes. A set is
+// forgotten with the account's last container here (the ledger says when): the AccountDO stops
+// pushing to a machine once its instances there are destroyed, and a later launch brings the set anew.
 import { constantTimeEqual } from "../../core/hash.ts";
 import type { KeySet } from "../object-messages.ts";
 import type { Sql } from "../sql.ts";
@@ -21,6 +23,16 @@ export class AccountKeySets {
     this.sql`INSERT OR REPLACE INTO account_key_sets (account_id, version, hashes)
              VALUES (${set.account_id}, ${set.version}, ${JSON.stringify(set.hashes)})`;
     this.cache.set(set.account_id, set);
+  }
+
+  /**
+   * The account has no container here any more. A delivery that was already under way may bring an
+   * older set back; it admits nothing (no instance of the account is here), and the next launch here
+   * carries the current set, which replaces it.
+   */
+  forget(accountId: string): void {
+    this.sql`DELETE FROM account_key_sets WHERE account_id = ${accountId}`;
+    this.cache.delete(accountId);
   }
 
   /** Whether `keySha256` is one of the account's live keys (none before its set arrives): each compared in constant time. */

@@ -13,6 +13,7 @@ import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveReque
 import { Outbox, type Queued } from "../outbox/outbox.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { Sql } from "../sql.ts";
+import type { AccountKeySets } from "./account-key-sets.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import { CommandSender } from "./command-sender.ts";
 import type { MachineRecord } from "./machine-record.ts";
@@ -36,6 +37,7 @@ export interface LedgerParts {
   record: MachineRecord;
   agent: AgentSocket;
   alarms: SingleAlarm;
+  keySets: AccountKeySets;
 }
 
 export class ContainerLedger {
@@ -47,6 +49,7 @@ export class ContainerLedger {
   private readonly record: MachineRecord;
   private readonly commands: CommandSender;
   private readonly alarms: SingleAlarm;
+  private readonly keySets: AccountKeySets;
 
   constructor(parts: LedgerParts) {
     this.ctx = parts.ctx;
@@ -55,6 +58,7 @@ export class ContainerLedger {
     this.record = parts.record;
     this.commands = new CommandSender(parts.agent, parts.env.INSTANCE_TOKEN_SECRET, () => parts.record.read()?.id);
     this.alarms = parts.alarms;
+    this.keySets = parts.keySets;
     // Retries are about real time passing: the platform's clock.
     this.reports = new Outbox<MachineReportBody>(this.sql, {
       name: "report",
@@ -158,6 +162,7 @@ export class ContainerLedger {
     this.ctx.storage.transactionSync(() => {
       if (state === "destroyed" && row.desired === "destroyed") {
         this.sql`DELETE FROM containers WHERE instance_id = ${instanceId}`;
+        if (!this.hostsAccount(row.account_id)) this.keySets.forget(row.account_id);
       } else {
         this.sql`UPDATE containers SET actual = ${state} WHERE instance_id = ${instanceId}`;
       }
@@ -244,5 +249,9 @@ export class ContainerLedger {
 
   private containers(): ContainerRow[] {
     return this.sql<ContainerRow>`SELECT * FROM containers`;
+  }
+
+  private hostsAccount(accountId: string): boolean {
+    return this.sql<{ one: number }>`SELECT 1 AS one FROM containers WHERE account_id = ${accountId} LIMIT 1`.length > 0;
   }
 }

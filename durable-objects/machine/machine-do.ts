@@ -59,9 +59,9 @@ export class MachineDO extends DurableObject<Env> {
     this.bridge = new ProxyBridge(() => this.agent.current());
     // Everything the alarm times here is about real time passing: the platform's clock.
     this.alarms = new SingleAlarm(ctx, () => Date.now());
-    this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms });
-    this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms });
     this.keySets = new AccountKeySets(sql);
+    this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms, keySets: this.keySets });
+    this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms });
     this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });
     this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
     this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness));
