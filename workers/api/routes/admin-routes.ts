@@ -23,13 +23,24 @@ function adminRoute<P extends string, R extends Omit<RouteConfig, "path" | "secu
   return createRoute({ security: [{ adminAuth: [] }], ...route, responses: { ...route.responses, ...errors } });
 }
 
-const AccountParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
-const KeyParam = AccountParam.extend({ key_id: z.string().openapi({ param: { name: "key_id", in: "path" } }) });
+const AccountParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path", description: "The account's id: `acc-` and 16 lowercase base32 characters" } }),
+});
+const KeyParam = AccountParam.extend({
+  key_id: z.string().openapi({ param: { name: "key_id", in: "path", description: "The key's `id` (`key-...`), not the key itself" } }),
+});
 
 const putGpuModel = adminRoute([400], {
   method: "put", path: "/gpu-models/{model}", summary: "Create or update a GPU model and its price",
   description: "Sets a GPU model's display name, VRAM, tier, architecture and hourly price per GPU; launches from now on pay the new price.",
-  request: { params: z.object({ model: gpuModelId.openapi({ param: { name: "model", in: "path" } }) }), body: jsonBody(GpuModelBody) },
+  request: {
+    params: z.object({
+      model: gpuModelId.openapi({
+        param: { name: "model", in: "path", description: "The GPU model's id, as host agents report it (e.g. `rtx4090`, `h100-80gb`): launches name it as `gpu_model`" },
+      }),
+    }),
+    body: jsonBody(GpuModelBody),
+  },
   responses: { 200: json(GpuModelEntry, "The entry") },
 });
 const createMachine = adminRoute([400], {

@@ -8,14 +8,14 @@ import { unwrap } from "../../../core/errors.ts";
 import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../../../durable-objects/machine/app-sessions.ts";
 import { APP_TICKET_PARAM, appOrigin } from "../../http/app-origin.ts";
 import type { ApiEnv } from "../context.ts";
-import { json } from "../schemas/common.ts";
+import { INSTANCE_ID_DESCRIPTION, json } from "../schemas/common.ts";
 import { validationHook } from "../validation.ts";
 import { callerRoute } from "./caller-route.ts";
 
 const portRule = "must be an integer from 1 to 65535";
 
 const OpenAppParams = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "i-abcdefghijklmnop" }),
+  id: z.string().openapi({ param: { name: "id", in: "path", description: INSTANCE_ID_DESCRIPTION }, example: "i-abcdefghijklmnop" }),
   port: z
     .string()
     .regex(/^[1-9][0-9]{0,4}$/, portRule)

@@ -13,7 +13,12 @@ import { callerRoute } from "./caller-route.ts";
 
 const IdempotencyHeader = z.object({
   "idempotency-key": z.string().min(1).max(255, "must be at most 255 characters").optional()
-    .openapi({ param: { name: "idempotency-key", in: "header" } }),
+    .openapi({
+      param: {
+        name: "idempotency-key", in: "header",
+        description: "Any string chosen per launch: a retry with the same key and body within 24 hours returns the first instance; another body is 409 conflict",
+      },
+    }),
 });
 
 const launchRoute = callerRoute([400, 402, 409], {

@@ -8,7 +8,9 @@ import { json, jsonBody } from "../schemas/common.ts";
 import { validationHook } from "../validation.ts";
 import { callerRoute } from "./caller-route.ts";
 
-const KeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, example: "key-abcdefghijkl" }) });
+const KeyIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path", description: "The key's `id` from GET /v1/keys, not the key itself" }, example: "key-abcdefghijkl" }),
+});
 
 const listRoute = callerRoute([], {
   method: "get", path: "/keys", summary: "The account's live API keys",

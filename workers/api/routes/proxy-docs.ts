@@ -2,14 +2,14 @@
 // entry hands it to workers/proxy before the API sees the request), so it is only registered here.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { ApiEnv } from "../context.ts";
-import { ErrorBody } from "../schemas/common.ts";
+import { ErrorBody, INSTANCE_ID_DESCRIPTION } from "../schemas/common.ts";
 
 const PROXY_PATH = "/v1/instances/{id}/proxy/{port}/{path}";
 const METHODS = ["get", "post", "put", "patch", "delete", "head", "options"] as const;
 
 const ProxyParams = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "i-abcdefghijklmnop" }),
-  port: z.number().int().min(1).max(65535).openapi({ param: { name: "port", in: "path" }, example: 8000 }),
+  id: z.string().openapi({ param: { name: "id", in: "path", description: INSTANCE_ID_DESCRIPTION }, example: "i-abcdefghijklmnop" }),
+  port: z.number().int().min(1).max(65535).openapi({ param: { name: "port", in: "path", description: "The TCP port inside the instance its server listens on" }, example: 8000 }),
   path: z.string().openapi({
     param: { name: "path", in: "path", description: "The rest of the path, slashes included, passed on exactly as sent (with the query)" },
     example: "v1/chat/completions",

@@ -4,15 +4,17 @@ import { z } from "@hono/zod-openapi";
 import type { AccountInfo } from "../../../durable-objects/account/account-do.ts";
 import { timestamp } from "./common.ts";
 
+const accountId = z.string().openapi({ description: "The account's id: `acc-` and 16 lowercase base32 characters; its keys and sessions carry it" });
+const referralCode = z.string().openapi({ description: "The account's referral code: 8 characters of A-Z and 2-7, fixed at creation" });
+const accountCreatedAt = timestamp.openapi({ description: "When the account was created" });
+const accountEmail = z.string().nullable().openapi({ description: "The email it signs in with (lower case); null for accounts the operator created without one" });
+
 export const Me = z
   .object({
-    account: z.object({
-      id: z.string(),
-      referral_code: z.string(),
-      created_at: timestamp,
-      email: z.string().nullable().openapi({ description: "Null for accounts the operator created without one" }),
-    }),
-    balance_micros: z.number().int(),
+    account: z
+      .object({ id: accountId, referral_code: referralCode, created_at: accountCreatedAt, email: accountEmail })
+      .openapi({ description: "The account, apart from its balance" }),
+    balance_micros: z.number().int().openapi({ description: "The balance in micro-dollars (1,000,000 = $1), settled up to this request" }),
   })
   .openapi("Me");
 
@@ -23,29 +25,68 @@ export function meBody({ balance_micros, ...account }: AccountInfo): z.infer<typ
 
 const micros = z.number().int("must be an integer number of micro-dollars").min(-1e15).max(1e15);
 
-export const CreateAccountBody = z.object({ balance_micros: micros.min(0).optional() }).strict().openapi("CreateAccount");
+export const CreateAccountBody = z
+  .object({
+    balance_micros: micros.min(0).optional()
+      .openapi({ description: "The opening balance in micro-dollars, written to the ledger as a credit; 0 when left out" }),
+  })
+  .strict()
+  .openapi("CreateAccount");
 
 export const AdminAccount = z
-  .object({ id: z.string(), referral_code: z.string(), created_at: timestamp, email: z.string().nullable(), balance_micros: z.number().int() })
+  .object({
+    id: accountId,
+    referral_code: referralCode,
+    created_at: accountCreatedAt,
+    email: accountEmail,
+    balance_micros: z.number().int().openapi({ description: "The opening balance in micro-dollars" }),
+  })
   .openapi("AdminAccount");
 
 export const CreditBody = z
-  .object({ amount_micros: micros, note: z.string().max(200).optional() })
+  .object({
+    amount_micros: micros.openapi({ description: "Micro-dollars to add to the balance; negative to take them off (a debit)" }),
+    note: z.string().max(200).optional().openapi({ description: "The ledger entry's note; `operator credit` when left out" }),
+  })
   .strict()
   .openapi("Credit");
 
-export const Balance = z.object({ balance_micros: z.number().int() }).openapi("Balance");
+export const Balance = z
+  .object({ balance_micros: z.number().int().openapi({ description: "The balance after the change, in micro-dollars" }) })
+  .openapi("Balance");
 
-export const CreateKeyBody = z.object({ name: z.string().max(100).optional() }).strict().openapi("CreateKey");
+export const CreateKeyBody = z
+  .object({ name: z.string().max(100).optional().openapi({ description: "A name to tell the key apart by; \"\" when left out" }) })
+  .strict()
+  .openapi("CreateKey");
+
+const keyId = z.string().openapi({ description: "The key's id: `key-` and 12 lowercase base32 characters; revoke the key by it" });
+const keyName = z.string().openapi({ description: "The name given at creation; \"\" when none" });
+const shownPrefix = z.string().openapi({ description: "The key's first 29 characters (`gpk_`, the account id, `_` and 4 of the secret): enough to recognise it, not to use it" });
+const keyCreatedAt = timestamp.openapi({ description: "When the key was created" });
 
 export const CreatedKey = z
-  .object({ id: z.string(), key: z.string().openapi({ description: "The key itself: shown this once" }), name: z.string(), prefix: z.string(), created_at: timestamp })
+  .object({
+    id: keyId,
+    key: z.string().openapi({ description: "The key itself: shown this once" }),
+    name: keyName,
+    prefix: shownPrefix,
+    created_at: keyCreatedAt,
+  })
   .openapi("CreatedKey");
 
 export const KeyList = z
   .object({
-    items: z.array(
-      z.object({ id: z.string(), name: z.string(), prefix: z.string(), created_at: timestamp, last_used_at: timestamp.nullable() }),
-    ),
+    items: z
+      .array(
+        z.object({
+          id: keyId,
+          name: keyName,
+          prefix: shownPrefix,
+          created_at: keyCreatedAt,
+          last_used_at: timestamp.nullable().openapi({ description: "When the key was last used, to the minute; null when never" }),
+        }),
+      )
+      .openapi({ description: "The account's live (not revoked) keys, oldest first" }),
   })
   .openapi("KeyList");

@@ -21,12 +21,19 @@ const password = z
   .refine((text) => [...text].length >= PASSWORD_MIN && [...text].length <= PASSWORD_MAX, passwordRule)
   .openapi({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, example: "correct horse battery" });
 
-export const Credentials = z.object({ email, password }).strict().openapi("Credentials");
+export const Credentials = z
+  .object({
+    email: email.openapi({ description: "The account's email; spaces around it are trimmed and it is lower-cased" }),
+    password: password.openapi({ description: `The account's password, ${PASSWORD_MIN} to ${PASSWORD_MAX} characters (Unicode code points)` }),
+  })
+  .strict()
+  .openapi("Credentials");
 
 export const PasswordChange = z
   .object({
-    current_password: z.string("must be the account's password").min(1, "must be the account's password").max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`),
-    new_password: password,
+    current_password: z.string("must be the account's password").min(1, "must be the account's password").max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`)
+      .openapi({ description: "The account's password now" }),
+    new_password: password.openapi({ description: `The password from now on, ${PASSWORD_MIN} to ${PASSWORD_MAX} characters (Unicode code points)` }),
   })
   .strict()
   .openapi("PasswordChange");

@@ -4,13 +4,15 @@ import { z } from "@hono/zod-openapi";
 
 export const ErrorBody = z
   .object({
-    error: z.string().openapi({ example: "invalid" }),
-    message: z.string().openapi({ example: "gpu_count: must be an integer from 1 to 8" }),
+    error: z.string().openapi({ description: "Machine-readable code such as `invalid`, `not_found` or `conflict`; a code always comes with the same HTTP status", example: "invalid" }),
+    message: z.string().openapi({ description: "What went wrong and why, for people; for `invalid`, the field and the rule it breaks", example: "gpu_count: must be an integer from 1 to 8" }),
   })
   .openapi("Error");
 
+export const INSTANCE_ID_DESCRIPTION = "The instance's id: `i-` and 16 lowercase base32 characters";
+
 export const InstanceIdParam = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "i-abcdefghijklmnop" }),
+  id: z.string().openapi({ param: { name: "id", in: "path", description: INSTANCE_ID_DESCRIPTION }, example: "i-abcdefghijklmnop" }),
 });
 
 export const timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T12:00:00.000Z" });

@@ -1,6 +1,6 @@
 // The instance object (GET /v1/instances/{id}), the launch and rename bodies, and the event log.
 import { z } from "@hono/zod-openapi";
-import { timestamp } from "./common.ts";
+import { INSTANCE_ID_DESCRIPTION, timestamp } from "./common.ts";
 import { PortObject } from "./catalog.ts";
 
 export const MAX_ENV_VARS = 64;
@@ -28,21 +28,30 @@ const env = z
 
 export const LaunchBody = z
   .object({
-    gpu_model: z.string("must be a GPU model id from /gpus").min(1, "must be a GPU model id from /gpus"),
-    gpu_count: z.number("must be an integer from 1 to 8").int("must be an integer from 1 to 8").min(1, "must be an integer from 1 to 8").max(8, "must be an integer from 1 to 8"),
-    template: z.string("must be a template id from /catalog").min(1, "must be a template id from /catalog"),
-    model: z.string("must be a model id from /catalog").optional(),
+    gpu_model: z.string("must be a GPU model id from /gpus").min(1, "must be a GPU model id from /gpus")
+      .openapi({ description: "A GPU model's `model` id from GET /v1/gpus" }),
+    gpu_count: z.number("must be an integer from 1 to 8").int("must be an integer from 1 to 8").min(1, "must be an integer from 1 to 8").max(8, "must be an integer from 1 to 8")
+      .openapi({ description: "How many GPUs, all on one machine: at most the model's `max_per_server` now, and 1 for a template without `multi_gpu`" }),
+    template: z.string("must be a template id from /catalog").min(1, "must be a template id from /catalog")
+      .openapi({ description: "The template's `id` from GET /v1/catalog" }),
+    model: z.string("must be a model id from /catalog").optional()
+      .openapi({ description: "A model `id` from GET /v1/catalog of a kind the template serves; required when the template's `model_required`, refused when it takes none" }),
     image: z.string("must be a public container image reference").max(255, "must be at most 255 characters")
-      .regex(IMAGE_REFERENCE, "must be a container image reference such as docker.io/library/nginx:1.27").optional(),
-    disk_gb: z.number("must be an integer from 10 to 2000").int("must be an integer from 10 to 2000").min(10, "must be an integer from 10 to 2000").max(2000, "must be an integer from 10 to 2000").optional(),
-    env: env.optional(),
-    label: label.optional(),
+      .regex(IMAGE_REFERENCE, "must be a container image reference such as docker.io/library/nginx:1.27").optional()
+      .openapi({ description: "The public container image to run: required for the `custom` template, refused for every other" }),
+    disk_gb: z.number("must be an integer from 10 to 2000").int("must be an integer from 10 to 2000").min(10, "must be an integer from 10 to 2000").max(2000, "must be an integer from 10 to 2000").optional()
+      .openapi({ description: "Disk size in GB; the template's `disk_gb` when left out" }),
+    env: env.optional().openapi({
+      description: `Environment variables for the container, name to value: at most ${MAX_ENV_VARS}, names and values together at most ` +
+        `${MAX_ENV_BYTES} bytes, not ${RESERVED_ENV.map((name) => "`" + name + "`").join(" or ")} (the platform sets those)`,
+    }),
+    label: label.optional().openapi({ description: "Your name for the instance; \"\" when left out" }),
   })
   .strict()
   .openapi("LaunchRequest");
 export type LaunchBody = z.infer<typeof LaunchBody>;
 
-export const RenameBody = z.object({ label }).strict().openapi("RenameRequest");
+export const RenameBody = z.object({ label: label.openapi({ description: "The instance's new name; \"\" clears it" }) }).strict().openapi("RenameRequest");
 
 export const InstancePort = PortObject.extend({
   ready: z.boolean().openapi({ description: "The port answers its readiness `path` (below 500) in this run of the instance; always false for `tcp` ports" }),
@@ -51,30 +60,48 @@ export const InstancePort = PortObject.extend({
 
 export const Instance = z
   .object({
-    id: z.string().openapi({ example: "i-abcdefghijklmnop" }),
-    label: z.string(),
-    status: z.enum(["creating", "starting", "running", "stopped", "error", "destroyed"]),
-    status_message: z.string(),
-    desired_state: z.enum(["running", "stopped", "destroyed"]),
-    gpu_model: z.string(),
-    gpu_count: z.number().int(),
-    template: z.string(),
-    model: z.string(),
-    image: z.string(),
-    disk_gb: z.number().int(),
-    ports: z.array(InstancePort),
-    env: z.record(z.string(), z.string()),
-    token: z.string(),
-    price_hour_micros: z.number().int(),
-    machine_id: z.number().int(),
-    machine_online: z.boolean(),
-    created_at: timestamp,
-    started_at: timestamp.nullable(),
+    id: z.string().openapi({ description: INSTANCE_ID_DESCRIPTION, example: "i-abcdefghijklmnop" }),
+    label: z.string().openapi({ description: "Your name for the instance, at most 64 characters; \"\" when none" }),
+    status: z.enum(["creating", "starting", "running", "stopped", "error", "destroyed"]).openapi({
+      description: "`creating` (placed, the host is pulling and starting it), `starting` (started again, not yet confirmed), `running`, " +
+        "`stopped` (data kept), `error` (see `status_message`) or `destroyed`",
+    }),
+    status_message: z.string().openapi({ description: "Why the instance is in `error`; \"\" otherwise" }),
+    desired_state: z.enum(["running", "stopped", "destroyed"]).openapi({
+      description: "What was asked last: `running` after launch and start, `stopped` after a stop (yours, or one for lack of funds), `destroyed` after destroy",
+    }),
+    gpu_model: z.string().openapi({ description: "The GPU model id, as launched" }),
+    gpu_count: z.number().int().openapi({ description: "How many GPUs it has, all on one machine" }),
+    template: z.string().openapi({ description: "The template id, as launched" }),
+    model: z.string().openapi({ description: "The catalog model id it serves; \"\" when none" }),
+    image: z.string().openapi({ description: "The container image it runs: the template's (the build for its GPU's architecture) or, for `custom`, the launch's" }),
+    disk_gb: z.number().int().openapi({ description: "Disk size in GB" }),
+    ports: z.array(InstancePort).openapi({ description: "The template's ports, each with whether its server is ready" }),
+    env: z.record(z.string(), z.string()).openapi({
+      description: "The environment variables given at launch; `{}` when none. The container also gets `INSTANCE_TOKEN` (this `token`) and `PROXY_BASE_PATH`",
+    }),
+    token: z.string().openapi({ description: "The instance's own bearer token (`gpi_...`): it opens this instance's proxy and nothing else; the same for the instance's life" }),
+    price_hour_micros: z.number().int().openapi({ description: "What an hour of running costs, in micro-dollars: the GPU model's price × `gpu_count`, frozen at launch" }),
+    machine_id: z.number().int().openapi({ description: "The id of the machine it runs on; it stays there for its life" }),
+    machine_online: z.boolean().openapi({ description: "Whether that machine's host agent is connected now; no billing while it is not" }),
+    created_at: timestamp.openapi({ description: "When it was launched" }),
+    started_at: timestamp.nullable().openapi({ description: "When it last reached `running`; null before the first time" }),
   })
   .openapi("Instance");
 
-export const InstanceList = z.object({ items: z.array(Instance) }).openapi("InstanceList");
+export const InstanceList = z
+  .object({ items: z.array(Instance).openapi({ description: "The account's instances, newest first; destroyed ones for 7 days" }) })
+  .openapi("InstanceList");
 
 export const EventList = z
-  .object({ items: z.array(z.object({ message: z.string(), created_at: timestamp })) })
+  .object({
+    items: z
+      .array(
+        z.object({
+          message: z.string().openapi({ description: "What happened, in words, e.g. `Container started; instance is running`" }),
+          created_at: timestamp.openapi({ description: "When it happened" }),
+        }),
+      )
+      .openapi({ description: "The instance's events, newest first" }),
+  })
   .openapi("EventList");

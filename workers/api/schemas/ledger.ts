@@ -11,27 +11,33 @@ export const LedgerQuery = z.object({
     .transform(Number)
     .pipe(z.number().min(1, limitRule).max(200, limitRule))
     .optional()
-    .openapi({ param: { name: "limit", in: "query" }, type: "integer", minimum: 1, maximum: 200, example: 50 }),
+    .openapi({ param: { name: "limit", in: "query", description: "How many entries the page holds at most (default 50)" }, type: "integer", minimum: 1, maximum: 200, example: 50 }),
   cursor: z
     .string()
     .regex(/^[1-9]\d{0,15}$/, "must be the next_cursor of a previous page")
     .optional()
-    .openapi({ param: { name: "cursor", in: "query" }, description: "next_cursor of the previous page; absent for the newest entries" }),
+    .openapi({ param: { name: "cursor", in: "query", description: "next_cursor of the previous page; absent for the newest entries" } }),
 });
 
 export const LedgerPage = z
   .object({
-    items: z.array(
-      z.object({
-        id: z.number().int(),
-        created_at: timestamp,
-        kind: z.enum(["credit", "debit", "charge"]),
-        amount_micros: z.number().int().openapi({ description: "Positive for credits, negative for debits and charges" }),
-        balance_after_micros: z.number().int(),
-        instance_id: z.string().nullable().openapi({ description: "The instance a charge is for; null otherwise" }),
-        note: z.string(),
-      }),
-    ),
+    items: z
+      .array(
+        z.object({
+          id: z.number().int().openapi({ description: "The entry's number: higher than that of every earlier entry of the account" }),
+          created_at: timestamp.openapi({ description: "When the balance changed; for a charge, the end of the running time it covers" }),
+          kind: z.enum(["credit", "debit", "charge"]).openapi({
+            description: "`credit`: money added; `debit`: money taken off by the operator; `charge`: an instance's running time",
+          }),
+          amount_micros: z.number().int().openapi({ description: "The change of the balance in micro-dollars: positive for credits, negative for debits and charges" }),
+          balance_after_micros: z.number().int().openapi({ description: "The balance right after this entry, in micro-dollars" }),
+          instance_id: z.string().nullable().openapi({ description: "The instance a charge is for; null otherwise" }),
+          note: z.string().openapi({
+            description: "For a charge `<gpu_count> x <gpu_model> until <time>`; for a credit or debit the operator's note, `opening balance` or `sign-up credit`",
+          }),
+        }),
+      )
+      .openapi({ description: "The page's entries, newest first" }),
     next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next (older) page; null on the last page" }),
   })
   .openapi("LedgerPage");

@@ -22,7 +22,7 @@ export const LogsQuery = z.object({
 export const LogEvent = z
   .object({
     t: z.string().openapi({ format: "date-time", description: "When the container wrote the line" }),
-    stream: z.enum(["stdout", "stderr"]),
+    stream: z.enum(["stdout", "stderr"]).openapi({ description: "Which of the container's outputs the line was written to" }),
     line: z.string().openapi({ description: "The line, without its line break" }),
   })
   .openapi({ description: "The JSON of one `data:` event of a log sent as server-sent events" });

@@ -2,30 +2,40 @@
 import { z } from "@hono/zod-openapi";
 import { timestamp } from "./common.ts";
 
-export const CreateMachineBody = z.object({ name: z.string().min(1).max(100).optional() }).strict().openapi("CreateMachine");
+export const CreateMachineBody = z
+  .object({ name: z.string().min(1).max(100).optional().openapi({ description: "A name to tell the machine apart by; `machine` when left out" }) })
+  .strict()
+  .openapi("CreateMachine");
 
-export const CreatedMachine = z.object({ id: z.number().int(), agent_token: z.string() }).openapi("CreatedMachine");
+const machineId = z.number().int().openapi({ description: "The machine's id, a positive integer given in order of registration" });
+
+export const CreatedMachine = z
+  .object({
+    id: machineId,
+    agent_token: z.string().openapi({ description: "The token its host agent connects with (`gma_<id>_...`): shown this once, only its hash is kept" }),
+  })
+  .openapi("CreatedMachine");
 
 export const MachineList = z
   .object({
     items: z.array(
       z.object({
-        id: z.number().int(),
-        name: z.string(),
-        online: z.boolean(),
+        id: machineId,
+        name: z.string().openapi({ description: "The name given at registration" }),
+        online: z.boolean().openapi({ description: "Whether its host agent is connected now" }),
         gpus: z.array(
           z.object({
             model: z.string().openapi({ description: 'Priced GPU model id; "" for a GPU the agent does not know (never offered).' }),
-            index: z.number().int(),
+            index: z.number().int().openapi({ description: "The GPU's index on the host, as nvidia-smi numbers it" }),
             name: z.string().openapi({ description: "The GPU's name as nvidia-smi reports it." }),
           }),
-        ),
-        free_gpus: z.number().int(),
-        last_seen_at: timestamp.nullable(),
+        ).openapi({ description: "Its GPUs, as its agent last reported them" }),
+        free_gpus: z.number().int().openapi({ description: "How many of its GPUs no instance holds" }),
+        last_seen_at: timestamp.nullable().openapi({ description: "The agent's last sign of life the machine reported (when it connected, or when it went offline); null if none ever connected" }),
         agent_version: z.string().openapi({ description: 'Version of the connected host agent; "" before one has connected.' }),
         driver_version: z.string().openapi({ description: 'NVIDIA driver version the agent reported; "" when unknown.' }),
         cuda_version: z.string().openapi({ description: 'Newest CUDA version the driver supports; "" when unknown (no template is placed there).' }),
       }),
-    ),
+    ).openapi({ description: "Every registered machine" }),
   })
   .openapi("MachineList");
