@@ -42,6 +42,8 @@ describe("POST /v1/instances validation", () => {
     [{ ...base, env: { INSTANCE_TOKEN: "mine" } }, "env"],
     [{ ...base, env: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`V${i}`, "x"])) }, "env"],
     [{ ...base, env: { BIG: "x".repeat(40_000) } }, "env"],
+    // 16,384 characters but 32,768 bytes of UTF-8: with its name, over the limit, which counts bytes.
+    [{ ...base, env: { BIG: "é".repeat(16_384) } }, "env"],
     [{ ...base, env: ["A=1"] }, "env"],
     [{ ...base, env: { NUL: "a\u0000b" } }, "env.NUL"],
     [{ ...base, label: "x".repeat(65) }, "label"],

@@ -12,6 +12,8 @@ export const RESERVED_ENV = ["INSTANCE_TOKEN", "PROXY_BASE_PATH"];
 const IMAGE_REFERENCE =
   /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]{1,5})?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
+const utf8 = new TextEncoder();
+
 const label = z.string("must be a string").max(64, "must be at most 64 characters");
 
 const env = z
@@ -19,7 +21,7 @@ const env = z
   .superRefine((vars, ctx) => {
     const names = Object.keys(vars);
     if (names.length > MAX_ENV_VARS) ctx.addIssue({ code: "custom", message: `at most ${MAX_ENV_VARS} variables` });
-    const bytes = names.reduce((sum, name) => sum + name.length + (vars[name]?.length ?? 0), 0);
+    const bytes = names.reduce((sum, name) => sum + utf8.encode(name).byteLength + utf8.encode(vars[name] ?? "").byteLength, 0);
     if (bytes > MAX_ENV_BYTES) ctx.addIssue({ code: "custom", message: `names and values together at most ${MAX_ENV_BYTES} bytes` });
     for (const name of names.filter((n) => RESERVED_ENV.includes(n))) {
       ctx.addIssue({ code: "custom", path: [name], message: "is set by the platform and cannot be overridden" });
