@@ -18,9 +18,12 @@ const KIB = 1024;
  * The uploaded modules, raw and gzipped (zlib's default level; Cloudflare's size limit counts the
  * compressed upload). Measured 2026-11-23: 1,125,149 B raw / 204,062 B gzip (1098.8 / 199.3 KiB)
  * with every zod locale, 755,142 B / 161,911 B (737.4 / 158.1 KiB) with English alone (wrangler.toml's
- * `alias`). The budget leaves about 15% for what comes next.
+ * `alias`); later that day 826.6 / 182.7 KiB, after the rest of the second wave and a description on
+ * every field of the API (GET /v1/openapi.json serves them: 12.4 / 3.3 KiB of it). The budget leaves
+ * about 20% for what comes next; Cloudflare's own limit is many times larger, so it guards start-up
+ * time and notices a dependency pulled in by mistake.
  */
-export const BUNDLE_BUDGET = { rawBytes: 850 * KIB, gzipBytes: 180 * KIB };
+export const BUNDLE_BUDGET = { rawBytes: 1000 * KIB, gzipBytes: 220 * KIB };
 
 export interface DryRun {
   environment: Environment;
