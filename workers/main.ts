@@ -13,7 +13,7 @@ import { benchRoute } from "./bench/bench-routes.ts";
 import { matchAppHost } from "./http/app-origin.ts";
 import { admitRequest, clientIp } from "./http/rate-limit.ts";
 import { errorResponseFor, unexpectedErrorOf } from "./http/to-api-error.ts";
-import { newRequestId, withRequestId } from "./http/request-id.ts";
+import { newRequestId, rememberRequestId, withRequestId } from "./http/request-id.ts";
 import type { Env } from "../core/env.ts";
 import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
 
@@ -25,6 +25,7 @@ export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const startedMs = Date.now();
     const requestId = newRequestId();
+    rememberRequestId(request, requestId);
     let response: Response;
     try {
       response = await route(request, env, ctx, requestId);

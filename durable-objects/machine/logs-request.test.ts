@@ -4,12 +4,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { decodeLogsRequest, logsRequestUrl, type LogsRequest } from "./logs-request.ts";
 
-const request: LogsRequest = { instanceId: "i-abcdefghijklmnop", tail: 10_000, follow: true, format: "events" };
+const request: LogsRequest = { instanceId: "i-abcdefghijklmnop", tail: 10_000, follow: true, format: "events", requestId: "req_abcdefghijklmnopqrst" };
 
 describe("logs request", () => {
   it("round-trips through the MachineDO fetch's URL", () => {
     expect(decodeLogsRequest(new URL(logsRequestUrl(request)))).toEqual({ ok: true, request });
-    const text = { ...request, tail: 1, follow: false, format: "text" as const };
+    const text = { ...request, tail: 1, follow: false, format: "text" as const, requestId: "" };
     expect(decodeLogsRequest(new URL(logsRequestUrl(text)))).toEqual({ ok: true, request: text });
   });
 
@@ -19,6 +19,7 @@ describe("logs request", () => {
     ["a follow that is not true or false", { follow: "yes" }, "follow"],
     ["an unknown format", { format: "xml" }, "format"],
     ["a malformed instance id", { instanceId: "i-UPPER" }, "instanceId"],
+    ["a malformed request id", { requestId: "req_<script>" }, "requestId"],
   ])("refuses %s, naming where", (_, change, where) => {
     const url = new URL(logsRequestUrl(request));
     for (const [name, value] of Object.entries(change)) url.searchParams.set(name, value);

@@ -12,6 +12,8 @@ export interface LogsRequest {
   follow: boolean;
   /** `events`: one server-sent event per line, with its time and stream; `text`: the bare lines. */
   format: "text" | "events";
+  /** The Worker's id of the request, for the stream's log lines ("" when it has none). */
+  requestId: string;
 }
 
 const logsRequest: z.ZodType<LogsRequest> = z.object({
@@ -19,6 +21,7 @@ const logsRequest: z.ZodType<LogsRequest> = z.object({
   tail: z.coerce.number().int().min(1).max(MAX_LOG_TAIL),
   follow: z.enum(["true", "false"]).transform((value) => value === "true"),
   format: z.enum(["text", "events"]),
+  requestId: z.string().regex(/^(req_[a-z2-7]{20})?$/).default(""),
 });
 
 export const LOGS_PATH = "/logs";
@@ -26,6 +29,7 @@ export const LOGS_PATH = "/logs";
 export function logsRequestUrl(request: LogsRequest): string {
   const query = new URLSearchParams({
     instanceId: request.instanceId, tail: String(request.tail), follow: String(request.follow), format: request.format,
+    requestId: request.requestId,
   });
   return `https://machine${LOGS_PATH}?${query}`;
 }

@@ -174,7 +174,8 @@ export class MachineDO extends DurableObject<Env> {
     // A container being destroyed takes its logs with it.
     if (!row || row.desired === "destroyed") return noLogs();
     if (!this.record.isOnline()) return errorResponse("upstream_unavailable", `the host of instance ${instanceId} is offline`);
-    const response = await this.bridge.openLogs(decoded.request, () => this.containerLogIds(instanceId));
+    const requestId = decoded.request.requestId || undefined;
+    const response = await this.bridge.openLogs(decoded.request, () => ({ request_id: requestId, ...this.containerLogIds(instanceId) }));
     if (response.status !== 404) return response;
     await response.body?.cancel();
     return noLogs();

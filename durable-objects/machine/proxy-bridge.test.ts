@@ -154,7 +154,7 @@ describe("ProxyBridge", () => {
   it("opens a logs stream like a GET: logs_open, then the agent's response relayed", async () => {
     const { socket, controls } = recordingSocket();
     const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events" });
+    const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events", requestId: "" });
     const [open] = controls();
     expect(open).toEqual({ type: "logs_open", stream: expect.any(Number), instance_id: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events" });
     bridge.onMessage({ type: "http_response", stream: open.stream, status: 200, headers: [["content-type", "text/event-stream"]] });
@@ -169,7 +169,7 @@ describe("ProxyBridge", () => {
     try {
       const { socket, controls } = recordingSocket();
       const bridge = new ProxyBridge(() => socket);
-      const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 1, follow: false, format: "text" });
+      const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 1, follow: false, format: "text", requestId: "" });
       vi.advanceTimersByTime(LOGS_ANSWER_TIMEOUT_MS);
       const response = await pending;
       expect(response.status).toBe(502);

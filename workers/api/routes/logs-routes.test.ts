@@ -3,7 +3,7 @@
 // streams, no logs (409), an offline host (502), and a client leaving a follow leaving no stream.
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { DataKind, type ServerMessage } from "../../../protocol/index.ts";
 import type { MachineDO } from "../../../durable-objects/machine/machine-do.ts";
 import { admin, call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
@@ -96,7 +96,9 @@ describe("GET /v1/instances/{id}/logs", () => {
   });
 
   it("a client that leaves a follow: the agent is told at the next write (at the latest its keep-alive) and no stream stays open", async () => {
-    const { key } = await newAccount();
+    const infos = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    onTestFinished(() => infos.mockRestore());
+    const { id: accountId, key } = await newAccount();
     const id = await runningOn(agent, key);
     const before = await openStreams();
     const pending = call("GET", `/v1/instances/${id}/logs?follow=true`, { key });
@@ -114,6 +116,11 @@ describe("GET /v1/instances/{id}/logs", () => {
       return agent.received.some((m) => m.type === "abort" && m.stream === opened.stream);
     }, (aborted) => aborted, "the abort to the agent");
     await until(openStreams, (n) => n === before, "the stream closed in the MachineDO");
+    // The MachineDO's line about it names the request as its X-Request-Id does, with the account, instance and machine.
+    const lines = infos.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+    expect(lines.filter((line) => line.msg === "client left before the response ended" && line.instance_id === id)).toEqual([
+      expect.objectContaining({ request_id: response.headers.get("x-request-id"), account_id: accountId, instance_id: id, machine_id: agent.machineId, stream: "logs" }),
+    ]);
   });
 
   it("is 409 not_running when the host has no logs for the instance, or it is destroyed, without asking the host then", async () => {

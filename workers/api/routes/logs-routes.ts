@@ -5,6 +5,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, machineOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
 import { logsRequestUrl } from "../../../durable-objects/machine/logs-request.ts";
+import { requestIdOf } from "../../http/request-id.ts";
 import type { ApiEnv } from "../context.ts";
 import { InstanceIdParam } from "../schemas/common.ts";
 import { DEFAULT_LOG_TAIL, LogEvent, LogsQuery } from "../schemas/logs.ts";
@@ -48,7 +49,9 @@ logsRoutes.openapi(logsRoute, async (c) => {
   const { machine_id } = unwrap(await accountOf(c.env, c.var.accountId).openLogs(c.var.credential, id));
   const following = follow === "true";
   const events = following || (c.req.header("accept") ?? "").includes("text/event-stream");
-  const url = logsRequestUrl({ instanceId: id, tail: tail ?? DEFAULT_LOG_TAIL, follow: following, format: events ? "events" : "text" });
+  const url = logsRequestUrl({
+    instanceId: id, tail: tail ?? DEFAULT_LOG_TAIL, follow: following, format: events ? "events" : "text", requestId: requestIdOf(c.req.raw),
+  });
   const answer = await machineOf(c.env, machine_id).fetch(url);
   // Headers of another object's response are immutable; the copy (its body streamed, not copied) takes the session cookie.
   return new Response(answer.body, answer);
