@@ -84,7 +84,10 @@ describe("expected events end quietly", () => {
         level: "warn", msg: "proxied response cut short: the host disconnected", stream: "http",
         request_id: sse.headers.get("x-request-id"), ...ids, port: 8888, stream_id: expect.any(Number),
       },
-      { level: "warn", msg: "proxied response cut short: the host disconnected", stream: "logs", ...ids, stream_id: expect.any(Number) },
+      {
+        level: "warn", msg: "proxied response cut short: the host disconnected", stream: "logs",
+        request_id: logs.headers.get("x-request-id"), ...ids, stream_id: expect.any(Number),
+      },
       {
         level: "warn", msg: "proxied WebSocket closed: the host disconnected", stream: "websocket",
         request_id: expect.stringMatching(/^req_/), ...ids, port: 8888, stream_id: expect.any(Number),
