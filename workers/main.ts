@@ -25,7 +25,6 @@ export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const startedMs = Date.now();
     const requestId = newRequestId();
-    rememberRequestId(request, requestId);
     let response: Response;
     try {
       response = await route(request, env, ctx, requestId);
@@ -64,5 +63,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
   if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
   const proxyTarget = matchProxyPath(request.url);
   if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);
+  // The API's Hono app is handed only the request: its routes find the id by it.
+  rememberRequestId(request, requestId);
   return api.fetch(request, env, ctx);
 }
