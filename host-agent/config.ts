@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { GpuInfo } from "../protocol/messages.ts";
-import { parseGpuSpec } from "./gpus/synthetic-gpus.ts";
+import { parseGpuSpec } from "./dev/synthetic-gpus.ts";
 import { DEFAULT_NETWORK_POOL, parsePool } from "./runtime/subnet-pool.ts";
 
 export interface AgentConfig {

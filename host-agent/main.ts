@@ -8,7 +8,7 @@ import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
 import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage } from "./log.ts";
 import { DockerRuntime } from "./runtime/docker-runtime.ts";
-import { LocalRuntime } from "./runtime/local-runtime.ts";
+import { LocalRuntime } from "./dev/local-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 
 const commandLine = parseCommandLine(process.argv.slice(2), process.env);

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HttpPort, PortReadiness } from "../protocol/messages.ts";
-import { freePort } from "./runtime/free-port.ts";
+import { freePort } from "./dev/free-port.ts";
 import type { Endpoint } from "./runtime/runtime.ts";
 import { ReadinessProbes } from "./readiness-probes.ts";
 import { shutServer } from "../test/support/agent/loopback-server.ts";

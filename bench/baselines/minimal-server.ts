@@ -1,9 +1,9 @@
 // Baseline (a), the bench's minimal upstream: a plain Node `http` server serving only the fast routes
-// (host-agent/dev-container/fast-routes.ts, the same code the dev container serves under /fast/), in
+// (host-agent/dev/container/fast-routes.ts, the same code the dev container serves under /fast/), in
 // a process of its own so it shares no event loop with the bench client. Prints its port, then serves
 // until killed. `node bench/baselines/minimal-server.ts`
 import { createServer } from "node:http";
-import { serveFast } from "../../host-agent/dev-container/fast-routes.ts";
+import { serveFast } from "../../host-agent/dev/container/fast-routes.ts";
 
 const server = createServer((req, res) => {
   if (serveFast(req, res)) return;

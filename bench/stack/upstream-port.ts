@@ -12,7 +12,7 @@ export interface ContainerProcess {
 export function findContainer(agentStateDir: string, instanceId: string, containerPort: number): ContainerProcess | null {
   const dataDir = join(agentStateDir, "containers", instanceId, "data");
   for (const entry of listProcesses()) {
-    if (!entry.cmdline.includes("dev-container/server.ts") || processCwd(entry.pid) !== dataDir) continue;
+    if (!entry.cmdline.includes("dev/container/server.ts") || processCwd(entry.pid) !== dataDir) continue;
     const hostPort = parseListen(processEnv(entry.pid).DEV_LISTEN ?? "").get(containerPort);
     if (hostPort !== undefined) return { pid: entry.pid, hostPort };
   }

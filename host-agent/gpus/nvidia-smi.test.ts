@@ -1,11 +1,10 @@
 // nvidia-smi parsing on recorded outputs (GPU list, driver version, CUDA version; see
-// fixtures/SOURCES.md), GPU name mapping, and synthetic GPUs for the local runtime.
+// fixtures/SOURCES.md) and GPU name mapping.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { gpuModelId } from "./gpu-models.ts";
 import type { CommandResult, RunCommand } from "../host-command.ts";
 import { discoverNvidiaHost, parseCudaVersion, parseDriverVersion, parseNvidiaSmiCsv } from "./nvidia-smi.ts";
-import { parseGpuSpec } from "./synthetic-gpus.ts";
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
 
@@ -98,20 +97,5 @@ describe("GPU model ids", () => {
 
   it.each(["GeForce GTX 680", "NVIDIA A10G", "NVIDIA GeForce RTX 5090 D", "NVIDIA GB10"])("%s is unknown: model \"\", never offered", (name) => {
     expect(gpuModelId(name)).toBe("");
-  });
-});
-
-describe("synthetic GPUs", () => {
-  it("expands model:count groups with consecutive indices", () => {
-    const gpus = parseGpuSpec("rtx4090:2,h100-80gb:1");
-    expect(gpus).toEqual([
-      { index: 0, model: "rtx4090", name: "NVIDIA GeForce RTX 4090", uuid: "GPU-local-0", vram_mb: 24564 },
-      { index: 1, model: "rtx4090", name: "NVIDIA GeForce RTX 4090", uuid: "GPU-local-1", vram_mb: 24564 },
-      { index: 2, model: "h100-80gb", name: "NVIDIA H100 80GB HBM3", uuid: "GPU-local-2", vram_mb: 81559 },
-    ]);
-  });
-
-  it.each(["rtx4090", "rtx4090:0", "nope:2", ""])("rejects %j", (text) => {
-    expect(parseGpuSpec(text)).toEqual({ error: expect.any(String) });
   });
 });

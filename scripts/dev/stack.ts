@@ -3,7 +3,7 @@
 // local runtime. Used by `npm run dev`, the end-to-end tests and the benchmarks.
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { freePort } from "../../host-agent/runtime/free-port.ts";
+import { freePort } from "../../host-agent/dev/free-port.ts";
 import { bootstrap, DEV_MACHINES, instanceTokenSecret, type Bootstrap } from "./bootstrap.ts";
 import { buildDashboardIfMissing } from "./dashboard.ts";
 import { startChild, type Child } from "./processes.ts";

@@ -2,11 +2,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../../host-agent/runtime/free-port.ts";
+import { freePort } from "../../../host-agent/dev/free-port.ts";
 import { NODE_BINARY } from "./node-binary.ts";
 import { healthAnswers, waitUntil } from "./wait-until.ts";
 
-export const DEV_SERVER_FILE = fileURLToPath(new URL("../../../host-agent/dev-container/server.ts", import.meta.url));
+export const DEV_SERVER_FILE = fileURLToPath(new URL("../../../host-agent/dev/container/server.ts", import.meta.url));
 
 export interface DevServerChild {
   ports: number[];

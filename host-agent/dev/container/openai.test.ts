@@ -1,7 +1,7 @@
 // The dev container's OpenAI-compatible API through the real `openai` SDK, with deterministic output.
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServerChild, type DevServerChild } from "../../test/support/agent/dev-server-child.ts";
+import { startDevServerChild, type DevServerChild } from "../../../test/support/agent/dev-server-child.ts";
 import { chatPrompt, completionText, embeddingVector } from "./fake-model.ts";
 
 const MODEL = "Qwen/Qwen2.5-0.5B-Instruct";

@@ -7,7 +7,7 @@ import { PassThrough, type Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import { LOG_FILE, LogWriter, MAX_LINE_CHARS, OLDER_LOG_FILE, readTail } from "./local-log-file.ts";
-import type { LogLine } from "./runtime.ts";
+import type { LogLine } from "../runtime/runtime.ts";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -6,7 +6,7 @@
 import { closeSync, fstatSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import type { LogLine } from "./runtime.ts";
+import type { LogLine } from "../runtime/runtime.ts";
 
 export const LOG_FILE = "logs.jsonl";
 export const OLDER_LOG_FILE = "logs.1.jsonl";

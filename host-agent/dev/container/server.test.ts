@@ -4,9 +4,9 @@ import { once } from "node:events";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startDevServerChild, type DevServerChild } from "../../test/support/agent/dev-server-child.ts";
-import { readEventArrivals } from "../../test/support/agent/event-arrivals.ts";
-import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
+import { startDevServerChild, type DevServerChild } from "../../../test/support/agent/dev-server-child.ts";
+import { readEventArrivals } from "../../../test/support/agent/event-arrivals.ts";
+import { healthAnswers, waitUntil } from "../../../test/support/agent/wait-until.ts";
 
 let server: DevServerChild;
 let base: string;

@@ -1,6 +1,6 @@
 // The local runtime's GPUs, from `--gpus model:count[,model:count]` (e.g. `rtx4090:8`).
 import type { GpuInfo } from "../../protocol/messages.ts";
-import { KNOWN_GPU_MODELS, syntheticGpu } from "./gpu-models.ts";
+import { KNOWN_GPU_MODELS, syntheticGpu } from "../gpus/gpu-models.ts";
 
 export function parseGpuSpec(text: string): GpuInfo[] | { error: string } {
   const gpus: GpuInfo[] = [];

@@ -12,9 +12,9 @@ import { freePort } from "./free-port.ts";
 import { LogWriter, readTail } from "./local-log-file.ts";
 import {
   PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type CreateOutcome, type Endpoint, type ListedContainer, type LogRequest,
-} from "./runtime.ts";
+} from "../runtime/runtime.ts";
 
-const DEV_SERVER_FILE = fileURLToPath(new URL("../dev-container/server.ts", import.meta.url));
+const DEV_SERVER_FILE = fileURLToPath(new URL("./container/server.ts", import.meta.url));
 const STOP_GRACE_MS = 5_000;
 
 export interface LocalRuntimeOptions {

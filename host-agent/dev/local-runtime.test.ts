@@ -10,7 +10,7 @@ import { NODE_BINARY } from "../../test/support/agent/node-binary.ts";
 import { testSpec } from "../../test/support/agent/specs.ts";
 import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
 import { LocalRuntime } from "./local-runtime.ts";
-import type { ContainerExit, LogLine } from "./runtime.ts";
+import type { ContainerExit, LogLine } from "../runtime/runtime.ts";
 
 const ID = "i-aaaaaaaaaaaaaaaa";
 const cleanups: (() => Promise<void>)[] = [];
