@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import { AGENT_VERSION } from "./agent.ts";
 import { USAGE } from "./config.ts";
+import { DEV_USAGE } from "./dev/dev-config.ts";
 import { startAgentChild, type AgentChild } from "../test/support/agent/agent-child.ts";
 import { NODE_BINARY } from "../test/support/agent/node-binary.ts";
 import { FakeMachineDo } from "../test/support/agent/fake-machine-do.ts";
@@ -61,6 +62,14 @@ describe("host agent process", () => {
     const main = fileURLToPath(new URL("./main.ts", import.meta.url));
     expect(await promisify(execFile)(NODE_BINARY, [main, "--help"])).toEqual({ stdout: USAGE, stderr: "" });
     expect(await promisify(execFile)(NODE_BINARY, [main, "--version"])).toEqual({ stdout: `${AGENT_VERSION}\n`, stderr: "" });
+    const devMain = fileURLToPath(new URL("./dev/dev-main.ts", import.meta.url));
+    expect(await promisify(execFile)(NODE_BINARY, [devMain, "--help"])).toEqual({ stdout: DEV_USAGE, stderr: "" });
+  });
+
+  it("the production entry refuses the dev agent's local runtime", async () => {
+    const main = fileURLToPath(new URL("./main.ts", import.meta.url));
+    const refused = promisify(execFile)(NODE_BINARY, [main, "--server", "http://127.0.0.1:1", "--token", "t", "--runtime", "local"]);
+    await expect(refused).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--runtime must be docker, got "local"') });
   });
 
   it("logs a rejected token and keeps retrying until it is let in", async () => {

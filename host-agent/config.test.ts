@@ -1,26 +1,21 @@
-// Command line and environment parsing of the agent's settings.
+// Command line and environment parsing of the production agent's settings.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCommandLine, USAGE } from "./config.ts";
 
 describe("agent command line", () => {
-  it("reads flags, derives the ws URL and the default dirs, pool and synthetic versions", () => {
-    const parsed = parseCommandLine(["--server", "http://127.0.0.1:8787/", "--token", "t", "--runtime", "local", "--gpus", "l4:1"], {});
+  it("reads flags, derives the ws URL and the default dirs and pool", () => {
+    const parsed = parseCommandLine(["--server", "http://127.0.0.1:8787/", "--token", "t", "--runtime", "docker"], {});
     expect(parsed).toEqual({
       ok: true,
       command: "run",
       config: {
         connectUrl: "ws://127.0.0.1:8787/agent/v1/connect",
         token: "t",
-        runtime: "local",
-        gpus: [{ index: 0, model: "l4", name: "NVIDIA L4", uuid: "GPU-local-0", vram_mb: 23034 }],
-        syntheticVersions: { driver: "580.126.09", cuda: "13.0" },
         stateDir: resolve(".agent-state"),
         cacheDir: resolve(".agent-state/hf-cache"),
         networkPool: "10.213.0.0/16",
-        readyDelayMs: 3000,
-        pullMs: 400,
       },
     });
   });
@@ -29,29 +24,23 @@ describe("agent command line", () => {
     const env = {
       AGENT_SERVER: "https://gpu.example.com",
       AGENT_TOKEN: "env",
+      AGENT_RUNTIME: "docker",
       AGENT_STATE_DIR: "/s",
-      AGENT_CUDA_VERSION: "12.4",
-      AGENT_DRIVER_VERSION: "550.54.15",
       AGENT_NETWORK_POOL: "10.50.0.0/20",
-      DEV_READY_DELAY_MS: "200",
     };
-    const parsed = parseCommandLine(["--token", "flag", "--cuda-version", "12.8"], env);
-    expect(parsed.ok && parsed.command === "run" && parsed.config).toMatchObject({
+    const parsed = parseCommandLine(["--token", "flag"], env);
+    expect(parsed.ok && parsed.command === "run" && parsed.config).toEqual({
       connectUrl: "wss://gpu.example.com/agent/v1/connect",
       token: "flag",
-      runtime: "docker",
-      gpus: null,
-      syntheticVersions: { driver: "550.54.15", cuda: "12.8" },
       stateDir: "/s",
       cacheDir: "/s/hf-cache",
       networkPool: "10.50.0.0/20",
-      readyDelayMs: 200,
     });
   });
 
   it("doctor takes the same settings", () => {
     const parsed = parseCommandLine(["doctor", "--server", "http://x", "--token", "t"], {});
-    expect(parsed).toMatchObject({ ok: true, command: "doctor", config: { connectUrl: "ws://x/agent/v1/connect", runtime: "docker" } });
+    expect(parsed).toMatchObject({ ok: true, command: "doctor", config: { connectUrl: "ws://x/agent/v1/connect" } });
   });
 
   it.each([[["--help"]], [["-h"]], [["doctor", "--help"]]])("%j asks for the usage, needing no settings", (argv) => {
@@ -62,13 +51,14 @@ describe("agent command line", () => {
     expect(parseCommandLine(["--version"], {})).toEqual({ ok: true, command: "version" });
   });
 
-  it("the usage names every flag and every environment variable the agent reads", () => {
-    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--gpus", "--cuda-version", "--driver-version", "--help", "--version", "doctor"]) {
+  it("the usage names every flag and every environment variable the agent reads, and no stand-in of the dev agent", () => {
+    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
-    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
+    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "DOCKER_HOST"]) {
       expect(USAGE).toContain(name);
     }
+    for (const devOnly of ["local", "--gpus", "--cuda-version", "--driver-version", "DEV_"]) expect(USAGE).not.toContain(devOnly);
   });
 
   it("docs/deploy.md's table of the agent's settings and --help name the same flags and variables", () => {
@@ -84,11 +74,7 @@ describe("agent command line", () => {
     [[], "--server (or AGENT_SERVER) is required"],
     [["--server", "http://x"], "--token (or AGENT_TOKEN) is required"],
     [["--server", "ftp://x", "--token", "t"], '--server must be an http(s) or ws(s) URL, got "ftp://x"'],
-    [["--server", "http://x", "--token", "t", "--runtime", "podman"], '--runtime must be docker or local, got "podman"'],
-    [["--server", "http://x", "--token", "t", "--runtime", "local"], "--gpus (or AGENT_GPUS) is required with --runtime local, e.g. --gpus rtx4090:8"],
-    [["--server", "http://x", "--token", "t", "--gpus", "rtx4090"], expect.stringContaining("--gpus wants model:count")],
-    [["--server", "http://x", "--token", "t", "--cuda-version", "12"], '--cuda-version must look like 12.4, got "12"'],
-    [["--server", "http://x", "--token", "t", "--driver-version", "new"], '--driver-version must look like 550.54.15, got "new"'],
+    [["--server", "http://x", "--token", "t", "--runtime", "local"], '--runtime must be docker, got "local" (the local runtime is the dev agent\'s: npm run dev)'],
     [["--server", "http://x", "--token", "t", "--network-pool", "10.213.0.1/16"], expect.stringContaining("--network-pool: \"10.213.0.1/16\" has host bits set; did you mean 10.213.0.0/16?")],
     [["--server", "http://x", "--token", "t", "--network-pool", "10.213.0.0/26"], expect.stringContaining("must be between a /8 and a /24")],
     [["start"], 'unknown command "start"; the only command is doctor'],
@@ -97,7 +83,7 @@ describe("agent command line", () => {
     expect(parseCommandLine(argv, {})).toEqual({ ok: false, error });
   });
 
-  it("rejects unknown flags", () => {
-    expect(parseCommandLine(["--nope"], {})).toEqual({ ok: false, error: expect.stringContaining("--nope") });
+  it.each([["--nope"], ["--gpus"], ["--cuda-version"], ["--driver-version"]])("rejects the unknown flag %s (the dev agent's stand-ins included)", (flag) => {
+    expect(parseCommandLine([flag, "x"], {})).toEqual({ ok: false, error: expect.stringContaining(flag) });
   });
 });

@@ -1,10 +1,12 @@
 // `npm run build:agent`: the host agent as one bundled ESM file plus the pinned Node runtime (the
 // node@22 devDependency) in dist/host-agent/, with the install files beside them. A GPU host gets
-// this folder and installs nothing else.
+// this folder and installs nothing else. The bundle is the production entry's (host-agent/main.ts):
+// the build fails when it carries any dev code (dev-code.ts), the dev agent's stand-ins included.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build, type Plugin } from "esbuild";
+import { devCodeIn } from "./dev-code.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const DIST = join(ROOT, "dist/host-agent");
@@ -27,10 +29,17 @@ const leaveOutNativeAddons: Plugin = {
   },
 };
 
-export async function buildAgent(outDir = DIST): Promise<{ bundleBytes: number; nodeVersion: string }> {
+export interface BuiltAgent {
+  bundleBytes: number;
+  nodeVersion: string;
+  /** The source files bundled (esbuild's metafile inputs), repo-relative. */
+  sources: string[];
+}
+
+export async function buildAgent(outDir = DIST): Promise<BuiltAgent> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  await build({
+  const { metafile } = await build({
     entryPoints: [join(ROOT, "host-agent/main.ts")],
     outfile: join(outDir, "agent.mjs"),
     bundle: true,
@@ -39,6 +48,8 @@ export async function buildAgent(outDir = DIST): Promise<{ bundleBytes: number; 
     target: "node22",
     plugins: [leaveOutNativeAddons],
     logLevel: "warning",
+    absWorkingDir: ROOT,
+    metafile: true,
     // The bundled CommonJS dependencies (dockerode, ws) call require() and read __dirname.
     banner: {
       js: [
@@ -50,6 +61,9 @@ export async function buildAgent(outDir = DIST): Promise<{ bundleBytes: number; 
       ].join("\n"),
     },
   });
+  const sources = Object.keys(metafile.inputs);
+  const devCode = devCodeIn({ text: readFileSync(join(outDir, "agent.mjs"), "utf8"), sources });
+  if (devCode.length > 0) throw new Error(`the agent bundle carries dev code:\n  ${devCode.join("\n  ")}`);
   copyFileSync(NODE_RUNTIME, join(outDir, "node"));
   chmodSync(join(outDir, "node"), 0o755);
   for (const file of INSTALL_FILES) {
@@ -57,7 +71,7 @@ export async function buildAgent(outDir = DIST): Promise<{ bundleBytes: number; 
     chmodSync(join(outDir, file), file.endsWith(".sh") || file === "gpu-rental-agent" ? 0o755 : 0o644);
   }
   const nodeVersion = execFileSync(join(outDir, "node"), ["--version"], { encoding: "utf8" }).trim();
-  return { bundleBytes: statSync(join(outDir, "agent.mjs")).size, nodeVersion };
+  return { bundleBytes: statSync(join(outDir, "agent.mjs")).size, nodeVersion, sources };
 }
 
 if (import.meta.main) {

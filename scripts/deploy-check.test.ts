@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
 import { LOCATION_PERIOD_S } from "../workers/http/rate-limit.ts";
 import { BUNDLE_BUDGET, dryRun, ENVIRONMENTS, overBudget, ROOT, type DryRun } from "./deploy-check.ts";
+import { devCodeIn } from "./dev-code.ts";
 
 /** What these checks read of a resolved configuration (wrangler's types for it are not shipped, so it is typed here). */
 interface ResolvedConfig {
@@ -48,6 +49,11 @@ describe.each(ENVIRONMENTS)("wrangler deploy --dry-run --env %s", (environment) 
     expect(run.rawBytes).toBeGreaterThan(0);
   });
 
+  it("is built from the production entry and carries no dev or bench code (no bench route, no dev MachineDO)", () => {
+    expect(run.sources.some((source) => source.endsWith("workers/main.ts"))).toBe(true);
+    expect(devCodeIn(run)).toEqual([]);
+  });
+
   it("carries zod's English locale and no other", () => {
     const locales = run.sources.filter((source) => source.includes("/zod/v4/locales/"));
     expect(locales.map((source) => source.replace(/.*\/zod\//, "zod/"))).toEqual(["zod/v4/locales/en.js"]);
@@ -56,7 +62,7 @@ describe.each(ENVIRONMENTS)("wrangler deploy --dry-run --env %s", (environment) 
 
 describe("overBudget", () => {
   it("names the environment, the size and the budget that was broken", () => {
-    const run = { environment: "staging" as const, output: "", sources: [], rawBytes: BUNDLE_BUDGET.rawBytes + 1, gzipBytes: BUNDLE_BUDGET.gzipBytes };
+    const run = { environment: "staging" as const, output: "", sources: [], text: "", rawBytes: BUNDLE_BUDGET.rawBytes + 1, gzipBytes: BUNDLE_BUDGET.gzipBytes };
     expect(overBudget(run)).toEqual([`staging: 1000.0 KiB raw, over the budget of 1000.0 KiB`]);
     expect(overBudget({ ...run, rawBytes: 1, gzipBytes: BUNDLE_BUDGET.gzipBytes + 2048 })).toEqual([`staging: 222.0 KiB gzip, over the budget of 220.0 KiB`]);
   });

@@ -1,12 +1,14 @@
 // `npm run deploy:check`: builds what `wrangler deploy --env <env>` would upload, offline
-// (`--dry-run`, no Cloudflare account), for each environment, and holds it to the bundle budget.
-// scripts/deploy-check.test.ts runs the same in `npm test`, with the checks of the environments' config.
+// (`--dry-run`, no Cloudflare account), for each environment, and holds it to the bundle budget and to
+// carrying no dev or bench code (dev-code.ts). scripts/deploy-check.test.ts runs the same in `npm test`,
+// with the checks of the environments' config.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import { devCodeIn } from "./dev-code.ts";
 
 export const ROOT = join(import.meta.dirname, "..");
 export const ENVIRONMENTS = ["staging", "production"] as const;
@@ -33,6 +35,8 @@ export interface DryRun {
   gzipBytes: number;
   /** The source files the bundle was built from (its source map's `sources`). */
   sources: string[];
+  /** The uploaded modules' text, one after the other. */
+  text: string;
 }
 
 /**
@@ -68,6 +72,7 @@ export async function dryRun(environment: Environment): Promise<DryRun> {
       rawBytes: contents.reduce((sum, bytes) => sum + bytes.length, 0),
       gzipBytes: contents.reduce((sum, bytes) => sum + gzipSync(bytes).length, 0),
       sources: map.sources,
+      text: contents.map((bytes) => bytes.toString("utf8")).join("\n"),
     };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -88,9 +93,10 @@ if (import.meta.main) {
   for (const environment of ENVIRONMENTS) {
     const run = await dryRun(environment);
     const over = overBudget(run);
+    const devCode = devCodeIn(run).map((line) => `${environment}: dev code in the production bundle: ${line}`);
     console.log(`${environment}: ${(run.rawBytes / KIB).toFixed(1)} KiB raw / ${(run.gzipBytes / KIB).toFixed(1)} KiB gzip (budget ${BUNDLE_BUDGET.rawBytes / KIB} / ${BUNDLE_BUDGET.gzipBytes / KIB} KiB)`);
-    for (const line of over) console.error(line);
-    failed ||= over.length > 0;
+    for (const line of [...over, ...devCode]) console.error(line);
+    failed ||= over.length + devCode.length > 0;
   }
   process.exitCode = failed ? 1 : 0;
 }

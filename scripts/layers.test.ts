@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findViolations, readSources, relativeImports } from "./layers.ts";
+import { findViolations, readSources, relativeImports, testRunnerImports } from "./layers.ts";
 
 describe("the layering rule", () => {
   it("holds for the whole tree: every import points down or stays in its folder", () => {
@@ -53,6 +53,43 @@ describe("the layering rule", () => {
     ],
   ])("%s", (_, tree, found) => {
     expect(findViolations(new Map(Object.entries(tree))).map((v) => `${v.file} -> ${v.imports}`)).toEqual(found);
+  });
+
+  it("keeps dev code out of production code: only the dev entries, tests and tooling import the dev folders", () => {
+    const tree = new Map([
+      ["workers/main.ts", 'import { benchRoute } from "./dev/bench-routes.ts";\nimport { createWorker } from "./worker.ts";'],
+      ["workers/api/app.ts", 'import { DevMachineDO } from "../dev/dev-machine-do.ts";'],
+      ["host-agent/main.ts", 'import { LocalRuntime } from "./dev/local-runtime.ts";'],
+      ["host-agent/agent-command.ts", 'const { parseGpuSpec } = await import("./dev/synthetic-gpus.ts");'],
+      ["workers/dev/dev-main.ts", 'import { createWorker } from "../worker.ts";\nimport { benchRoute } from "./bench-routes.ts";'],
+      ["host-agent/dev/dev-main.ts", 'import { runCommandLine } from "../agent-command.ts";\nimport { LocalRuntime } from "./local-runtime.ts";'],
+      ["host-agent/proxy/logs-stream.test.ts", 'import { LocalRuntime } from "../dev/local-runtime.ts";'],
+      ["scripts/dev/stack.ts", 'import { freePort } from "../../host-agent/dev/free-port.ts";'],
+    ]);
+    expect(findViolations(tree)).toEqual([
+      { file: "workers/main.ts", imports: "workers/dev/bench-routes.ts", rule: expect.stringContaining("production code may not import dev code") },
+      { file: "workers/api/app.ts", imports: "workers/dev/dev-machine-do.ts", rule: expect.stringContaining("production code may not import dev code") },
+      { file: "host-agent/main.ts", imports: "host-agent/dev/local-runtime.ts", rule: expect.stringContaining("production code may not import dev code") },
+      { file: "host-agent/agent-command.ts", imports: "host-agent/dev/synthetic-gpus.ts", rule: expect.stringContaining("production code may not import dev code") },
+    ]);
+  });
+
+  it("keeps the dev folders on top of their own side: the dev agent on the agent and protocol/ alone", () => {
+    const tree = new Map([["host-agent/dev/dev-main.ts", 'import { x } from "../../core/ids.ts";\nimport { y } from "../../protocol/messages.ts";']]);
+    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual(["host-agent/dev/dev-main.ts -> core/ids.ts"]);
+  });
+
+  it("lets only tests and tooling import a test runner", () => {
+    const tree = new Map([
+      ["protocol/mux/contract-suite.ts", 'import { describe, expect, it } from "vitest";'],
+      ["workers/http/helper.ts", 'import { env } from "cloudflare:test";\nimport { x } from "vitest/config";'],
+      ["test/support/mux/contract-suite.ts", 'import { describe } from "vitest";'],
+      ["protocol/codec.test.ts", 'import { describe } from "vitest";'],
+    ]);
+    expect(findViolations(tree).map((v) => `${v.file} -> ${v.imports}`)).toEqual([
+      "protocol/mux/contract-suite.ts -> vitest", "workers/http/helper.ts -> cloudflare:test", "workers/http/helper.ts -> vitest/config",
+    ]);
+    expect(testRunnerImports('import x from "vitest-like";\nimport "./vitest.ts";')).toEqual([]);
   });
 
   it("lets tests and tooling import anything, and flags a folder with no layer", () => {

@@ -1,14 +1,20 @@
 // The layering rule, checked over the import graph: every folder imports only from itself and from
-// the layers beneath it. Run by `npm test` (scripts/layers.test.ts) and by `node scripts/layers.ts`.
+// the layers beneath it, and production code never from a dev folder (dev-code.ts), which only the dev
+// entries, tests and tooling use. Run by `npm test` (scripts/layers.test.ts) and by `node scripts/layers.ts`.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
+import { DEV_FOLDERS } from "./dev-code.ts";
 
 /** Each folder and the folders it may import from besides itself, most specific first. */
 export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[] = [
   { folder: "protocol/", mayImport: [] },
   { folder: "core/", mayImport: [] },
+  // The dev agent: its entry and stand-ins, on top of the agent.
+  { folder: "host-agent/dev/", mayImport: ["host-agent/", "protocol/"] },
   { folder: "host-agent/", mayImport: ["protocol/"] },
   { folder: "durable-objects/", mayImport: ["core/", "protocol/"] },
+  // The dev Worker: its entry, the bench's routes and the dev MachineDO, on top of the Worker.
+  { folder: "workers/dev/", mayImport: ["workers/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/http/", mayImport: ["core/"] },
   { folder: "workers/proxy/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/api/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
@@ -44,7 +50,16 @@ export function relativeImports(file: string, source: string): string[] {
   return found;
 }
 
+/** The test runners' modules: only tests and the tooling on top (test/, bench/, scripts/) import them. */
+const TEST_RUNNER = /(?:^|[\s;])(?:import|export)\b[^"'`]*?(?:from\s*)?["']((?:vitest|@cloudflare\/vitest-plugin)(?:\/[^"']*)?|cloudflare:test)["']/g;
+
+/** The test runner modules a source text imports. */
+export function testRunnerImports(source: string): string[] {
+  return [...source.matchAll(TEST_RUNNER)].map((match) => match[1]!);
+}
+
 const layerOf = (file: string) => LAYERS.find((layer) => file.startsWith(layer.folder));
+const isDev = (file: string) => DEV_FOLDERS.some((folder) => file.startsWith(folder));
 
 /** Imports that point up a layer or sideways into a folder the rule does not allow. */
 export function findViolations(sources: ReadonlyMap<string, string>): Violation[] {
@@ -57,7 +72,15 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
       continue;
     }
     if (layer.mayImport.includes("*")) continue;
+    for (const runner of testRunnerImports(source)) {
+      violations.push({ file, imports: runner, rule: "only tests and tooling may import a test runner: test helpers belong in test/support/" });
+    }
+    const production = !isDev(file);
     for (const target of relativeImports(file, source)) {
+      if (production && isDev(target)) {
+        violations.push({ file, imports: target, rule: `production code may not import dev code (${DEV_FOLDERS.join(", ")}): it would ship in a production build` });
+        continue;
+      }
       // workers/ owns its subfolders, but workers/api and workers/proxy do not own each other.
       const allowed = target.startsWith(layer.folder) || layer.mayImport.some((folder) => target.startsWith(folder));
       if (!allowed) {

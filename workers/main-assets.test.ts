@@ -1,7 +1,11 @@
 // The Worker sees every request first and hands the paths it does not own to the dashboard's static
-// files (env.ASSETS), with the single-page fallback; /v1, /admin, /agent and /bench stay the Worker's.
+// files (env.ASSETS), with the single-page fallback; /v1, /admin and /agent stay the Worker's, and
+// /bench the dev Worker's (the one these tests run).
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call } from "../test/support/workerd/api-client.ts";
+import { BASE, call } from "../test/support/workerd/api-client.ts";
+import production from "./main.ts";
 
 describe("dashboard assets behind the Worker", () => {
   it("serves the dashboard's index.html at / and its script from the built files", async () => {
@@ -36,6 +40,14 @@ describe("dashboard assets behind the Worker", () => {
     const response = await call("GET", path);
     expect(response.status).toBe(status);
     expect(await response.json()).toEqual({ error, message: expect.any(String) });
+  });
+
+  it("in the production Worker /bench is a dashboard path like any other: no bench route, whatever BENCH_ROUTES says", async () => {
+    for (const path of ["/bench/noop", "/bench/open-streams/1"]) {
+      const response = await production.fetch(new Request(BASE + path), { ...env, BENCH_ROUTES: "1" }, createExecutionContext());
+      expect(response.status, path).toBe(200);
+      expect(await response.text()).toContain('<div id="root"></div>');
+    }
   });
 
   it("answers a write to a dashboard path as an unknown route: 404 in the error format, not the asset server's bare 405", async () => {

@@ -42,7 +42,8 @@ import { createMachineSchema } from "./schema.ts";
 export class MachineDO extends DurableObject<Env> {
   private readonly record: MachineRecord;
   private readonly agent: AgentSocket;
-  private readonly bridge: ProxyBridge;
+  /** Protected for the dev Worker's subclass (workers/dev/dev-machine-do.ts), which counts its open streams. */
+  protected readonly bridge: ProxyBridge;
   private readonly ledger: ContainerLedger;
   private readonly session: AgentSession;
   private readonly keySets: AccountKeySets;
@@ -77,11 +78,6 @@ export class MachineDO extends DurableObject<Env> {
     if (path === "/proxy") return this.proxy(request);
     if (path === LOGS_PATH) return this.logs(new URL(request.url));
     return errorResponse("not_found", "no such machine endpoint");
-  }
-
-  /** Proxied and log streams open now, each a client being answered (for operators and tests). */
-  openStreamCount(): number {
-    return this.bridge.openStreams;
   }
 
   // ---- reservations, desired states and key sets (RPC from AccountDOs) ----

@@ -1,8 +1,8 @@
-// The multiplexer contract (protocol/mux/contract-suite.ts) run against the MachineDO's end: a
+// The multiplexer contract (test/support/mux/contract-suite.ts) run against the MachineDO's end: a
 // ProxyBridge over a socket that decodes what it is sent, with a client that reads every response
 // and echoes every WebSocket message.
 import { decodeAgentMessage, decodeDataFrame, decodeServerMessage, encodeDataFrame, encodeMessage, type AgentMessage } from "../../protocol/index.ts";
-import { runMuxContract, sentFrameLog, type MuxEndUnderTest } from "../../protocol/mux/contract-suite.ts";
+import { runMuxContract, sentFrameLog, type MuxEndUnderTest } from "../../test/support/mux/contract-suite.ts";
 import { ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
 
 const target = (method: string): ProxyTarget => ({ instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/contract", method, headers: [] });

@@ -11,9 +11,10 @@ import { IPTABLES_ARGS, checkFirewall } from "./firewall-check.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
 import { checkServer, probeUrlOf, serverUrlOf, type ServerAnswer } from "./server-check.ts";
 
-export async function runDoctor(config: AgentConfig, run: RunCommand): Promise<CheckResult[]> {
+/** `gpusAndEngine`: false for the dev agent's stand-ins (synthetic GPUs, the local runtime), which need neither. */
+export async function runDoctor(config: AgentConfig, run: RunCommand, gpusAndEngine: boolean): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  if (config.runtime === "docker") {
+  if (gpusAndEngine) {
     const [driver, gpus, banner] = await Promise.all([run("nvidia-smi", DRIVER_QUERY), run("nvidia-smi", GPU_QUERY), run("nvidia-smi", [])]);
     results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner));
     const engine = await askEngine();

@@ -1,4 +1,4 @@
-// The multiplexer contract (protocol/mux/contract-suite.ts) run against the agent's end: ProxyStreams
+// The multiplexer contract (test/support/mux/contract-suite.ts) run against the agent's end: ProxyStreams
 // over a transport that encodes and decodes every frame, in front of a real upstream server that
 // streams response bodies, reads request bodies and echoes WebSocket messages.
 import { once } from "node:events";
@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from "vitest";
 import { WebSocketServer } from "ws";
 import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "../../protocol/codec.ts";
 import type { AgentMessage, ServerMessage } from "../../protocol/messages.ts";
-import { runMuxContract, sentFrameLog, type MuxEndUnderTest } from "../../protocol/mux/contract-suite.ts";
+import { runMuxContract, sentFrameLog, type MuxEndUnderTest } from "../../test/support/mux/contract-suite.ts";
 import { decodeDataFrame, encodeDataFrame, type DataKind } from "../../protocol/mux/frames.ts";
 import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-server.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";

@@ -82,7 +82,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         name,
         NODE,
         [
-          join(ROOT, "host-agent/main.ts"), "--server", baseUrl, "--token", stack.setup.machines[name]!.token,
+          join(ROOT, "host-agent/dev/dev-main.ts"), "--server", baseUrl, "--token", stack.setup.machines[name]!.token,
           "--runtime", "local", "--gpus", machine.gpus, "--state-dir", join(stateDir, "agents", name),
         ],
         { ...process.env, ...options.agentEnv, ...env },

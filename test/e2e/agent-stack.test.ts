@@ -84,7 +84,7 @@ describe("host agents", () => {
     });
     expect(status).toBe(401);
     const impostor = startChild("impostor", join(process.cwd(), "node_modules/.bin/node"), [
-      "host-agent/main.ts", "--server", stack.baseUrl, "--token", `gma_${stack.setup.machines["dev-1"]!.id}_${"b".repeat(32)}`,
+      "host-agent/dev/dev-main.ts", "--server", stack.baseUrl, "--token", `gma_${stack.setup.machines["dev-1"]!.id}_${"b".repeat(32)}`,
       "--runtime", "local", "--gpus", "rtx4090:1", "--state-dir", join(stack.stateDir, "impostor"),
     ], process.env, false);
     try {

@@ -1,4 +1,5 @@
-// Runs the real host agent (host-agent/main.ts) as a child process for tests, collecting its JSON logs.
+// Runs the real host agent as a child process for tests, collecting its JSON logs: the dev agent's
+// entry (host-agent/dev/dev-main.ts), which takes the stand-ins (--runtime local, --gpus) tests need.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
@@ -6,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { NODE_BINARY } from "./node-binary.ts";
 import { waitUntil } from "./wait-until.ts";
 
-const MAIN_FILE = fileURLToPath(new URL("../../../host-agent/main.ts", import.meta.url));
+const MAIN_FILE = fileURLToPath(new URL("../../../host-agent/dev/dev-main.ts", import.meta.url));
 
 export type LogLine = { t: string; level: string; msg: string } & Record<string, unknown>;
 

@@ -2,15 +2,14 @@
 // the protocol: the query's rules, who may read, what the agent is asked, the answer relayed as it
 // streams, no logs (409), an offline host (502), and a client leaving a follow leaving no stream.
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { DataKind, type ServerMessage } from "../../../protocol/index.ts";
-import type { MachineDO } from "../../../durable-objects/machine/machine-do.ts";
 import { admin, call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
 import { browser, signUp } from "../../../test/support/workerd/session-client.ts";
+import { openStreamsOf } from "../../dev/dev-machine-do.ts";
 
 type LogsOpen = Extract<ServerMessage, { type: "logs_open" }>;
 
@@ -33,7 +32,7 @@ function answer(stream: number, contentType: string, body: string, open = false)
   if (!open) agent.send({ type: "end", stream });
 }
 
-const openStreams = () => runInDurableObject(env.MACHINES.getByName(String(agent.machineId)), (machine: MachineDO) => machine.openStreamCount());
+const openStreams = () => openStreamsOf(env, agent.machineId);
 
 describe("GET /v1/instances/{id}/logs", () => {
   it("refuses a tail outside 1 to 10,000 or not a whole number, and a follow that is not true or false, naming the field", async () => {

@@ -3,11 +3,11 @@
 // it delivers frames to the end under test and checks what the end sends back, every frame both
 // ways passing through the codec.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Decoded } from "../codec.ts";
-import type { AgentMessage, ServerMessage } from "../messages.ts";
-import { INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOLD } from "./flow-control.ts";
-import { DataKind, MAX_DATA_FRAME_BYTES, type DataFrame } from "./frames.ts";
-import type { StreamControl } from "./stream-table.ts";
+import type { Decoded } from "../../../protocol/codec.ts";
+import type { AgentMessage, ServerMessage } from "../../../protocol/messages.ts";
+import { INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOLD } from "../../../protocol/mux/flow-control.ts";
+import { DataKind, MAX_DATA_FRAME_BYTES, type DataFrame } from "../../../protocol/mux/frames.ts";
+import type { StreamControl } from "../../../protocol/mux/stream-table.ts";
 
 export type SentFrame = { message: AgentMessage | ServerMessage } | { data: DataFrame };
 

@@ -1,0 +1,89 @@
+// Does what the agent's command line asks (run the agent, doctor, --help, --version), for both entries:
+// the production agent (main.ts: nvidia-smi's GPUs, the docker runtime) and the dev agent
+// (dev/dev-main.ts), which hands in its stand-ins instead.
+import { AGENT_VERSION, startAgent } from "./agent.ts";
+import type { AgentConfig, CommandLine } from "./config.ts";
+import { exitCodeOf, formatReport } from "./doctor/check.ts";
+import { runDoctor } from "./doctor/doctor.ts";
+import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
+import { runHostCommand } from "./host-command.ts";
+import { createLogger, errorMessage } from "./log.ts";
+import { DockerRuntime } from "./runtime/docker-runtime.ts";
+import type { ContainerRuntime } from "./runtime/runtime.ts";
+
+/** What makes one agent: its usage text, its GPUs, its runtime, and whether doctor checks the GPUs and the engine. */
+export interface AgentHost<Config extends AgentConfig> {
+  usage: string;
+  discoverHost(config: Config): Promise<NvidiaHost>;
+  createRuntime(config: Config): ContainerRuntime;
+  checksGpusAndEngine(config: Config): boolean;
+}
+
+/** The production agent's: a real GPU host with a Docker engine. */
+export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage"> = {
+  discoverHost: () => discoverNvidiaHost(runHostCommand),
+  createRuntime: (config) => new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool }),
+  checksGpusAndEngine: () => true,
+};
+
+export async function runCommandLine<Config extends AgentConfig>(commandLine: CommandLine<Config>, host: AgentHost<Config>): Promise<void> {
+  if (!commandLine.ok) {
+    process.stderr.write(`gpu-rental-agent: ${commandLine.error}\nRun gpu-rental-agent --help for the flags.\n`);
+    process.exit(2);
+  }
+  switch (commandLine.command) {
+    case "help":
+      process.stdout.write(host.usage);
+      break;
+    case "version":
+      process.stdout.write(`${AGENT_VERSION}\n`);
+      break;
+    case "doctor": {
+      const results = await runDoctor(commandLine.config, runHostCommand, host.checksGpusAndEngine(commandLine.config));
+      process.stdout.write(formatReport(results));
+      process.exitCode = exitCodeOf(results);
+      break;
+    }
+    case "run":
+      await runAgent(commandLine.config, host);
+      break;
+  }
+}
+
+async function runAgent<Config extends AgentConfig>(config: Config, agentHost: AgentHost<Config>): Promise<void> {
+  const log = createLogger();
+  let host: NvidiaHost;
+  try {
+    host = await agentHost.discoverHost(config);
+  } catch (error) {
+    log.error("GPU discovery failed", { error: errorMessage(error) });
+    process.exit(1);
+  }
+  if (!host.cudaVersion) log.warn("nvidia-smi shows no CUDA version: no template will be placed on this host", { driver: host.driverVersion });
+
+  const agent = startAgent({
+    connectUrl: config.connectUrl,
+    token: config.token,
+    runtime: agentHost.createRuntime(config),
+    gpus: host.gpus,
+    versions: { driver: host.driverVersion, cuda: host.cudaVersion },
+    cacheDir: config.cacheDir,
+    log,
+  });
+
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info("shutting down", { signal });
+      agent.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error("shutdown failed", { error: errorMessage(error) });
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

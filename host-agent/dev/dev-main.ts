@@ -1,0 +1,19 @@
+// Entry of the dev agent: the host agent with its stand-ins for a machine with no GPU or no container
+// engine (`--runtime local`, `--gpus`), as `npm run dev`, the tests and the bench start it. Never
+// bundled: the production entry is ../main.ts.
+import { NVIDIA_DOCKER_HOST, runCommandLine } from "../agent-command.ts";
+import { DEV_USAGE, parseDevCommandLine } from "./dev-config.ts";
+import { LocalRuntime } from "./local-runtime.ts";
+
+await runCommandLine(parseDevCommandLine(process.argv.slice(2), process.env), {
+  usage: DEV_USAGE,
+  discoverHost: async (config) =>
+    config.gpus
+      ? { gpus: config.gpus, driverVersion: config.syntheticVersions.driver, cudaVersion: config.syntheticVersions.cuda }
+      : NVIDIA_DOCKER_HOST.discoverHost(config),
+  createRuntime: (config) =>
+    config.runtime === "local"
+      ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs })
+      : NVIDIA_DOCKER_HOST.createRuntime(config),
+  checksGpusAndEngine: (config) => config.runtime === "docker",
+});

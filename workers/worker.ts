@@ -1,0 +1,77 @@
+// The Worker's request handling, for both entries (main.ts, the production Worker; dev/dev-main.ts, the
+// dev Worker, which adds its own routes): a host of an instance web app (`{instance id}-{port}.{APPS_DOMAIN}`)
+// is the app's, whatever the path; on any other host, rate limit, then the agent endpoint, the proxy,
+// or the API; any other path is the dashboard's static files (env.ASSETS).
+import { logAccess } from "./access-log.ts";
+import { connectAgent } from "./agent-connect.ts";
+import { serveAppRequest } from "./apps/app-request.ts";
+import { createApiApp } from "./api/app.ts";
+import { matchAppHost } from "./http/app-origin.ts";
+import { admitRequest, clientIp } from "./http/rate-limit.ts";
+import { errorResponseFor, unexpectedErrorOf } from "./http/to-api-error.ts";
+import { newRequestId, rememberRequestId, withRequestId } from "./http/request-id.ts";
+import type { Env } from "../core/env.ts";
+import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
+
+/** Routes only the dev Worker has: tried for the paths under `prefix`, before the dashboard, the rate limit and the API. */
+export interface DevRoutes {
+  prefix: string;
+  /** The answer, or null to go on as if the route were not there (404 in the error format, like any unknown route). */
+  route(request: Request, env: Env): Promise<Response | null>;
+}
+
+export interface Worker {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
+}
+
+const api = createApiApp();
+
+export function createWorker(devRoutes: DevRoutes | null = null): Worker {
+  return {
+    async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+      const startedMs = Date.now();
+      const requestId = newRequestId();
+      let response: Response;
+      try {
+        response = await route(request, env, ctx, requestId, devRoutes);
+      } catch (error) {
+        response = errorResponseFor(error, requestId);
+      }
+      const unexpected = unexpectedErrorOf(response);
+      response = withRequestId(response, requestId);
+      // A body refused unread (401, 413, 429 ...) is cancelled, so the runtime answers now instead of
+      // waiting for the client to send all of it.
+      if (request.body && !request.bodyUsed) await request.body.cancel().catch(() => undefined);
+      logAccess({ request, status: response.status, durationMs: Date.now() - startedMs, requestId, unexpected });
+      return response;
+    },
+  };
+}
+
+/** The Worker's own paths (and the dev routes' prefix in the dev Worker); any other path is the dashboard's. */
+const WORKER_PREFIXES = ["/v1", "/admin", "/agent"];
+
+async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string, devRoutes: DevRoutes | null): Promise<Response> {
+  const url = new URL(request.url);
+  // First: nothing of the API, the agent endpoint or the dashboard is reachable on an app's origin.
+  const app = matchAppHost(url.host, env.APPS_DOMAIN);
+  if (app !== null) return serveAppRequest(request, env, app, requestId);
+  const path = url.pathname;
+  if (path === "/agent/v1/connect") return connectAgent(request, env);
+  if (devRoutes && path.startsWith(`${devRoutes.prefix}/`)) {
+    const answer = await devRoutes.route(request, env);
+    if (answer) return answer;
+  }
+  // Every request reaches the Worker first (run_worker_first); what it does not own is the dashboard's
+  // to read: its files, or index.html for the single-page app's own routes. Any other method there
+  // is an unknown route of the API (404 in the error format), not the asset server's bare 405.
+  const prefixes = devRoutes ? [...WORKER_PREFIXES, devRoutes.prefix] : WORKER_PREFIXES;
+  const dashboardPath = !prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  if (dashboardPath && (request.method === "GET" || request.method === "HEAD")) return env.ASSETS.fetch(request);
+  if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
+  const proxyTarget = matchProxyPath(request.url);
+  if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);
+  // The API's Hono app is handed only the request: its routes find the id by it.
+  rememberRequestId(request, requestId);
+  return api.fetch(request, env, ctx);
+}
