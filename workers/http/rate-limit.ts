@@ -6,8 +6,7 @@
 // It only answers yes or no, so its refusal says to retry after its whole window. `wrangler dev` has
 // no such binding: its one isolate's bucket already sees every request.
 import { ApiError } from "../../core/errors.ts";
-
-const MAX_TRACKED_IPS = 10_000;
+import { TokenBuckets } from "../../core/token-bucket.ts";
 
 /** The window of every rate limiting binding (`simple.period` in wrangler.toml; the deploy check holds them equal). */
 export const LOCATION_PERIOD_S = 10;
@@ -18,31 +17,22 @@ export interface LocationLimiter {
 }
 
 export class RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
   readonly ratePerSecond: number;
-  private readonly capacity: number;
+  private readonly buckets: TokenBuckets;
 
   constructor(ratePerSecond: number) {
     this.ratePerSecond = ratePerSecond;
-    this.capacity = Math.max(1, ratePerSecond * 2);
+    this.buckets = new TokenBuckets({ capacity: Math.max(1, ratePerSecond * 2), perPeriod: ratePerSecond, periodMs: 1000 });
   }
 
   /** Takes a token for `ip` or throws 429 rate_limited. */
   take(ip: string, nowMs: number): void {
-    const bucket = this.buckets.get(ip) ?? { tokens: this.capacity, at: nowMs };
-    bucket.tokens = Math.min(this.capacity, bucket.tokens + ((nowMs - bucket.at) / 1000) * this.ratePerSecond);
-    bucket.at = nowMs;
-    this.buckets.delete(ip);
-    this.buckets.set(ip, bucket);
-    if (this.buckets.size > MAX_TRACKED_IPS) this.buckets.delete(this.buckets.keys().next().value!);
-    if (bucket.tokens < 1) {
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / this.ratePerSecond));
+    const retryAfter = this.buckets.take(ip, nowMs);
+    if (retryAfter !== null) {
       throw new ApiError("rate_limited", `more than ${this.ratePerSecond} requests per second from this address`, {
         "retry-after": String(retryAfter),
       });
     }
-    bucket.tokens -= 1;
   }
 }
 
