@@ -31,7 +31,7 @@ export default defineConfig({
         test: {
           name: "node",
           include: [
-            "protocol/**/*.test.ts", "host-agent/**/*.test.ts", "client/**/*.test.ts", "cli/**/*.test.ts", "dashboard/**/*.test.ts",
+            "protocol/**/*.test.ts", "standards/**/*.test.ts", "host-agent/**/*.test.ts", "client/**/*.test.ts", "cli/**/*.test.ts", "dashboard/**/*.test.ts",
             "test/**/*.test.ts", "bench/**/*.test.ts", "scripts/**/*.test.ts",
           ],
           exclude: [...configDefaults.exclude, "test/fuzz/**"],

@@ -44,6 +44,15 @@ describe("the layering rule", () => {
       ["client/client.ts -> core/errors.ts", "cli/commands/ls.ts -> workers/api/schemas/instance.ts"],
     ],
     [
+      "lets every layer, the CLI and the protocol included, stand on the standards' floor, which imports nothing of ours",
+      {
+        "cli/forward/headers.ts": 'import { hopByHopIn } from "../../standards/hop-by-hop.ts";',
+        "protocol/mux/headers.ts": 'import { hopByHopIn } from "../../standards/hop-by-hop.ts";',
+        "standards/hop-by-hop.ts": 'import { upstreamRequestHeaders } from "../protocol/mux/headers.ts";',
+      },
+      ["standards/hop-by-hop.ts -> protocol/mux/headers.ts"],
+    ],
+    [
       "keeps the dashboard on the typed client alone, its .tsx files included",
       {
         "dashboard/api/client.ts": 'import { createGpuClient } from "../../client/index.ts";',

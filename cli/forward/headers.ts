@@ -1,7 +1,7 @@
 // Header rules of the local forwarder. Towards the service: the key goes in Authorization, and the
 // local tool's own Authorization moves to X-Upstream-Authorization, which the proxy hands to the
-// server inside as Authorization. Hop-by-hop headers stay on their hop, both ways (RFC 9110 7.6.1).
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+// server inside as Authorization. Hop-by-hop headers stay on their hop, both ways (standards/hop-by-hop.ts).
+import { hopByHopIn } from "../../standards/hop-by-hop.ts";
 
 /** Raw header pairs [name, value, name, value, ...] as node:http gives and takes them. */
 export type RawHeaders = string[];
@@ -15,7 +15,7 @@ export function towardsService(raw: RawHeaders, apiKey: string, upgrade: string 
   const out: RawHeaders = [];
   for (const [name, value] of pairs(raw)) {
     const lower = name.toLowerCase();
-    if (LOCAL_ONLY.has(lower) || dropped.has(lower)) continue;
+    if (LOCAL_ONLY.has(lower) || dropped(lower)) continue;
     if (lower === "authorization") {
       if (!hasUpstreamAuth) out.push("x-upstream-authorization", value);
       continue;
@@ -29,20 +29,16 @@ export function towardsService(raw: RawHeaders, apiKey: string, upgrade: string 
 
 export function towardsClient(raw: RawHeaders): RawHeaders {
   const dropped = droppedBy(raw);
-  return pairs(raw).flatMap(([name, value]) => (dropped.has(name.toLowerCase()) ? [] : [name, value]));
+  return pairs(raw).flatMap(([name, value]) => (dropped(name) ? [] : [name, value]));
 }
 
 export function withoutHeader(raw: RawHeaders, name: string): RawHeaders {
   return pairs(raw).flatMap(([key, value]) => (key.toLowerCase() === name ? [] : [key, value]));
 }
 
-/** The hop-by-hop set plus whatever the Connection header names. */
-function droppedBy(raw: RawHeaders): Set<string> {
-  const dropped = new Set(HOP_BY_HOP);
-  for (const [name, value] of pairs(raw)) {
-    if (name.toLowerCase() === "connection") for (const token of value.split(",")) dropped.add(token.trim().toLowerCase());
-  }
-  return dropped;
+/** Whether a header of these stays on its hop: a hop-by-hop one, or one their Connection headers name. */
+function droppedBy(raw: RawHeaders): (name: string) => boolean {
+  return hopByHopIn(pairs(raw).filter(([name]) => name.toLowerCase() === "connection").map(([, value]) => value));
 }
 
 function pairs(raw: RawHeaders): [string, string][] {

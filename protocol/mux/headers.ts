@@ -1,22 +1,8 @@
 // Which headers cross the proxy, decided here once: the upstream request headers (computed by the
 // Worker; the MachineDO and the agent pass them on) and the response headers the client gets back
-// (applied by the MachineDO). Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and
-// never cross, in either direction.
-
-const HOP_BY_HOP = new Set([
-  "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
-  "te", "trailer", "transfer-encoding", "upgrade",
-]);
-
-/** The header names a Connection header lists: hop-by-hop for that message too. */
-export function connectionTokens(value: string | null): Set<string> {
-  return new Set((value ?? "").split(",").map((token) => token.trim().toLowerCase()).filter(Boolean));
-}
-
-export function isHopByHop(name: string, tokens: Set<string>): boolean {
-  const lower = name.toLowerCase();
-  return HOP_BY_HOP.has(lower) || tokens.has(lower);
-}
+// (applied by the MachineDO). Hop-by-hop headers (standards/hop-by-hop.ts) belong to one connection
+// and never cross, in either direction.
+import { hopByHopIn } from "../../standards/hop-by-hop.ts";
 
 /** How one kind of proxied origin treats what the caller sent it. */
 export interface UpstreamPolicy {
@@ -58,10 +44,10 @@ const REPLACED = new Set(["host", "authorization", "cookie", "x-upstream-authori
 
 /** The headers the upstream receives, as [name, value] pairs, for a request under `policy`. */
 export function upstreamRequestHeaders(incoming: Headers, policy: UpstreamPolicy, forwarded: Forwarded): [string, string][] {
-  const tokens = connectionTokens(incoming.get("connection"));
+  const hopByHop = hopByHopIn([incoming.get("connection") ?? ""]);
   const headers = new Headers();
   for (const [name, value] of incoming) {
-    if (REPLACED.has(name) || PLATFORM_PREFIXES.some((prefix) => name.startsWith(prefix)) || isHopByHop(name, tokens)) continue;
+    if (REPLACED.has(name) || PLATFORM_PREFIXES.some((prefix) => name.startsWith(prefix)) || hopByHop(name)) continue;
     headers.set(name, value);
   }
   const authorization = incoming.get(policy.authorization === "replace" ? "x-upstream-authorization" : "authorization");
@@ -91,10 +77,10 @@ export function offeredSubprotocols(incoming: Headers): string[] {
 
 /** The upstream's response headers as the client will see them; repeated names stay repeated. */
 export function clientResponseHeaders(pairs: readonly [string, string][]): Headers {
-  const tokens = connectionTokens(pairs.find(([name]) => name.toLowerCase() === "connection")?.[1] ?? null);
+  const hopByHop = hopByHopIn(pairs.filter(([name]) => name.toLowerCase() === "connection").map(([, value]) => value));
   const headers = new Headers();
   for (const [name, value] of pairs) {
-    if (!isHopByHop(name, tokens)) headers.append(name, value);
+    if (!hopByHop(name)) headers.append(name, value);
   }
   return headers;
 }
