@@ -9,73 +9,39 @@
 // leaves ends its body quietly (nobody reads it). Each is an expected event, logged here once as what
 // it is; workerd still prints its own "Uncaught" line for an errored body, which no JavaScript can
 // silence, and an honest cut is worth that line.
-import {
-  clientResponseHeaders, DATA_HEADER_BYTES, DataKind, encodeDataFrame, frameInPlace, MAX_DATA_FRAME_BYTES, ReceiveCredit, SendCredit,
-  type MuxStream, type ServerMessage,
-} from "../../protocol/index.ts";
 import { errorResponse } from "../../core/errors.ts";
-import { log, type LogFields, type LogLevel } from "../../core/log.ts";
-
-/** What a stream sends through: the agent socket, and the bridge's table of open streams. */
-export interface StreamLink {
-  sendControl(message: ServerMessage): void;
-  /** A data frame already encoded (frames.ts). */
-  sendData(frame: Uint8Array): void;
-  /** The stream is finished on this side; forget it. */
-  close(): void;
-  /** The ids a log line about this stream carries (request, account, instance, machine, stream). */
-  logIds(): LogFields;
-}
+import { clientResponseHeaders, DataKind } from "../../protocol/index.ts";
+import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
 
 export const MAX_REQUEST_BODY_BYTES = 512 * 1024 * 1024;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-export class HttpStream implements MuxStream {
+export class HttpStream extends BridgeStream {
   readonly carries = "http";
-  private readonly credit = new SendCredit();
-  private readonly received = new ReceiveCredit();
   private writer: WritableStreamDefaultWriter<Uint8Array> | null = null;
   private answered = false;
   /** A text/event-stream response: cut short, it ends rather than breaks (see the file's head). */
   private eventStream = false;
-  private finished = false;
   private resolveHead!: (response: Response) => void;
   readonly head = new Promise<Response>((resolve) => (this.resolveHead = resolve));
 
-  private readonly id: number;
-  private readonly link: StreamLink;
   private readonly method: string;
 
   constructor(id: number, link: StreamLink, method: string) {
-    this.id = id;
-    this.link = link;
+    super(id, link);
     this.method = method;
   }
 
   /** Pumps the client's request body to the agent; stops early if the stream ends. */
   async pumpBody(body: ReadableStream<Uint8Array>): Promise<void> {
-    const chunks = readChunks(body);
-    let total = 0;
     try {
-      for await (const { bytes: value, headroom } of chunks) {
-        if (this.finished) break;
-        total += value.byteLength;
-        if (total > MAX_REQUEST_BODY_BYTES) {
-          this.log("info", "request body over 512 MB: refused");
-          this.fail("request body too large", payloadTooLarge());
-          break;
-        }
-        for (let offset = 0; offset < value.byteLength && !this.finished; offset += MAX_DATA_FRAME_BYTES) {
-          const part = value.subarray(offset, offset + MAX_DATA_FRAME_BYTES);
-          await this.credit.take(part.byteLength);
-          if (this.finished) break;
-          // Our own read buffer keeps room for the header: framed in place, no copy (send copies).
-          const inPlace = headroom && offset === 0;
-          this.link.sendData(inPlace ? frameInPlace(DataKind.body, this.id, part) : encodeDataFrame(DataKind.body, this.id, part));
-        }
-      }
-      if (!this.finished) this.link.sendControl({ type: "end", stream: this.id });
+      await this.sendBody(DataKind.body, body, (total) => {
+        if (total <= MAX_REQUEST_BODY_BYTES) return true;
+        this.log("info", "request body over 512 MB: refused");
+        this.fail("request body too large", payloadTooLarge());
+        return false;
+      });
     } catch {
       if (this.finished) return;
       this.log("info", "the client's request body broke off");
@@ -87,7 +53,7 @@ export class HttpStream implements MuxStream {
     this.answered = true;
     if (NULL_BODY_STATUSES.has(status) || this.method === "HEAD") {
       this.resolveHead(new Response(null, { status, headers: clientResponseHeaders(headers) }));
-      return this.finishNormally();
+      return this.finish();
     }
     this.eventStream = headers.some(([name, value]) => name.toLowerCase() === "content-type" && /^\s*text\/event-stream\b/i.test(value));
     const length = declaredLength(headers);
@@ -98,16 +64,15 @@ export class HttpStream implements MuxStream {
 
   onData(_kind: DataKind, payload: Uint8Array): void {
     if (!this.writer || this.finished) return;
-    if (!this.received.receive(payload.byteLength)) {
+    if (!this.received(payload.byteLength)) {
       // The agent broke the protocol: not an expected event, so the body is errored, not ended.
-      this.log("error", "the agent sent more than the flow-control window");
-      this.link.sendControl({ type: "abort", stream: this.id, reason: "response body exceeded the flow-control window" });
+      this.sendAbort("response body exceeded the flow-control window");
       this.writer.abort(new Error("response body exceeded the flow-control window")).catch(() => undefined);
-      return this.finishNormally();
+      return this.finish();
     }
     // No copy: the payload views this message's own buffer, which nothing else holds.
     this.writer.write(payload).then(
-      () => this.returnCredit(payload.byteLength),
+      () => this.handedOn(payload.byteLength),
       () => {
         if (this.finished) return;
         this.log("info", "client left before the response ended");
@@ -116,14 +81,10 @@ export class HttpStream implements MuxStream {
     );
   }
 
-  onWindow(bytes: number): void {
-    this.credit.grant(bytes);
-  }
-
-  onEnd(): void {
+  override onEnd(): void {
     // Queued behind every pending write; a FixedLengthStream refuses to close short of its length.
     this.writer?.close().then(
-      () => this.finishNormally(),
+      () => this.finish(),
       () => {
         if (this.finished) return;
         this.log("warn", "the upstream body ended short of its Content-Length");
@@ -137,81 +98,32 @@ export class HttpStream implements MuxStream {
     if (this.finished) return;
     // Before the head, the agent's refusal (nothing listens on the port) is the client's 502 and its access line.
     if (this.answered) this.log("warn", "proxied response cut short: the upstream failed", { reason });
-    this.finish(upstreamUnavailable(reason === "upstream_unavailable" ? undefined : reason), "the upstream failed");
-  }
-
-  onWsClose(): void {
-    // Not a WebSocket: nothing to close.
+    this.endResponse(upstreamUnavailable(reason === "upstream_unavailable" ? undefined : reason), "the upstream failed");
   }
 
   onDisconnect(): void {
     if (this.finished) return;
     this.log("warn", this.answered ? "proxied response cut short: the host disconnected" : "proxied request failed: the host disconnected");
-    this.finish(upstreamUnavailable("the host disconnected"), "the host disconnected");
+    this.endResponse(upstreamUnavailable("the host disconnected"), "the host disconnected");
   }
 
   /** The proxy side gave up (body too large, client gone, no answer in time): tell the agent too. */
   fail(reason: string, beforeHead: Response | null): void {
     if (this.finished) return;
-    this.link.sendControl({ type: "abort", stream: this.id, reason });
-    this.finish(beforeHead ?? upstreamUnavailable());
+    this.sendAbort(reason);
+    this.endResponse(beforeHead ?? upstreamUnavailable());
   }
 
   /**
    * Before the head the client gets `beforeHead`; after it the body ends where it is, broken off when
    * `cutBy` names an upstream-side cause and the body is not an event stream (see the file's head).
    */
-  private finish(beforeHead: Response, cutBy: string | null = null): void {
+  private endResponse(beforeHead: Response, cutBy: string | null = null): void {
     if (this.finished) return;
     this.resolveHead(beforeHead);
     if (cutBy !== null && !this.eventStream) this.writer?.abort(new Error(`response cut short: ${cutBy}`)).catch(() => undefined);
     else this.writer?.close().catch(() => undefined);
-    this.finishNormally();
-  }
-
-  private log(level: LogLevel, msg: string, fields: LogFields = {}): void {
-    log(level, msg, { ...this.link.logIds(), ...fields });
-  }
-
-  private finishNormally(): void {
-    this.finished = true;
-    this.credit.release();
-    this.link.close();
-  }
-
-  private returnCredit(bytes: number): void {
-    const credit = this.received.consume(bytes);
-    if (credit > 0 && !this.finished) this.link.sendControl({ type: "window", stream: this.id, bytes: credit });
-  }
-}
-
-/**
- * The body's chunks. A default reader yields 4 KB chunks (a frame, an agent event and an upstream
- * write each); a BYOB read takes whatever has arrived, up to a whole frame, into a reused buffer
- * that keeps room for the frame header before the data. Each chunk is valid until the next is
- * asked for (sending copies it before then).
- */
-async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<{ bytes: Uint8Array; headroom: boolean }> {
-  let byob: ReadableStreamBYOBReader | null = null;
-  try {
-    byob = body.getReader({ mode: "byob" });
-  } catch {
-    // Not a byte stream: read it as it comes.
-  }
-  if (!byob) {
-    for await (const chunk of body) yield { bytes: chunk, headroom: false };
-    return;
-  }
-  let buffer = new ArrayBuffer(DATA_HEADER_BYTES + MAX_DATA_FRAME_BYTES);
-  try {
-    for (;;) {
-      const { done, value } = await byob.read(new Uint8Array(buffer, DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES));
-      if (done || !value) return;
-      yield { bytes: value, headroom: true };
-      buffer = value.buffer as ArrayBuffer;
-    }
-  } finally {
-    byob.cancel().catch(() => undefined);
+    this.finish();
   }
 }
 
@@ -220,10 +132,6 @@ function declaredLength(headers: [string, string][]): number | null {
   if (headers.some(([name, value]) => name.toLowerCase() === "transfer-encoding" && value.toLowerCase() !== "identity")) return null;
   const value = headers.find(([name]) => name.toLowerCase() === "content-length")?.[1];
   return value !== undefined && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : null;
-}
-
-export function upstreamUnavailable(detail?: string): Response {
-  return errorResponse("upstream_unavailable", detail ? `the upstream failed: ${detail}` : "nothing answers on that port yet, or the host is offline");
 }
 
 function payloadTooLarge(): Response {

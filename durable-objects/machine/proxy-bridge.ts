@@ -5,7 +5,8 @@
 // goes away every stream is failed at once so nothing waits forever.
 import { log, type LogFields } from "../../core/log.ts";
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
-import { HttpStream, upstreamUnavailable, type StreamLink } from "./http-stream.ts";
+import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
+import { HttpStream } from "./http-stream.ts";
 import type { LogsRequest } from "./logs-request.ts";
 import { WsStream } from "./ws-stream.ts";
 
@@ -25,7 +26,7 @@ type StreamMessage = Extract<AgentMessage, { stream: number }>;
 export const LOGS_ANSWER_TIMEOUT_MS = 30_000;
 
 export class ProxyBridge {
-  private readonly streams = new StreamTable<HttpStream | WsStream>();
+  private readonly streams = new StreamTable<BridgeStream>();
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
@@ -118,7 +119,7 @@ export class ProxyBridge {
     return id;
   }
 
-  private link(socket: WebSocket, id: number, stream: () => HttpStream | WsStream, logIds: () => LogFields): StreamLink {
+  private link(socket: WebSocket, id: number, stream: () => BridgeStream, logIds: () => LogFields): StreamLink {
     return {
       sendControl: (message: ServerMessage) => sendQuietly(socket, encodeMessage(message)),
       sendData: (frame) => sendQuietly(socket, frame),

@@ -1,38 +1,21 @@
 // One proxied WebSocket: the client's socket (a WebSocketPair end accepted here) bridged to the
 // upstream socket the agent opens. Messages keep their type; close codes and reasons cross both ways.
-// Credit as for HTTP bodies, counted in message bytes: messages to the agent wait for its credit;
-// messages handed to the client return credit to the agent. A socket the host's disconnection or an
+// Credit as for HTTP bodies (bridge-stream.ts), counted in message bytes: the client's messages are
+// queued for the agent's credit; messages handed to the client return credit to the agent. A socket the host's disconnection or an
 // upstream failure ends is closed with 1011 and logged once, as the expected event it is.
-import { log, type LogFields, type LogLevel } from "../../core/log.ts";
-import {
-  closeQuietly, DataKind, encodeDataFrame, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, ReceiveCredit, SendCredit,
-  type MuxStream,
-} from "../../protocol/index.ts";
-import { upstreamUnavailable, type StreamLink } from "./http-stream.ts";
+import { closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG } from "../../protocol/index.ts";
+import { BridgeStream, upstreamUnavailable } from "./bridge-stream.ts";
 
 /** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export class WsStream implements MuxStream {
+export class WsStream extends BridgeStream {
   readonly carries = "websocket";
   private client: WebSocket | null = null;
-  private closed = false;
-  private readonly credit = new SendCredit();
-  private readonly received = new ReceiveCredit();
-  /** Client messages, framed, waiting for the agent's credit. */
-  private readonly waiting: { frame: Uint8Array; size: number }[] = [];
   private resolveAccept!: (response: Response) => void;
   readonly accepted = new Promise<Response>((resolve) => (this.resolveAccept = resolve));
-
-  private readonly id: number;
-  private readonly link: StreamLink;
-
-  constructor(id: number, link: StreamLink) {
-    this.id = id;
-    this.link = link;
-  }
 
   onAccepted(protocol: string): void {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
@@ -47,17 +30,16 @@ export class WsStream implements MuxStream {
         this.log("info", "client WebSocket message over the proxy's limit: closed with 1009", { bytes: payload.byteLength });
         return this.closeBothWays(MESSAGE_TOO_BIG, "message too big for the proxy");
       }
-      this.waiting.push({ frame: encodeDataFrame(kind, this.id, payload), size: payload.byteLength });
-      this.flush();
+      this.queue(kind, payload);
     });
     server.addEventListener("close", (event) => {
-      if (this.closed) return;
+      if (this.finished) return;
       if (event.code === ABNORMAL_CLOSURE) this.log("info", "client left: its WebSocket dropped without a close");
       this.link.sendControl({ type: "ws_close", stream: this.id, code: event.code, reason: event.reason });
       this.finish();
     });
     server.addEventListener("error", () => {
-      if (this.closed) return;
+      if (this.finished) return;
       this.log("info", "the client's WebSocket failed");
       this.abort("client socket error");
     });
@@ -66,35 +48,14 @@ export class WsStream implements MuxStream {
   }
 
   onData(kind: DataKind, payload: Uint8Array): void {
-    if (!this.client || this.closed) return;
-    if (!this.received.receive(payload.byteLength)) {
-      this.log("error", "the agent sent more than the flow-control window");
-      return this.abort("WebSocket data exceeded the flow-control window");
-    }
+    if (!this.client || this.finished) return;
+    if (!this.received(payload.byteLength)) return this.abort("WebSocket data exceeded the flow-control window");
     this.client.send(kind === DataKind.wsText ? decoder.decode(payload) : payload.slice());
-    const credit = this.received.consume(payload.byteLength);
-    if (credit > 0) this.link.sendControl({ type: "window", stream: this.id, bytes: credit });
+    this.handedOn(payload.byteLength);
   }
 
-  onWindow(bytes: number): void {
-    this.credit.grant(bytes);
-    this.flush();
-  }
-
-  private flush(): void {
-    while (!this.closed && this.waiting[0] && this.waiting[0].size <= this.credit.available) {
-      const { frame, size } = this.waiting.shift()!;
-      this.credit.consume(size);
-      this.link.sendData(frame);
-    }
-  }
-
-  onEnd(): void {
-    // A WebSocket ends with ws_close, not end.
-  }
-
-  onWsClose(code: number, reason: string): void {
-    if (this.closed) return;
+  override onWsClose(code: number, reason: string): void {
+    if (this.finished) return;
     const client = this.client;
     this.finish();
     if (client) closeQuietly(client, code, reason);
@@ -102,28 +63,28 @@ export class WsStream implements MuxStream {
 
   /** Ends the exchange from here: the agent closes the upstream with the same code, the client gets it too. */
   private closeBothWays(code: number, reason: string): void {
-    if (this.closed) return;
+    if (this.finished) return;
     this.link.sendControl({ type: "ws_close", stream: this.id, code, reason });
     this.onWsClose(code, reason);
   }
 
   onAbort(reason: string): void {
-    if (this.closed) return;
+    if (this.finished) return;
     // Before it is accepted, the agent's refusal (nothing listens on the port) is the client's 502 and its access line.
     if (this.client) this.log("warn", "proxied WebSocket closed: the upstream failed", { reason });
     this.end(reason);
   }
 
   onDisconnect(): void {
-    if (this.closed) return;
+    if (this.finished) return;
     this.log("warn", this.client ? "proxied WebSocket closed: the host disconnected" : "proxied WebSocket failed: the host disconnected");
     this.end("the host disconnected");
   }
 
   /** The proxy side gave up: tell the agent, and the client. */
   abort(reason: string): void {
-    if (this.closed) return;
-    this.link.sendControl({ type: "abort", stream: this.id, reason });
+    if (this.finished) return;
+    this.sendAbort(reason);
     this.end(reason);
   }
 
@@ -135,14 +96,5 @@ export class WsStream implements MuxStream {
       return;
     }
     this.onWsClose(INTERNAL_ERROR, "upstream failed");
-  }
-
-  private log(level: LogLevel, msg: string, fields: LogFields = {}): void {
-    log(level, msg, { ...this.link.logIds(), ...fields });
-  }
-
-  private finish(): void {
-    this.closed = true;
-    this.link.close();
   }
 }
