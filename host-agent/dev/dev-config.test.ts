@@ -1,24 +1,20 @@
 // Command line and environment parsing of the dev agent: the agent's settings plus its stand-ins.
-import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { USAGE } from "../config.ts";
+import { parseCommandLine, USAGE } from "../config.ts";
 import { DEV_USAGE, parseDevCommandLine } from "./dev-config.ts";
 
 describe("dev agent command line", () => {
-  it("reads the stand-ins' flags beside the agent's, with the default synthetic versions and delays", () => {
-    const parsed = parseDevCommandLine(["--server", "http://127.0.0.1:8787/", "--token", "t", "--runtime", "local", "--gpus", "l4:1"], {});
-    expect(parsed).toEqual({
+  it("reads the agent's settings as the production agent does, and the stand-ins' flags beside them, with their defaults", () => {
+    const settings = ["--server", "http://127.0.0.1:8787/", "--token", "t"];
+    const agent = parseCommandLine(settings, {});
+    expect(parseDevCommandLine([...settings, "--runtime", "local", "--gpus", "l4:1"], {})).toEqual({
       ok: true,
       command: "run",
       config: {
-        connectUrl: "ws://127.0.0.1:8787/agent/v1/connect",
-        token: "t",
+        ...(agent.ok && agent.command === "run" ? agent.config : {}),
         runtime: "local",
         gpus: [{ index: 0, model: "l4", name: "NVIDIA L4", uuid: "GPU-local-0", vram_mb: 23034 }],
         syntheticVersions: { driver: "580.126.09", cuda: "13.0" },
-        stateDir: resolve(".agent-state"),
-        cacheDir: resolve(".agent-state/hf-cache"),
-        networkPool: "10.213.0.0/16",
         readyDelayMs: 3000,
         pullMs: 400,
       },
