@@ -21,6 +21,7 @@ describe("agent command line", () => {
         networkPool: "10.213.0.0/16",
         readyDelayMs: 3000,
         pullMs: 400,
+        metricsIntervalMs: 10_000,
       },
     });
   });
@@ -34,6 +35,7 @@ describe("agent command line", () => {
       AGENT_DRIVER_VERSION: "550.54.15",
       AGENT_NETWORK_POOL: "10.50.0.0/20",
       DEV_READY_DELAY_MS: "200",
+      AGENT_METRICS_INTERVAL_MS: "1000",
     };
     const parsed = parseCommandLine(["--token", "flag", "--cuda-version", "12.8"], env);
     expect(parsed.ok && parsed.command === "run" && parsed.config).toMatchObject({
@@ -46,6 +48,7 @@ describe("agent command line", () => {
       cacheDir: "/s/hf-cache",
       networkPool: "10.50.0.0/20",
       readyDelayMs: 200,
+      metricsIntervalMs: 1000,
     });
   });
 
@@ -66,7 +69,7 @@ describe("agent command line", () => {
     for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--gpus", "--cuda-version", "--driver-version", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
-    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
+    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS", "AGENT_METRICS_INTERVAL_MS"]) {
       expect(USAGE).toContain(name);
     }
   });
@@ -95,6 +98,12 @@ describe("agent command line", () => {
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],
   ])("rejects %j", (argv, error) => {
     expect(parseCommandLine(argv, {})).toEqual({ ok: false, error });
+  });
+
+  it.each(["999", "10s", "-1"])("rejects a metrics interval of %s", (value) => {
+    expect(parseCommandLine(["--server", "http://x", "--token", "t"], { AGENT_METRICS_INTERVAL_MS: value })).toEqual({
+      ok: false, error: "AGENT_METRICS_INTERVAL_MS must be an integer of at least 1000",
+    });
   });
 
   it("rejects unknown flags", () => {

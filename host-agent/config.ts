@@ -22,6 +22,8 @@ export interface AgentConfig {
   /** Local runtime only: the dev containers' model-load delay and simulated pull time. */
   readyDelayMs: number;
   pullMs: number;
+  /** How often a metrics sample is sent (AGENT_METRICS_INTERVAL_MS; tests sample faster than production's 10 s). */
+  metricsIntervalMs: number;
 }
 
 export type CommandLine =
@@ -55,6 +57,7 @@ Environment only:
   DOCKER_HOST             the Docker engine (default unix:///var/run/docker.sock)
   DEV_READY_DELAY_MS      local runtime: how long a dev container's ports refuse connections (default 3000)
   DEV_PULL_MS             local runtime: simulated image pull time (default 400)
+  AGENT_METRICS_INTERVAL_MS  how often GPU and container usage is sampled and sent (default 10000, at least 1000)
 `;
 
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine {
@@ -115,9 +118,11 @@ function parseConfig(values: Record<string, string | undefined>, env: NodeJS.Pro
   const readyDelayMs = nonNegative(env.DEV_READY_DELAY_MS, 3000);
   const pullMs = nonNegative(env.DEV_PULL_MS, 400);
   if (readyDelayMs === null || pullMs === null) return { error: "DEV_READY_DELAY_MS and DEV_PULL_MS must be non-negative integers" };
+  const metricsIntervalMs = nonNegative(env.AGENT_METRICS_INTERVAL_MS, 10_000);
+  if (metricsIntervalMs === null || metricsIntervalMs < 1_000) return { error: "AGENT_METRICS_INTERVAL_MS must be an integer of at least 1000" };
   const stateDir = resolve(values["state-dir"] ?? env.AGENT_STATE_DIR ?? "./.agent-state");
   const cacheDir = resolve(values["cache-dir"] ?? env.AGENT_CACHE_DIR ?? `${stateDir}/hf-cache`);
-  return { connectUrl, token, runtime, gpus, syntheticVersions: { driver, cuda }, stateDir, cacheDir, networkPool, readyDelayMs, pullMs };
+  return { connectUrl, token, runtime, gpus, syntheticVersions: { driver, cuda }, stateDir, cacheDir, networkPool, readyDelayMs, pullMs, metricsIntervalMs };
 }
 
 function connectUrlFor(server: string): string | null {

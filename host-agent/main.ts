@@ -7,6 +7,8 @@ import { runDoctor } from "./doctor/doctor.ts";
 import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
 import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage } from "./log.ts";
+import { NvidiaSmiStream } from "./metrics/nvidia-smi-stream.ts";
+import { SyntheticGpuLoad } from "./metrics/synthetic-gpu-load.ts";
 import { DockerRuntime } from "./runtime/docker-runtime.ts";
 import { LocalRuntime } from "./runtime/local-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
@@ -59,6 +61,10 @@ async function runAgent(config: AgentConfig): Promise<void> {
     versions: { driver: host.driverVersion, cuda: host.cudaVersion },
     cacheDir: config.cacheDir,
     log,
+    metrics: {
+      gpus: config.gpus ? new SyntheticGpuLoad(config.gpus) : new NvidiaSmiStream({ intervalMs: config.metricsIntervalMs, log }),
+      intervalMs: config.metricsIntervalMs,
+    },
   });
 
   let stopping = false;
