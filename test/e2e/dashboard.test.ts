@@ -368,9 +368,13 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await nav(page, "Launch").click();
     await page.getByRole("button", { name: "Launch", exact: true }).waitFor();
     await shot("launch");
+    // A minute of traffic, rising then falling, so the charts have a shape.
+    for (const perSecond of [1, 4, 10, 6, 2]) await serveRequests(stack, instance, perSecond, 12_000);
     await page.goto(`${base}/instances/${instance.id}`);
     await page.getByTestId("event").filter({ hasText: "instance is running" }).waitFor();
+    await expect.poll(() => pointsIn(page.getByTestId("metrics-chart").first()), { timeout: 30_000 }).toBeGreaterThanOrEqual(6);
     await shot("instance");
+    await page.getByRole("region", { name: "Metrics" }).screenshot({ path: join(folder, "metrics.png") });
     await nav(page, "API keys").click();
     await page.getByLabel("Key name").fill("ci");
     await page.getByRole("button", { name: "Create key" }).click();
@@ -379,5 +383,5 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await nav(page, "Billing").click();
     await page.getByTestId("ledger-row").first().waitFor();
     await shot("billing");
-  });
+  }, 180_000);
 });
