@@ -13,16 +13,18 @@ import { ledgerCommand } from "./commands/ledger.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { lsCommand } from "./commands/ls.ts";
+import { metricsCommand } from "./commands/metrics.ts";
 import { openCommand } from "./commands/open.ts";
 import { renameCommand } from "./commands/rename.ts";
 import { rmCommand } from "./commands/rm.ts";
 import { showCommand } from "./commands/show.ts";
+import { topCommand } from "./commands/top.ts";
 import { describeError, USAGE_EXIT } from "./errors.ts";
 import { createFactory, type Factory } from "./factory.ts";
 import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
-  loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand,
+  loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
   stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand,
 ];
 

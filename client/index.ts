@@ -9,3 +9,4 @@ import type { components } from "./api-types.ts";
 export type Instance = components["schemas"]["Instance"];
 export type LaunchRequest = components["schemas"]["LaunchRequest"];
 export type InstanceEvent = components["schemas"]["EventList"]["items"][number];
+export type InstanceMetrics = components["schemas"]["InstanceMetrics"];

@@ -7,14 +7,17 @@ import { exitCodeOf, formatReport } from "./doctor/check.ts";
 import { runDoctor } from "./doctor/doctor.ts";
 import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
 import { runHostCommand } from "./host-command.ts";
-import { createLogger, errorMessage } from "./log.ts";
+import { createLogger, errorMessage, type Logger } from "./log.ts";
+import type { GpuSource } from "./metrics/gpu-source.ts";
+import { NvidiaSmiStream } from "./metrics/nvidia-smi-stream.ts";
 import { DockerRuntime } from "./runtime/docker-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 
-/** What makes one agent: its usage text, its GPUs, its runtime, and whether doctor checks the GPUs and the engine. */
+/** What makes one agent: its usage text, its GPUs and what samples them, its runtime, and whether doctor checks the GPUs and the engine. */
 export interface AgentHost<Config extends AgentConfig> {
   usage: string;
   discoverHost(config: Config): Promise<NvidiaHost>;
+  gpuSource(config: Config, log: Logger): GpuSource;
   createRuntime(config: Config): ContainerRuntime;
   checksGpusAndEngine(config: Config): boolean;
 }
@@ -22,6 +25,7 @@ export interface AgentHost<Config extends AgentConfig> {
 /** The production agent's: a real GPU host with a Docker engine. */
 export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage"> = {
   discoverHost: () => discoverNvidiaHost(runHostCommand),
+  gpuSource: (config, log) => new NvidiaSmiStream({ intervalMs: config.metricsIntervalMs, log }),
   createRuntime: (config) => new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool }),
   checksGpusAndEngine: () => true,
 };
@@ -69,6 +73,7 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     versions: { driver: host.driverVersion, cuda: host.cudaVersion },
     cacheDir: config.cacheDir,
     log,
+    metrics: { gpus: agentHost.gpuSource(config, log), intervalMs: config.metricsIntervalMs },
   });
 
   let stopping = false;

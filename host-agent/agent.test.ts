@@ -32,6 +32,7 @@ beforeAll(async () => {
   agent = startAgentChild(["--server", server, "--token", "agent-secret", "--runtime", "local", "--gpus", "rtx4090:2", "--state-dir", stateDir], {
     DEV_READY_DELAY_MS: "400",
     DEV_PULL_MS: "40",
+    AGENT_METRICS_INTERVAL_MS: "1000",
   });
 });
 afterAll(async () => {
@@ -103,6 +104,31 @@ describe("host agent against a fake MachineDO", () => {
     expect(reports.length).toBeLessThanOrEqual(2);
     expect(reports.at(-1)).toEqual([8000, 8001]);
     if (reports.length === 2) expect([[8000], [8001]]).toContainEqual(reports[0]);
+  });
+
+  it("samples the running container every interval: its CPU and memory, and its GPU, which follows the requests it serves", async () => {
+    const metrics = () => fake.messages().filter((m) => m.type === "metrics");
+    const first = await waitUntil(() => metrics().find((m) => m.instances[0]?.cpu_percent !== null), "a sample with a CPU rate");
+    // GPU 1 is nobody's: only the container's GPU 0 goes with it.
+    expect(first).toEqual({
+      type: "metrics",
+      instances: [{
+        instance_id: ID, cpu_percent: expect.any(Number), memory_used_mib: expect.any(Number),
+        gpus: [{
+          index: 0, util_percent: expect.any(Number), memory_used_mib: expect.any(Number), memory_total_mib: 24564,
+          power_w: expect.any(Number), power_limit_w: 450, temperature_c: expect.any(Number), sm_clock_mhz: expect.any(Number),
+        }],
+      }],
+    });
+    expect(first.type === "metrics" && first.instances[0]!.memory_used_mib).toBeGreaterThan(10);
+    const before = metrics().length;
+    for (let i = 0; i < 40; i++) {
+      const stream = nextStream++;
+      sendHttpRequest(fake, stream, ID, "/health");
+      await streamOutcome(fake, stream);
+    }
+    const busy = await waitUntil(() => metrics().slice(before).find((m) => (m.instances[0]?.gpus[0]?.util_percent ?? 0) >= 50), "a busy GPU in a sample");
+    expect(busy.type === "metrics" && busy.instances[0]!.gpus[0]!.memory_used_mib).toBeGreaterThan(24564 / 2);
   });
 
   it("answers a logs request like an HTTP response: the container's last lines as text", async () => {

@@ -8,6 +8,8 @@ import { Backoff } from "./backoff.ts";
 import { CommandRunner } from "./command-runner.ts";
 import { ContainerStates } from "./container-states.ts";
 import type { Logger } from "./log.ts";
+import type { GpuSource } from "./metrics/gpu-source.ts";
+import { MetricsSampler } from "./metrics/metrics-sampler.ts";
 import { scanModelCache } from "./model-cache.ts";
 import { ProxyStreams } from "./proxy/proxy-streams.ts";
 import { ReadinessProbes } from "./readiness-probes.ts";
@@ -24,6 +26,8 @@ export interface AgentOptions {
   versions: { driver: string; cuda: string };
   cacheDir: string;
   log: Logger;
+  /** Where GPU readings come from, and how often a sample goes out. */
+  metrics: { gpus: GpuSource; intervalMs: number };
 }
 
 export interface RunningAgent {
@@ -31,7 +35,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log }: AgentOptions): RunningAgent {
+export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log, metrics }: AgentOptions): RunningAgent {
   const states = new ContainerStates();
   const probes = new ReadinessProbes(runtime, (readiness) => {
     connection.send({ type: "readiness", ...readiness });
@@ -92,11 +96,14 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log);
   const streams = new ProxyStreams(runtime, connection, log);
   runtime.onExit(({ instanceId, state, message }) => report({ instance_id: instanceId, state, message }));
+  const sampler = new MetricsSampler({ runtime, gpus: metrics.gpus, send: (message) => connection.send(message), intervalMs: metrics.intervalMs, log });
   connection.start();
+  sampler.start();
   log.info("agent started", { runtime: runtime.name, gpus: gpus.length, url: connectUrl });
   return {
     async close() {
       probes.close();
+      sampler.close();
       await connection.close();
       streams.closeAll();
       await runtime.close();

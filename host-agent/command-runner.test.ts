@@ -27,6 +27,7 @@ function recordingRuntime(log: string[]): ContainerRuntime {
     resolvePort: async () => null,
     logs: async () => null,
     httpPorts: async () => [],
+    usage: async () => [],
     onExit: () => {},
     close: async () => {},
   };

@@ -16,6 +16,7 @@ describe("agent command line", () => {
         stateDir: resolve(".agent-state"),
         cacheDir: resolve(".agent-state/hf-cache"),
         networkPool: "10.213.0.0/16",
+        metricsIntervalMs: 10_000,
       },
     });
   });
@@ -27,6 +28,7 @@ describe("agent command line", () => {
       AGENT_RUNTIME: "docker",
       AGENT_STATE_DIR: "/s",
       AGENT_NETWORK_POOL: "10.50.0.0/20",
+      AGENT_METRICS_INTERVAL_MS: "1000",
     };
     const parsed = parseCommandLine(["--token", "flag"], env);
     expect(parsed.ok && parsed.command === "run" && parsed.config).toEqual({
@@ -35,6 +37,7 @@ describe("agent command line", () => {
       stateDir: "/s",
       cacheDir: "/s/hf-cache",
       networkPool: "10.50.0.0/20",
+      metricsIntervalMs: 1000,
     });
   });
 
@@ -55,7 +58,7 @@ describe("agent command line", () => {
     for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
-    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "DOCKER_HOST"]) {
+    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS"]) {
       expect(USAGE).toContain(name);
     }
     for (const devOnly of ["local", "--gpus", "--cuda-version", "--driver-version", "DEV_"]) expect(USAGE).not.toContain(devOnly);
@@ -81,6 +84,12 @@ describe("agent command line", () => {
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],
   ])("rejects %j", (argv, error) => {
     expect(parseCommandLine(argv, {})).toEqual({ ok: false, error });
+  });
+
+  it.each(["999", "10s", "-1"])("rejects a metrics interval of %s", (value) => {
+    expect(parseCommandLine(["--server", "http://x", "--token", "t"], { AGENT_METRICS_INTERVAL_MS: value })).toEqual({
+      ok: false, error: "AGENT_METRICS_INTERVAL_MS must be an integer of at least 1000",
+    });
   });
 
   it.each([["--nope"], ["--gpus"], ["--cuda-version"], ["--driver-version"]])("rejects the unknown flag %s (the dev agent's stand-ins included)", (flag) => {

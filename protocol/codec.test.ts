@@ -33,6 +33,13 @@ const agentMessages: AgentMessage[] = [
   { type: "pull_progress", instance_id: ID, percent: 50 },
   { type: "ack", command_id: "c1", ok: true, error: "" },
   { type: "cache", models: ["a/b"] },
+  {
+    type: "metrics",
+    instances: [{
+      instance_id: ID, cpu_percent: 12.5, memory_used_mib: 512,
+      gpus: [{ index: 0, util_percent: 97, memory_used_mib: 70_000, memory_total_mib: 81_559, power_w: 612.4, power_limit_w: 700, temperature_c: 61, sm_clock_mhz: 1980 }],
+    }],
+  },
   { type: "http_response", stream: 1, status: 200, headers: [["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"]] },
   { type: "ws_accepted", stream: 2, protocol: "chat.v1" },
   { type: "window", stream: 3, bytes: 1048576 },
@@ -107,6 +114,15 @@ describe("control frame codec", () => {
   it("keeps the two directions apart", () => {
     expect(decodeServerMessage(JSON.stringify({ type: "heartbeat" })).ok).toBe(false);
     expect(decodeAgentMessage(JSON.stringify({ type: "welcome", protocol: 1, machine_id: 1, heartbeat_ms: 1000 })).ok).toBe(false);
+  });
+
+  it("takes a metrics sample's unreadable values as null, and refuses a negative one or too many GPUs", () => {
+    const gpu = { index: 0, util_percent: null, memory_used_mib: 1, memory_total_mib: 2, power_w: null, power_limit_w: null, temperature_c: 30, sm_clock_mhz: null };
+    const frame = (gpus: unknown[], cpu: unknown = null) => JSON.stringify({ type: "metrics", instances: [{ instance_id: ID, cpu_percent: cpu, memory_used_mib: null, gpus }] });
+    expect(decodeAgentMessage(frame([gpu])).ok).toBe(true);
+    expect(decodeAgentMessage(frame([{ ...gpu, power_w: -1 }]))).toEqual({ ok: false, reason: expect.stringContaining("power_w") });
+    expect(decodeAgentMessage(frame([gpu], "12 %")).ok).toBe(false);
+    expect(decodeAgentMessage(frame(Array.from({ length: 17 }, (_, index) => ({ ...gpu, index }))))).toEqual({ ok: false, reason: expect.stringContaining("gpus") });
   });
 
   it("rejects an unknown container state and a percent above 100", () => {

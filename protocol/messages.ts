@@ -56,6 +56,36 @@ export type ContainerReport = z.infer<typeof containerReport>;
 export const portReadiness = z.object({ instance_id: instanceId, ready_ports: z.array(port) });
 export type PortReadiness = z.infer<typeof portReadiness>;
 
+/** A measurement nvidia-smi or the engine could not give (`[N/A]`, `[Not Supported]`, a first CPU reading) is null. */
+const reading = z.number().finite().min(0).nullable();
+
+/** One GPU's state at a sample, as nvidia-smi reports it. */
+export const gpuSample = z.object({
+  index: z.number().int().min(0),
+  util_percent: reading,
+  memory_used_mib: reading,
+  memory_total_mib: reading,
+  power_w: reading,
+  power_limit_w: reading,
+  temperature_c: reading,
+  sm_clock_mhz: reading,
+});
+export type GpuSample = z.infer<typeof gpuSample>;
+
+/** Most GPUs one instance can hold, and most instances one metrics message names: a bound on what one message stores. */
+export const MAX_SAMPLED_GPUS = 16;
+export const MAX_SAMPLED_INSTANCES = 64;
+
+/** One running container at a sample: its engine's CPU and memory figures and the GPUs it holds. */
+export const instanceUsage = z.object({
+  instance_id: instanceId,
+  /** CPU time over the last interval in percent of one core (200: two cores busy); null until two readings exist. */
+  cpu_percent: reading,
+  memory_used_mib: reading,
+  gpus: z.array(gpuSample).max(MAX_SAMPLED_GPUS),
+});
+export type InstanceUsage = z.infer<typeof instanceUsage>;
+
 /** Most lines a logs request may ask for. */
 export const MAX_LOG_TAIL = 10_000;
 
@@ -83,6 +113,11 @@ export const agentMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("pull_progress"), instance_id: instanceId, percent: z.number().int().min(0).max(100) }),
   z.object({ type: z.literal("ack"), command_id: z.string(), ok: z.boolean(), error: z.string() }),
   z.object({ type: z.literal("cache"), models: z.array(z.string()) }),
+  /**
+   * Every running container's usage, once per sampling interval (10 s), only while one runs. An older
+   * MachineDO drops it as an unknown type, which costs nothing but the charts.
+   */
+  z.object({ type: z.literal("metrics"), instances: z.array(instanceUsage).max(MAX_SAMPLED_INSTANCES) }),
   /** A container's ready ports changed. */
   z.object({ type: z.literal("readiness"), ...portReadiness.shape }),
   z.object({ type: z.literal("http_response"), stream: streamId, status: z.number().int().min(100).max(599), headers: headerList }),

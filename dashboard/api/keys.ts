@@ -7,3 +7,4 @@ export const apiKeysKey = ["api-keys"] as const;
 export const ledgerKey = ["ledger"] as const;
 export const gpusKey = ["gpus"] as const;
 export const catalogKey = ["catalog"] as const;
+export const metricsKey = (id: string, window: string) => ["instances", id, "metrics", window] as const;

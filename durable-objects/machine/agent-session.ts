@@ -1,5 +1,5 @@
 // The agent's session with this machine: the token check and accept, every frame it sends (hello,
-// heartbeat, container states, port readiness, cache, proxied-stream frames), and the machine going
+// heartbeat, container states, port readiness, cache, usage samples, proxied-stream frames), and the machine going
 // online with a hello and offline when the socket closes or falls silent.
 import { bearerToken } from "../../core/credentials.ts";
 import { clock } from "../../core/clock.ts";
@@ -13,6 +13,7 @@ import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
 import { Liveness } from "./liveness.ts";
 import type { MachineRecord } from "./machine-record.ts";
+import type { MetricsStore } from "./metrics-store.ts";
 import type { ProxyBridge } from "./proxy-bridge.ts";
 
 type Hello = Extract<AgentMessage, { type: "hello" }>;
@@ -28,6 +29,7 @@ export interface SessionParts {
   ledger: ContainerLedger;
   bridge: ProxyBridge;
   alarms: SingleAlarm;
+  metrics: MetricsStore;
 }
 
 export class AgentSession {
@@ -90,6 +92,8 @@ export class AgentSession {
       case "readiness":
         ledger.reportReadiness(message.instance_id, message.ready_ports, clock.now());
         return alarms.afterChange();
+      case "metrics":
+        return this.parts.metrics.record(message.instances);
       case "ack":
         if (!message.ok) log("warn", "agent command failed", { machine_id: this.machineId(), instance_id: instanceOfCommand(message.command_id), command_id: message.command_id, error: message.error });
         return;

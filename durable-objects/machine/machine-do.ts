@@ -6,7 +6,7 @@
 // account-key-sets.ts), and the tickets and sessions of its instances' web apps (app-sessions.ts).
 // It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what happens through its
 // outbox, all timed by one alarm. It also carries proxied streams and container log streams
-// (proxy-bridge.ts).
+// (proxy-bridge.ts), and keeps its instances' usage history as their hosts report it (metrics-store.ts).
 //
 // Liveness costs nothing per heartbeat, so an idle machine's object stays hibernated between them.
 // The agent sends `{"type":"heartbeat"}` every third of HEARTBEAT_TIMEOUT_MS; the runtime answers it
@@ -20,6 +20,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { errorResponse, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
+import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
 import type { LogFields } from "../../core/log.ts";
 import {
   isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
@@ -33,6 +34,7 @@ import { AppSessions } from "./app-sessions.ts";
 import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
 import { MachineRecord } from "./machine-record.ts";
+import { MetricsStore } from "./metrics-store.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
 import { decodeLogsRequest, LOGS_PATH } from "./logs-request.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
@@ -49,6 +51,7 @@ export class MachineDO extends DurableObject<Env> {
   private readonly keySets: AccountKeySets;
   private readonly admission: ProxyAdmission;
   private readonly appSessions: AppSessions;
+  private readonly metrics: MetricsStore;
   private readonly alarms: SingleAlarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -62,10 +65,11 @@ export class MachineDO extends DurableObject<Env> {
     this.alarms = new SingleAlarm(ctx, () => Date.now());
     this.keySets = new AccountKeySets(sql);
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms, keySets: this.keySets });
-    this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms });
+    this.metrics = new MetricsStore(sql, (instanceId) => (this.ledger.container(instanceId)?.desired ?? "destroyed") !== "destroyed");
+    this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms, metrics: this.metrics });
     this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });
     this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
-    this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness));
+    this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness), this.metrics);
   }
 
   initialize(id: number, name: string, agentToken: string): Promise<void> {
@@ -104,7 +108,18 @@ export class MachineDO extends DurableObject<Env> {
       else changes.push(directive);
     }
     if (changes.length > 0) this.ledger.applyDesiredStates(changes);
-    for (const change of changes) if (change.desired === "destroyed") this.appSessions.endForInstance(change.instance_id);
+    for (const change of changes) {
+      if (change.desired !== "destroyed") continue;
+      this.appSessions.endForInstance(change.instance_id);
+      this.metrics.forget(change.instance_id);
+    }
+  }
+
+  // ---- usage history (metrics-store.ts) ----
+
+  /** The instance's usage over `window` (the caller has checked that the instance is the caller's). */
+  instanceMetrics(instanceId: string, window: MetricsWindow): InstanceMetrics {
+    return this.metrics.read(instanceId, window);
   }
 
   // ---- instance web apps (tickets from AccountDOs, redeemed by the Worker) ----

@@ -1,7 +1,7 @@
 // The dev agent's command line: the agent's own (../config.ts) plus the stand-ins for a machine with
 // no GPU or no container engine: the local runtime, synthetic GPUs and the versions they report.
 import type { GpuInfo } from "../../protocol/messages.ts";
-import { AGENT_FLAGS, parseSettings, readCommandLine, USAGE, type AgentConfig, type CommandLine } from "../config.ts";
+import { AGENT_FLAGS, nonNegative, parseSettings, readCommandLine, USAGE, type AgentConfig, type CommandLine } from "../config.ts";
 import { parseGpuSpec } from "./synthetic-gpus.ts";
 
 export interface DevAgentConfig extends AgentConfig {
@@ -55,9 +55,4 @@ export function parseDevCommandLine(argv: string[], env: NodeJS.ProcessEnv): Com
     if (readyDelayMs === null || pullMs === null) return { error: "DEV_READY_DELAY_MS and DEV_PULL_MS must be non-negative integers" };
     return { ...settings, runtime, gpus, syntheticVersions: { driver, cuda }, readyDelayMs, pullMs };
   });
-}
-
-function nonNegative(text: string | undefined, fallback: number): number | null {
-  if (text === undefined || text === "") return fallback;
-  return /^\d+$/.test(text) ? Number(text) : null;
 }

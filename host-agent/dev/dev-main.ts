@@ -4,6 +4,7 @@
 import { NVIDIA_DOCKER_HOST, runCommandLine } from "../agent-command.ts";
 import { DEV_USAGE, parseDevCommandLine } from "./dev-config.ts";
 import { LocalRuntime } from "./local-runtime.ts";
+import { SyntheticGpuLoad } from "./synthetic-gpu-load.ts";
 
 await runCommandLine(parseDevCommandLine(process.argv.slice(2), process.env), {
   usage: DEV_USAGE,
@@ -11,6 +12,7 @@ await runCommandLine(parseDevCommandLine(process.argv.slice(2), process.env), {
     config.gpus
       ? { gpus: config.gpus, driverVersion: config.syntheticVersions.driver, cudaVersion: config.syntheticVersions.cuda }
       : NVIDIA_DOCKER_HOST.discoverHost(config),
+  gpuSource: (config, log) => (config.gpus ? new SyntheticGpuLoad(config.gpus) : NVIDIA_DOCKER_HOST.gpuSource(config, log)),
   createRuntime: (config) =>
     config.runtime === "local"
       ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs })

@@ -8,10 +8,11 @@ import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { containerSpec, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
+import { asUsageReport, type DevUsageReport } from "./container/usage-report.ts";
 import { freePort } from "./free-port.ts";
 import { LogWriter, readTail } from "./local-log-file.ts";
 import {
-  PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type CreateOutcome, type Endpoint, type ListedContainer, type LogRequest,
+  PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type ContainerUsage, type CreateOutcome, type Endpoint, type ListedContainer, type LogRequest,
 } from "../runtime/runtime.ts";
 
 const DEV_SERVER_FILE = fileURLToPath(new URL("./container/server.ts", import.meta.url));
@@ -33,6 +34,9 @@ interface RunningContainer {
   log: LogWriter;
   stopping: boolean;
   exited: Promise<void>;
+  gpuIndices: number[];
+  /** The dev container's last report of what it uses (usage-report.ts); null before its first. */
+  usage: DevUsageReport | null;
 }
 
 export class LocalRuntime implements ContainerRuntime {
@@ -92,8 +96,13 @@ export class LocalRuntime implements ContainerRuntime {
     const log = new LogWriter(dir);
     log.capture(child.stdout!, "stdout");
     log.capture(child.stderr!, "stderr");
-    const entry: RunningContainer = { child, hostPorts, log, stopping: false, exited: once(child, "exit").then(() => undefined) };
+    const entry: RunningContainer = {
+      child, hostPorts, log, stopping: false, exited: once(child, "exit").then(() => undefined), gpuIndices: spec.gpu_indices, usage: null,
+    };
     this.#running.set(instanceId, entry);
+    child.on("message", (message) => {
+      entry.usage = asUsageReport(message) ?? entry.usage;
+    });
     child.on("exit", (code, signal) => this.#noticeExit(instanceId, entry, code, signal));
     try {
       await once(child, "spawn");
@@ -132,6 +141,12 @@ export class LocalRuntime implements ContainerRuntime {
 
   async httpPorts(instanceId: string): Promise<HttpPort[]> {
     return (await this.#readSpec(instanceId))?.http_ports ?? [];
+  }
+
+  async usage(): Promise<ContainerUsage[]> {
+    return [...this.#running].map(([instanceId, { gpuIndices, usage }]) => ({
+      instanceId, gpuIndices, cpuNs: usage?.cpu_ns ?? null, memoryBytes: usage?.memory_bytes ?? null, requestsServed: usage?.requests_served ?? null,
+    }));
   }
 
   onExit(listener: (exit: ContainerExit) => void): void {

@@ -13,8 +13,9 @@ import { demultiplexLogs } from "./docker-logs.ts";
 import { InstanceNetworks } from "./docker-network.ts";
 import { ensureImage, statusOf } from "./docker-pull.ts";
 import { directoryTar } from "./directory-tar.ts";
-import type { ContainerExit, ContainerRuntime, CreateOutcome, Endpoint, ListedContainer, LogRequest } from "./runtime.ts";
+import type { ContainerExit, ContainerRuntime, ContainerUsage, CreateOutcome, Endpoint, ListedContainer, LogRequest } from "./runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
+import { DockerUsage } from "./docker-usage.ts";
 
 export interface DockerRuntimeOptions {
   /** Host folder of the shared Hugging Face cache, mounted read-only into containers whose model it holds. */
@@ -33,6 +34,7 @@ export class DockerRuntime implements ContainerRuntime {
   readonly #docker: Docker;
   readonly #options: DockerRuntimeOptions;
   readonly #networks: InstanceNetworks;
+  readonly #usage: DockerUsage;
   readonly #exitListeners: ((exit: ContainerExit) => void)[] = [];
   /** Instances the agent itself is stopping: their `die` events are not news. */
   readonly #stopping = new Set<string>();
@@ -45,6 +47,7 @@ export class DockerRuntime implements ContainerRuntime {
     this.#options = options;
     this.#docker = options.docker ?? new Docker();
     this.#networks = new InstanceNetworks(this.#docker, options.networkPool ?? DEFAULT_NETWORK_POOL);
+    this.#usage = new DockerUsage(this.#docker);
   }
 
   async list(): Promise<ListedContainer[]> {
@@ -135,6 +138,10 @@ export class DockerRuntime implements ContainerRuntime {
     } catch {
       return [];
     }
+  }
+
+  usage(): Promise<ContainerUsage[]> {
+    return this.#usage.read();
   }
 
   onExit(listener: (exit: ContainerExit) => void): void {

@@ -40,6 +40,18 @@ export interface LogRequest {
   follow: boolean;
 }
 
+/** What a running container uses, read from its engine (metrics/ turns the counters into rates). */
+export interface ContainerUsage {
+  instanceId: string;
+  /** CPU time it has used since it started, in nanoseconds; null when the engine does not say. */
+  cpuNs: number | null;
+  memoryBytes: number | null;
+  /** The GPUs it was started with. */
+  gpuIndices: number[];
+  /** Requests the dev container has served since it started (what synthetic GPUs follow); null for any other container. */
+  requestsServed: number | null;
+}
+
 /** Every operation is idempotent: repeating it after it succeeded (or after a crash mid-way) is harmless. */
 export interface ContainerRuntime {
   readonly name: "docker" | "local";
@@ -62,6 +74,8 @@ export interface ContainerRuntime {
   logs(instanceId: string, request: LogRequest): Promise<Readable | null>;
   /** The container's HTTP ports and readiness paths as its spec gave them; [] for an unknown container or an older spec. */
   httpPorts(instanceId: string): Promise<HttpPort[]>;
+  /** The usage of every running container. */
+  usage(): Promise<ContainerUsage[]>;
   onExit(listener: (exit: ContainerExit) => void): void;
   /** Releases what the runtime holds in this process (the local runtime's child processes). */
   close(): Promise<void>;

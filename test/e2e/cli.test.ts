@@ -16,7 +16,8 @@ import { appRequest } from "./support/app-origin.ts";
 import { cliEnv, ROOT, RunningGpu, runCommand, runGpu, runGpuOnTerminal } from "./support/gpu-cli.ts";
 import { withContainerFolderBlocked } from "./support/host-faults.ts";
 
-const stack = useE2eStack();
+// Agents sample every second, so `gpu metrics` and `gpu top` have figures without waiting 10 s.
+const stack = useE2eStack({}, { AGENT_METRICS_INTERVAL_MS: "1000" });
 let env: NodeJS.ProcessEnv;
 const configHome = () => mkdtempSync(join(tmpdir(), "gpu-cli-config-"));
 
@@ -27,7 +28,7 @@ beforeAll(() => {
 const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
 const withoutReadiness = (instance: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "stop", "start", "rm", "rename", "open", "forward", "balance", "keys", "ledger"];
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "open", "forward", "balance", "keys", "ledger"];
 /** Every command line that does one thing: a group's subcommands in place of the group. */
 const LEAF_COMMANDS = [...COMMANDS.filter((c) => c !== "keys"), "keys ls", "keys create", "keys revoke"];
 
@@ -197,6 +198,33 @@ describe("an instance's life through the CLI", () => {
     expect(events.filter((e) => e.line !== probe).at(-1)).toEqual({ t: expect.any(String), stream: "stdout", line: "GET /echo/from-cli 200" });
     expect(await gpu("logs", "i-aaaaaaaaaaaaaaaa")).toEqual({ code: 1, stdout: "", stderr: "error: no instance i-aaaaaaaaaaaaaaaa in this account (not_found, HTTP 404)\n" });
     expect((await gpu("logs", id, "--tail", "0")).stderr).toBe("error: tail: must be an integer from 1 to 10000 (invalid, HTTP 400)\n");
+  });
+
+  it("metrics prints a row per series (tab-separated in a pipe) and the API's answer with --json; a window the API refuses is its 400", async () => {
+    for (let n = 0; n < 20; n++) await fetch(`${stack.baseUrl}/v1/instances/${id}/proxy/8000/v1/models`, { headers: { authorization: `Bearer ${stack.key}` } });
+    const answer = await poll(() => ok(stack.client.GET("/v1/instances/{id}/metrics", { params: { path: { id } } })), (m) => m.gpus.length > 0 && m.container.length > 1);
+    const index = answer.gpus[0]!.index;
+    const text = await gpu("metrics", id);
+    expect(text.code, text.stderr).toBe(0);
+    const rows = text.stdout.trim().split("\n").map((line) => line.split("\t"));
+    expect(rows.map((row) => row[0])).toEqual([`gpu ${index} util`, `gpu ${index} memory`, `gpu ${index} power`, `gpu ${index} temperature`, "cpu", "memory"]);
+    expect(rows[1]).toEqual([`gpu ${index} memory`, expect.stringMatching(/^[\d.]+ GiB of 24 GiB$/), expect.any(String), expect.any(String), expect.stringMatching(/^[▁-█ ]+$/)]);
+    const day = JSON.parse((await gpu("metrics", id, "--window", "24h", "--json")).stdout) as { window: string; interval_s: number; gpus: { index: number }[] };
+    expect(day).toMatchObject({ window: "24h", interval_s: 60, gpus: [{ index }] });
+    expect(await gpu("metrics", id, "--window", "2h")).toEqual({ code: 1, stdout: "", stderr: "error: window: must be one of 1h, 24h, 7d (invalid, HTTP 400)\n" });
+  });
+
+  it("top lists the running instances with their GPUs' utilisation and price: once in a pipe, redrawn on a terminal", async () => {
+    const piped = await gpu("top");
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${id}\t[^\t]*\t1 × rtx4090\t[\\d.]+%\t[\\d.]+ of 24 GiB\t[\\d.]+%\t[\\d.]+ GiB\t\\$0\\.69$`)));
+    const json = JSON.parse((await gpu("top", "--json")).stdout) as { items: { instance: Instance; metrics: { window: string } }[] };
+    expect(json.items.find((item) => item.instance.id === id)).toMatchObject({ instance: { id, status: "running" }, metrics: { window: "1h" } });
+    const live = await runGpuOnTerminal(["top", "-n", "2", "-d", "1"], env);
+    expect(live.code).toBe(0);
+    expect(live.stdout.split("\x1b[H\x1b[2J")).toHaveLength(3);
+    expect(live.stdout).toMatch(/ID +LABEL +GPUS +GPU UTIL +GPU MEMORY +CPU +MEMORY +PER HOUR/);
+    expect(live.stdout).toMatch(/\d+ running, \$[\d.]+\/hour · .* · every 1 s · Ctrl-C to quit/);
   });
 
   it("events --follow prints new events as they happen, and ends on Ctrl-C; logs --follow prints new lines and ends by itself when the container stops", async () => {

@@ -3,13 +3,28 @@
 // Without Chromium the suite is skipped, saying why; REQUIRE_CHROMIUM=1 makes that a failure.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium, chromiumRequired, launchBrowser, MISSING_CHROMIUM, type Browser } from "./support/browser.ts";
 import { creditByOperator, descriptionOf, forgetSession, isFocused, nav, signIn, signUpByApi, uniqueEmail, untilText } from "./support/dashboard.ts";
-import { startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
+import { startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
 
 const PASSWORD = "a long passphrase";
+
+/** How many points a chart shows (the figure says; the canvas cannot). */
+const pointsIn = async (chart: Locator) => Number(await chart.getAttribute("data-points"));
+
+/** `perSecond` requests a second to the instance's port 8000 for `forMs`, answered by its dev container. */
+async function serveRequests(stack: E2eStack, instance: Instance, perSecond: number, forMs: number): Promise<void> {
+  const headers = { authorization: `Bearer ${stack.key}` };
+  for (let sent = 0; sent < (perSecond * forMs) / 1000; sent++) {
+    const response = await fetch(stack.proxyUrl(instance, 8000, "/v1/models"), { headers });
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    await sleep(1000 / perSecond);
+  }
+}
 
 if (!hasChromium && chromiumRequired) {
   describe("the dashboard in Chromium", () => {
@@ -26,7 +41,8 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
   let base: string;
 
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([startE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000" }), launchBrowser()]);
+    // Agents sample every second, so charts fill without waiting for the production 10 s.
+    [stack, browser] = await Promise.all([startE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000" }, { AGENT_METRICS_INTERVAL_MS: "1000" }), launchBrowser()]);
     base = stack.baseUrl;
     page = await browser.context.newPage();
   }, 120_000);
@@ -279,6 +295,35 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await stack.api("DELETE", `/v1/instances/${instance.id}`);
   });
 
+  it("charts an instance's GPUs, CPU and memory with uPlot: points once its dev container served requests, its GPU busy, in each window", async () => {
+    await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
+    const instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 2, template: "vllm", model: "qwen2.5-0.5b-instruct", label: "charted" });
+    await page.goto(`${base}/instances/${instance.id}`);
+    await untilText(page.getByTestId("instance-status"), "running");
+    await serveRequests(stack, instance, 10, 4_000);
+    const charts = page.getByTestId("metrics-chart");
+    await expect.poll(() => charts.count(), { timeout: 30_000 }).toBe(5);
+    expect(await page.locator("figure[data-testid=metrics-chart] figcaption").allTextContents()).toEqual([
+      "GPU utilisation (%)", "GPU memory (GiB)", "GPU power (W)", "CPU (% of a core)", "Memory (GiB)",
+    ]);
+    await expect.poll(() => pointsIn(charts.first()), { timeout: 30_000 }).toBeGreaterThan(0);
+    // uPlot drew it: its canvas and its legend, a line per GPU.
+    expect(await charts.first().locator("canvas").count()).toBe(1);
+    expect(await charts.first().locator(".u-legend .u-series .u-label").allTextContents()).toEqual(["Time", "GPU 0", "GPU 1"]);
+    // The GPUs followed the requests the dev container served.
+    const busiest = async () => {
+      const { body } = await stack.api<{ gpus: { points: { util_percent_max: number | null }[] }[] }>("GET", `/v1/instances/${instance.id}/metrics`);
+      return Math.max(0, ...body.gpus.flatMap((gpu) => gpu.points.map((p) => p.util_percent_max ?? 0)));
+    };
+    await expect.poll(busiest, { timeout: 30_000 }).toBeGreaterThanOrEqual(50);
+    // Each window charts its own points: the last day's minute, the last week's ten minutes.
+    for (const name of ["Last 24 hours", "Last 7 days", "Last hour"]) {
+      await page.getByRole("radio", { name }).check();
+      await expect.poll(() => pointsIn(charts.last()), { timeout: 20_000 }).toBeGreaterThan(0);
+    }
+    await stack.api("DELETE", `/v1/instances/${instance.id}`);
+  });
+
   it("pages through the ledger with its cursor, older and back to newer", async () => {
     const email = uniqueEmail("ledger");
     const accountId = await signUpByApi(base, email, PASSWORD);
@@ -323,9 +368,13 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await nav(page, "Launch").click();
     await page.getByRole("button", { name: "Launch", exact: true }).waitFor();
     await shot("launch");
+    // A minute of traffic, rising then falling, so the charts have a shape.
+    for (const perSecond of [1, 4, 10, 6, 2]) await serveRequests(stack, instance, perSecond, 12_000);
     await page.goto(`${base}/instances/${instance.id}`);
     await page.getByTestId("event").filter({ hasText: "instance is running" }).waitFor();
+    await expect.poll(() => pointsIn(page.getByTestId("metrics-chart").first()), { timeout: 30_000 }).toBeGreaterThanOrEqual(6);
     await shot("instance");
+    await page.getByRole("region", { name: "Metrics" }).screenshot({ path: join(folder, "metrics.png") });
     await nav(page, "API keys").click();
     await page.getByLabel("Key name").fill("ci");
     await page.getByRole("button", { name: "Create key" }).click();
@@ -334,5 +383,5 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await nav(page, "Billing").click();
     await page.getByTestId("ledger-row").first().waitFor();
     await shot("billing");
-  });
+  }, 180_000);
 });

@@ -17,6 +17,7 @@ import { billingRoutes } from "./routes/billing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
+import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { refuseForeignOrigin } from "./session/same-origin.ts";
 import { SESSION_COOKIE } from "./session/session-cookie.ts";
 import { documentProxyPath } from "./routes/proxy-docs.ts";
@@ -58,6 +59,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);
   app.route("/v1", logsRoutes);
+  app.route("/v1", metricsRoutes);
   app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);

@@ -1,4 +1,4 @@
-// /instances/:id: one instance, kept current by polling: status, details, ports, actions, events, logs.
+// /instances/:id: one instance, kept current by polling: status, details, ports, actions, metrics, events, logs.
 import { useInstance } from "../../api/instances.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
@@ -7,6 +7,7 @@ import { Link } from "../../router/router.tsx";
 import { InstanceActions } from "./instance-actions.tsx";
 import { InstanceDetails } from "./instance-details.tsx";
 import { LogPanel } from "./log-panel.tsx";
+import { MetricsPanel } from "./metrics-panel.tsx";
 import { EventList } from "./event-list.tsx";
 import { PortList } from "./port-list.tsx";
 import { RenameForm } from "./rename-form.tsx";
@@ -35,6 +36,7 @@ export function InstancePage({ id }: { id: string }) {
       <InstanceDetails instance={data} />
       <RenameForm instance={data} />
       <PortList instance={data} />
+      {data.status !== "destroyed" && <MetricsPanel id={id} />}
       <EventList id={id} />
       {data.status !== "destroyed" && <LogPanel id={id} status={data.status} />}
     </section>

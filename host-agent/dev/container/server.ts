@@ -4,6 +4,7 @@ import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createDevServer } from "./dev-server.ts";
+import { reportUsageToParent } from "./usage-report.ts";
 
 const listen = parseListen(process.env.DEV_LISTEN ?? "");
 const readyDelayMs = Number(process.env.DEV_READY_DELAY_MS ?? "3000");
@@ -21,9 +22,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => pr
 const model = process.env.DEV_MODEL ?? "";
 process.stdout.write(`dev container: loading ${model || "no model"}, ready in ${readyDelayMs} ms\n`);
 process.stderr.write("dev container: no GPU here, answers come from a stand-in model\n");
+const servers = listen.map(() => createDevServer(model));
+reportUsageToParent(servers);
 // Ports stay closed while the "model loads", so connections are refused exactly as with a real server.
 await sleep(readyDelayMs);
-await Promise.all(listen.map(({ hostPort }) => once(createDevServer(model).listen(hostPort, "127.0.0.1"), "listening")));
+await Promise.all(servers.map((server, i) => once(server.listen(listen[i]!.hostPort, "127.0.0.1"), "listening")));
 process.stdout.write(`dev container ready on ${listen.map((l) => `${l.containerPort}->127.0.0.1:${l.hostPort}`).join(", ")}\n`);
 
 function parseListen(text: string): { containerPort: number; hostPort: number }[] | null {
