@@ -19,6 +19,7 @@ describe("agent command line", () => {
         stateDir: resolve(".agent-state"),
         cacheDir: resolve(".agent-state/hf-cache"),
         networkPool: "10.213.0.0/16",
+        probeImage: "docker.io/library/busybox:1.37",
         readyDelayMs: 3000,
         pullMs: 400,
       },
@@ -33,6 +34,7 @@ describe("agent command line", () => {
       AGENT_CUDA_VERSION: "12.4",
       AGENT_DRIVER_VERSION: "550.54.15",
       AGENT_NETWORK_POOL: "10.50.0.0/20",
+      AGENT_PROBE_IMAGE: "mirror.example.com/busybox:1.37",
       DEV_READY_DELAY_MS: "200",
     };
     const parsed = parseCommandLine(["--token", "flag", "--cuda-version", "12.8"], env);
@@ -45,6 +47,7 @@ describe("agent command line", () => {
       stateDir: "/s",
       cacheDir: "/s/hf-cache",
       networkPool: "10.50.0.0/20",
+      probeImage: "mirror.example.com/busybox:1.37",
       readyDelayMs: 200,
     });
   });
@@ -63,10 +66,10 @@ describe("agent command line", () => {
   });
 
   it("the usage names every flag and every environment variable the agent reads", () => {
-    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--gpus", "--cuda-version", "--driver-version", "--help", "--version", "doctor"]) {
+    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--gpus", "--cuda-version", "--driver-version", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
-    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
+    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
       expect(USAGE).toContain(name);
     }
   });

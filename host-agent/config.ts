@@ -19,6 +19,8 @@ export interface AgentConfig {
   cacheDir: string;
   /** Addresses the docker runtime carves instance networks from; the firewall rules name it. */
   networkPool: string;
+  /** doctor's throwaway probe instances run it (busybox: sh, nc, httpd). */
+  probeImage: string;
   /** Local runtime only: the dev containers' model-load delay and simulated pull time. */
   readyDelayMs: number;
   pullMs: number;
@@ -32,6 +34,8 @@ export type CommandLine =
 /** A real pair (driver 580.126.09 ships CUDA 13.0), newer than every template's min_cuda, so the dev stack places anything. */
 export const SYNTHETIC_DRIVER_VERSION = "580.126.09";
 export const SYNTHETIC_CUDA_VERSION = "13.0";
+/** Any image with busybox's sh, nc and httpd will do for doctor's probe; --probe-image names another (a mirror's). */
+export const DEFAULT_PROBE_IMAGE = "docker.io/library/busybox:1.37";
 
 export const USAGE = `gpu-rental-agent: runs customers' containers on this machine's GPUs for the GPU rental service.
 
@@ -47,6 +51,7 @@ Flags (each falls back to the environment variable beside it):
   --state-dir DIR         AGENT_STATE_DIR       the agent's state (default ./.agent-state)
   --cache-dir DIR         AGENT_CACHE_DIR       shared Hugging Face cache, read-only in containers (default STATE_DIR/hf-cache)
   --network-pool CIDR     AGENT_NETWORK_POOL    addresses for per-instance networks (default ${DEFAULT_NETWORK_POOL})
+  --probe-image IMAGE     AGENT_PROBE_IMAGE     doctor: the image of its throwaway probe instances (default ${DEFAULT_PROBE_IMAGE})
   --gpus MODEL:N[,...]    AGENT_GPUS            synthetic GPUs instead of nvidia-smi's, e.g. rtx4090:8 (required with local)
   --cuda-version X.Y      AGENT_CUDA_VERSION    CUDA version reported with synthetic GPUs (default ${SYNTHETIC_CUDA_VERSION})
   --driver-version V      AGENT_DRIVER_VERSION  driver version reported with synthetic GPUs (default ${SYNTHETIC_DRIVER_VERSION})
@@ -75,6 +80,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
         "state-dir": { type: "string" },
         "cache-dir": { type: "string" },
         "network-pool": { type: "string" },
+        "probe-image": { type: "string" },
       },
       strict: true,
       allowPositionals: true,
@@ -117,7 +123,8 @@ function parseConfig(values: Record<string, string | undefined>, env: NodeJS.Pro
   if (readyDelayMs === null || pullMs === null) return { error: "DEV_READY_DELAY_MS and DEV_PULL_MS must be non-negative integers" };
   const stateDir = resolve(values["state-dir"] ?? env.AGENT_STATE_DIR ?? "./.agent-state");
   const cacheDir = resolve(values["cache-dir"] ?? env.AGENT_CACHE_DIR ?? `${stateDir}/hf-cache`);
-  return { connectUrl, token, runtime, gpus, syntheticVersions: { driver, cuda }, stateDir, cacheDir, networkPool, readyDelayMs, pullMs };
+  const probeImage = values["probe-image"] ?? env.AGENT_PROBE_IMAGE ?? DEFAULT_PROBE_IMAGE;
+  return { connectUrl, token, runtime, gpus, syntheticVersions: { driver, cuda }, stateDir, cacheDir, networkPool, probeImage, readyDelayMs, pullMs };
 }
 
 function connectUrlFor(server: string): string | null {

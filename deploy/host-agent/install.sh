@@ -38,7 +38,7 @@ done
 "$here/node" --version >/dev/null 2>&1 \
   || die "the bundled Node runtime does not run here ($(uname -sm)): build on a machine of the same OS and CPU, or use the Dockerfile"
 command -v systemctl >/dev/null || die "systemd is needed to run the agent as a service (or use the Dockerfile)"
-command -v iptables >/dev/null || die "iptables is needed for the tenant firewall rules: apt install iptables"
+command -v nft >/dev/null || die "nft is needed for the tenant firewall rules: apt install nftables"
 
 dest=/opt/gpu-rental/agent
 install -d -m 0755 "$dest"

@@ -3,12 +3,14 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { CommandResult } from "../host-command.ts";
+import type { TableRead } from "../tenant-firewall/nft-table.ts";
 import { exitCodeOf, formatReport, type CheckResult } from "./check.ts";
 import { checkFreeDisk, DISK_NEED_BYTES, DISK_WANT_BYTES, parseDfAvailable } from "./disk-check.ts";
 import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
-import { checkFirewall } from "./firewall-check.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
 import { checkServer } from "./server-check.ts";
+import { checkTenantNetwork } from "./tenant-network-check.ts";
+import type { ProbeAttempt, ProbeReport } from "./tenant-network-probe.ts";
 
 const doctorFixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
 const gpuFixture = (name: string) => readFileSync(new URL(`../gpus/fixtures/${name}`, import.meta.url), "utf8");
@@ -21,6 +23,13 @@ const SOCKET = "unix:///var/run/docker.sock";
 const podmanInfo = JSON.parse(doctorFixture("engine-info-podman-4.3.json")) as EngineInfo;
 const nvidiaRuntimes = JSON.parse(doctorFixture("engine-runtimes-with-nvidia.json")) as Record<string, unknown>;
 const engine = (info: EngineInfo): EngineAnswer => ({ ok: true, info });
+const refused = (what: string, target: string, rule: string): ProbeAttempt => ({ what, target, rule, reached: false, ruleMet: true });
+const probeAttempts = [
+  refused("another instance", "10.213.0.2:8080", "from_instance/instance"),
+  refused("the host", "10.213.0.17:40001", "to_host/host"),
+  refused("a link-local metadata service", "169.254.169.254:80", "from_instance/link-local"),
+];
+const probed = (attempts: ProbeAttempt[], table: TableRead = { ok: true, table: { chains: [], rules: [] } }): ProbeReport => ({ ok: true, attempts, table });
 
 describe("doctor on a healthy host", () => {
   it("passes every check and exits 0", () => {
@@ -31,7 +40,7 @@ describe("doctor on a healthy host", () => {
       checkEngine(engine(podmanInfo), SOCKET),
       checkNvidiaRuntime(engine({ Runtimes: nvidiaRuntimes })),
       checkFreeDisk("model cache", "/var/lib/gpu-rental/hf-cache", printed(doctorFixture("df-healthy.txt")), DISK_NEED_BYTES, DISK_WANT_BYTES),
-      checkFirewall(printed(doctorFixture("iptables-docker-host-with-rules.txt")), POOL),
+      checkTenantNetwork(probed(probeAttempts), POOL),
       checkServer({ status: 204 }, "https://api.example.com"),
     ];
     expect(results.map((r) => [r.status, r.name])).toEqual([
@@ -41,7 +50,7 @@ describe("doctor on a healthy host", () => {
       ["ok", "docker"],
       ["ok", "nvidia runtime"],
       ["ok", "model cache"],
-      ["ok", "firewall"],
+      ["ok", "tenant network"],
       ["ok", "server"],
     ]);
     expect(results.map((r) => r.detail)).toEqual([
@@ -51,7 +60,7 @@ describe("doctor on a healthy host", () => {
       `engine 4.3.1 on debian at ${SOCKET}`,
       "registered (runtimes: io.containerd.runc.v2, nvidia, runc)",
       "76.1 GiB free in /var/lib/gpu-rental/hf-cache",
-      "instances in 10.213.0.0/16 cannot reach each other, and reach the host and 169.254.0.0/16 only for DNS",
+      "a probe instance in 10.213.0.0/16 was refused another instance (10.213.0.2:8080), the host (10.213.0.17:40001), a link-local metadata service (169.254.169.254:80), each by its rule",
       "https://api.example.com answers and accepts this machine's token",
     ]);
     expect(exitCodeOf(results)).toBe(0);
@@ -82,10 +91,9 @@ describe("doctor finds each missing part", () => {
     ["an engine without the nvidia runtime", () => checkNvidiaRuntime(engine(podmanInfo)), "the engine has no nvidia runtime (runtimes: crun, kata, krun, runc, runj, runsc), so containers cannot get GPUs", /nvidia-ctk runtime configure --runtime=docker/],
     ["a missing state dir", () => checkFreeDisk("state dir", "/var/lib/gpu-rental-missing", failed(doctorFixture("df-missing-dir.txt")), DISK_NEED_BYTES, DISK_NEED_BYTES), "/var/lib/gpu-rental-missing does not exist", /mkdir -p \/var\/lib\/gpu-rental-missing/],
     ["a full disk", () => checkFreeDisk("model cache", "/mnt/gpr-full", printed(doctorFixture("df-nearly-full.txt")), DISK_NEED_BYTES, DISK_WANT_BYTES), "0.0 GiB free in /mnt/gpr-full", /needs 1 GiB/],
-    ["no firewall rules on a Docker host", () => checkFirewall(printed(doctorFixture("iptables-docker-host-without-rules.txt")), POOL), expect.stringContaining("instances can reach each other"), /firewall.sh/],
-    ["no firewall rules on a podman host", () => checkFirewall(printed(doctorFixture("iptables-podman-host-without-rules.txt")), POOL), expect.stringContaining("containers can reach 169.254.169.254 (cloud metadata)"), /firewall.sh/],
-    ["rules for another pool", () => checkFirewall(printed(doctorFixture("iptables-podman-host-with-rules.txt")), "10.50.0.0/16"), expect.stringContaining("rules for 10.50.0.0/16 missing"), /firewall.sh/],
-    ["iptables not readable", () => checkFirewall(failed(doctorFixture("iptables-not-root.txt"), 4), POOL), "iptables -S failed (exit 4: iptables v1.8.9 (nf_tables): Could not fetch rule set generation id: Permission denied (you must be root))", /as root/],
+    ["tenant network rules missing", () => checkTenantNetwork(probed([{ ...probeAttempts[1]!, reached: true, ruleMet: false }, { ...probeAttempts[2]!, ruleMet: false }], { ok: false, reason: "the nftables table inet gpu_rental is missing", fix: "run firewall.sh as root" }), POOL), "the nftables table inet gpu_rental is missing; an instance reached the host (10.213.0.17:40001)", /firewall.sh/],
+    ["tenant network rules bypassed", () => checkTenantNetwork(probed([probeAttempts[0]!, { ...probeAttempts[1]!, reached: true, ruleMet: false }, { ...probeAttempts[2]!, ruleMet: false }]), POOL), "an instance reached the host (10.213.0.17:40001); no packet to a link-local metadata service (169.254.169.254:80) met the rule from_instance/link-local: the table inet gpu_rental is there but bypassed", /look for rules added to table inet gpu_rental/],
+    ["a probe that cannot run", () => checkTenantNetwork({ ok: false, error: "(HTTP code 404) no such image" }, POOL), "the probe instances could not run ((HTTP code 404) no such image)", /--probe-image/],
     ["a server that does not answer", () => checkServer({ error: "ECONNREFUSED" }, "https://api.example.com"), "https://api.example.com does not answer (ECONNREFUSED)", /AGENT_SERVER/],
     ["a wrong token", () => checkServer({ status: 401 }, "https://api.example.com"), "https://api.example.com refuses the token (401)", /agent_token/],
     ["a URL that is not the service", () => checkServer({ status: 404 }, "https://example.com"), "https://example.com answered 404, not an agent endpoint", /base URL/],
@@ -114,9 +122,5 @@ describe("doctor finds each missing part", () => {
     expect(parseDfAvailable(doctorFixture("df-healthy.txt"))).toBe(79812564 * 1024);
     expect(parseDfAvailable(doctorFixture("df-nearly-full.txt"))).toBe(51200 * 1024);
     expect(parseDfAvailable(doctorFixture("df-missing-dir.txt"))).toBeNull();
-  });
-
-  it("accepts the rules hooked into FORWARD where there is no DOCKER-USER chain", () => {
-    expect(checkFirewall(printed(doctorFixture("iptables-podman-host-with-rules.txt")), POOL).status).toBe("ok");
   });
 });

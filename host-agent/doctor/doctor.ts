@@ -7,21 +7,26 @@ import type { RunCommand } from "../host-command.ts";
 import type { CheckResult } from "./check.ts";
 import { DF_ARGS, DISK_NEED_BYTES, DISK_WANT_BYTES, checkFreeDisk } from "./disk-check.ts";
 import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
-import { IPTABLES_ARGS, checkFirewall } from "./firewall-check.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
 import { checkServer, probeUrlOf, serverUrlOf, type ServerAnswer } from "./server-check.ts";
+import { checkTenantNetwork } from "./tenant-network-check.ts";
+import { probeTenantNetwork } from "./tenant-network-probe.ts";
 
 export async function runDoctor(config: AgentConfig, run: RunCommand): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   if (config.runtime === "docker") {
     const [driver, gpus, banner] = await Promise.all([run("nvidia-smi", DRIVER_QUERY), run("nvidia-smi", GPU_QUERY), run("nvidia-smi", [])]);
     results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner));
-    const engine = await askEngine();
+    const docker = new Docker();
+    const engine = await askEngine(docker);
     results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine), checkDiskLimits(engine));
     if (engine.ok && engine.info.DockerRootDir) {
       results.push(checkFreeDisk("docker data", engine.info.DockerRootDir, await run("df", DF_ARGS(engine.info.DockerRootDir)), DISK_NEED_BYTES, DISK_WANT_BYTES));
     }
-    results.push(checkFirewall(await run("iptables", IPTABLES_ARGS), config.networkPool));
+    if (engine.ok) {
+      const probe = await probeTenantNetwork({ docker, pool: config.networkPool, image: config.probeImage, run });
+      results.push(checkTenantNetwork(probe, config.networkPool));
+    }
   }
   results.push(
     checkFreeDisk("state dir", config.stateDir, await run("df", DF_ARGS(config.stateDir)), DISK_NEED_BYTES, DISK_NEED_BYTES),
@@ -31,9 +36,9 @@ export async function runDoctor(config: AgentConfig, run: RunCommand): Promise<C
   return results;
 }
 
-async function askEngine(): Promise<EngineAnswer> {
+async function askEngine(docker: Docker): Promise<EngineAnswer> {
   try {
-    return { ok: true, info: (await new Docker().info()) as EngineInfo };
+    return { ok: true, info: (await docker.info()) as EngineInfo };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }

@@ -1,8 +1,11 @@
 // Tenant isolation of the docker runtime on a real engine (podman, as root, like CI): with the host
 // firewall the install script sets (deploy/host-agent/firewall.sh), two instances cannot connect to
-// each other, to the host, or to a link-local metadata service; the model cache is read-only inside;
-// privileges and limits hold. Changes the machine's iptables (rules for the agent's default pool
-// only, left in place: idempotent) and adds a network namespace for the test's duration.
+// each other, to the host, or to a link-local metadata service, each refused by the rule meant for
+// it (its counter moves: a rule no packet meets proves nothing); doctor's probe sees the same, and
+// fails when the rules are missing or bypassed; the model cache is read-only inside; privileges and
+// limits hold. Sets the machine's nftables table inet gpu_rental (for the agent's default pool, left
+// in place: idempotent), takes it away and back for the doctor cases, and adds a network namespace
+// for the test's duration.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
@@ -14,8 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execIn } from "../../test/support/agent/docker-exec.ts";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
-import { checkFirewall } from "../doctor/firewall-check.ts";
+import { exitCodeOf } from "../doctor/check.ts";
+import { checkTenantNetwork } from "../doctor/tenant-network-check.ts";
+import { probeTenantNetwork } from "../doctor/tenant-network-probe.ts";
 import { runHostCommand } from "../host-command.ts";
+import { NFT_LIST_ARGS, packetsOf, readTable } from "../tenant-firewall/nft-table.ts";
 import { containerName } from "./docker-container-config.ts";
 import { networkName } from "./docker-network.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
@@ -25,6 +31,20 @@ const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 const FIREWALL_SCRIPT = new URL("../../deploy/host-agent/firewall.sh", import.meta.url).pathname;
 const MODEL = "Qwen/Qwen2.5-0.5B-Instruct";
 const sh = (script: string) => promisify(execFile)("bash", ["-c", script]);
+const setFirewall = () => promisify(execFile)("bash", [FIREWALL_SCRIPT, DEFAULT_NETWORK_POOL]);
+
+/** Packets the gpu_rental rule `chain/comment` counted while `attempt` ran. */
+async function countedBy(rule: string, attempt: () => Promise<void>): Promise<number> {
+  const [chain = "", comment = ""] = rule.split("/");
+  const packets = async () => {
+    const read = readTable(await runHostCommand("nft", NFT_LIST_ARGS));
+    if (!read.ok) throw new Error(read.reason);
+    return packetsOf(read.table, chain, comment);
+  };
+  const before = await packets();
+  await attempt();
+  return (await packets()) - before;
+}
 
 /**
  * A stand-in for a cloud metadata service: an HTTP server on a link-local address in a network
@@ -57,7 +77,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
   let metadata: ChildProcess;
 
   beforeAll(async () => {
-    await promisify(execFile)("bash", [FIREWALL_SCRIPT, DEFAULT_NETWORK_POOL]);
+    await setFirewall();
     cacheDir = await mkdtemp(join(tmpdir(), "isolation-cache-"));
     await mkdir(join(cacheDir, "hub", "models--Qwen--Qwen2.5-0.5B-Instruct", "snapshots", "7ae557604adf67be50417f59c2c2f167def9a775"), { recursive: true });
     runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
@@ -90,10 +110,6 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
   const connect = (from: string, host: string, port: number) =>
     execIn(docker, containerName(from), ["sh", "-c", `printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${host} ${port}`]);
 
-  it("doctor's firewall check passes on the rules the install script set", async () => {
-    expect(checkFirewall(await runHostCommand("iptables", ["-S"]), DEFAULT_NETWORK_POOL)).toMatchObject({ status: "ok" });
-  });
-
   it("gives each instance a network of its own", async () => {
     const [a, b] = [await addressOf(tenantA), await addressOf(tenantB)];
     expect(a.Gateway).not.toBe(b.Gateway);
@@ -101,10 +117,8 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     expect(b.IPAddress).toMatch(/^10\.213\./);
   });
 
-  // Two layers drop this traffic: the firewall rule, and here podman's own per-network isolation
-  // (its compat API creates networks with isolate=true; netavark 1.4 inserts that jump above ours,
-  // and drops it again when any isolated network is torn down). The host and metadata tests below
-  // fail without the firewall rule; this one proves the outcome, whichever layer drops.
+  // podman's own per-network isolation (isolate=true) would drop this too, after ours: the counter
+  // shows that the gpu_rental rule refused it first.
   it("two instances cannot connect to each other, though the host reaches both", async () => {
     const [a, b] = [await addressOf(tenantA), await addressOf(tenantB)];
     for (const address of [a.IPAddress, b.IPAddress]) {
@@ -113,18 +127,24 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     // nc inside a container works: its own server answers.
     expect((await connect(tenantA, "127.0.0.1", 8080)).output).toContain("gpu-rental busybox ok");
     for (const [from, to] of [[tenantA, b.IPAddress], [tenantB, a.IPAddress]] as const) {
-      const attempt = await connect(from, to, 8080);
-      expect(attempt.output).not.toContain("gpu-rental busybox ok");
-      expect(attempt.exitCode).not.toBe(0);
+      const refusals = await countedBy("from_instance/instance", async () => {
+        const attempt = await connect(from, to, 8080);
+        expect(attempt.output).not.toContain("gpu-rental busybox ok");
+        expect(attempt.exitCode).not.toBe(0);
+      });
+      expect(refusals).toBeGreaterThan(0);
     }
   });
 
   it("a container cannot reach the host's own services", async () => {
     const port = (hostService.address() as { port: number }).port;
     const { Gateway } = await addressOf(tenantA);
-    const attempt = await connect(tenantA, Gateway, port);
-    expect(attempt.output).not.toContain("host secret");
-    expect(attempt.exitCode).not.toBe(0);
+    const refusals = await countedBy("to_host/host", async () => {
+      const attempt = await connect(tenantA, Gateway, port);
+      expect(attempt.output).not.toContain("host secret");
+      expect(attempt.exitCode).not.toBe(0);
+    });
+    expect(refusals).toBeGreaterThan(0);
     expect(hostServiceConnections).toEqual([]);
   });
 
@@ -134,9 +154,48 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
       "the metadata stand-in answers the host",
     );
     expect(fromHost).toBe("instance credentials\n");
-    const attempt = await execIn(docker, containerName(tenantB), ["sh", "-c", `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${METADATA.address} 80`]);
-    expect(attempt.output).not.toContain("instance credentials");
-    expect(attempt.exitCode).not.toBe(0);
+    const refusals = await countedBy("from_instance/link-local", async () => {
+      const attempt = await connect(tenantB, METADATA.address, 80);
+      expect(attempt.output).not.toContain("instance credentials");
+      expect(attempt.exitCode).not.toBe(0);
+    });
+    expect(refusals).toBeGreaterThan(0);
+  });
+
+  describe("doctor's probe", () => {
+    const probe = async () => checkTenantNetwork(await probeTenantNetwork({ docker, pool: DEFAULT_NETWORK_POOL, image: TEST_IMAGE, run: runHostCommand }), DEFAULT_NETWORK_POOL);
+
+    it("passes where the install script's rules refuse each attempt", async () => {
+      expect(await probe()).toEqual({
+        status: "ok",
+        name: "tenant network",
+        detail: expect.stringMatching(/^a probe instance in 10\.213\.0\.0\/16 was refused another instance \(10\.213\.\d+\.\d+:8080\), the host \(10\.213\.\d+\.\d+:\d+\), a link-local metadata service \(169\.254\.169\.254:80\), each by its rule$/),
+      });
+    });
+
+    it("fails, reaching the host, where the rules are missing", async () => {
+      await sh("nft delete table inet gpu_rental");
+      try {
+        const result = await probe();
+        expect(result).toMatchObject({ status: "fail", detail: expect.stringMatching(/^the nftables table inet gpu_rental is missing; an instance reached the host \(10\.213\.\d+\.\d+:\d+\)/) });
+        expect(exitCodeOf([result])).toBe(1);
+      } finally {
+        await setFirewall();
+      }
+    });
+
+    it("fails where the rules are there but something accepts the traffic before them", async () => {
+      await sh("nft insert rule inet gpu_rental from_instance accept && nft insert rule inet gpu_rental to_host accept");
+      try {
+        const result = await probe();
+        expect(result).toMatchObject({ status: "fail", detail: expect.stringContaining("an instance reached the host") });
+        expect(result.detail).toContain("no packet to another instance");
+        expect(result.detail).toMatch(/the table inet gpu_rental is there but bypassed$/);
+        expect(exitCodeOf([result])).toBe(1);
+      } finally {
+        await setFirewall();
+      }
+    });
   });
 
   it("mounts the model cache read-only: a write to it fails inside the container, the server reads it offline", async () => {
