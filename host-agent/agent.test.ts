@@ -59,6 +59,7 @@ describe("host agent against a fake MachineDO", () => {
       containers: [],
       cached_models: ["Qwen/Qwen2.5-0.5B-Instruct"],
       readiness: [],
+      degraded: "",
     });
     fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 7, heartbeat_ms: HEARTBEAT_MS });
     await waitUntil(() => (fake.messages().filter((m) => m.type === "heartbeat").length >= 2 ? true : undefined), "two heartbeats");

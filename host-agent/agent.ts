@@ -7,6 +7,7 @@ import { AgentConnection } from "./agent-connection.ts";
 import { Backoff } from "./backoff.ts";
 import { CommandRunner } from "./command-runner.ts";
 import { ContainerStates } from "./container-states.ts";
+import { HostHealth } from "./host-health.ts";
 import type { Logger } from "./log.ts";
 import { scanModelCache } from "./model-cache.ts";
 import { ProxyStreams } from "./proxy/proxy-streams.ts";
@@ -24,6 +25,8 @@ export interface AgentOptions {
   versions: { driver: string; cuda: string };
   cacheDir: string;
   log: Logger;
+  /** Why the host takes no new instances (the tenant firewall's check sets it); always healthy when left out. */
+  health?: HostHealth;
 }
 
 export interface RunningAgent {
@@ -31,7 +34,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log }: AgentOptions): RunningAgent {
+export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log, health = new HostHealth() }: AgentOptions): RunningAgent {
   const states = new ContainerStates();
   const probes = new ReadinessProbes(runtime, (readiness) => {
     connection.send({ type: "readiness", ...readiness });
@@ -61,6 +64,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
       containers: states.forHello(listed),
       cached_models: cachedModels,
       readiness: probes.snapshot(),
+      degraded: health.degraded(),
     };
   };
   const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {
@@ -89,7 +93,9 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
     },
     onDisconnect: () => streams.closeAll(),
   });
-  const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log);
+  const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
+  // A change between hellos; a reconnect's hello carries it anyway.
+  health.onChange((degraded) => connection.send({ type: "health", degraded }));
   const streams = new ProxyStreams(runtime, connection, log);
   runtime.onExit(({ instanceId, state, message }) => report({ instance_id: instanceId, state, message }));
   connection.start();

@@ -5,11 +5,13 @@ import { parseCommandLine, USAGE, type AgentConfig } from "./config.ts";
 import { exitCodeOf, formatReport } from "./doctor/check.ts";
 import { runDoctor } from "./doctor/doctor.ts";
 import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
+import { HostHealth } from "./host-health.ts";
 import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage } from "./log.ts";
 import { DockerRuntime } from "./runtime/docker-runtime.ts";
 import { LocalRuntime } from "./runtime/local-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
+import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
 
 const commandLine = parseCommandLine(process.argv.slice(2), process.env);
 if (!commandLine.ok) {
@@ -51,6 +53,11 @@ async function runAgent(config: AgentConfig): Promise<void> {
     config.runtime === "docker"
       ? new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool })
       : new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs });
+  const health = new HostHealth();
+  // Tenants' containers are only as safe as the host firewall around them: checked before the first
+  // hello, then every minute (the local runtime's dev stand-ins have no network of their own).
+  const firewall = config.runtime === "docker" ? watchFirewall({ run: runHostCommand, pool: config.networkPool, health, log }) : null;
+  await firewall?.check();
   const agent = startAgent({
     connectUrl: config.connectUrl,
     token: config.token,
@@ -59,6 +66,7 @@ async function runAgent(config: AgentConfig): Promise<void> {
     versions: { driver: host.driverVersion, cuda: host.cudaVersion },
     cacheDir: config.cacheDir,
     log,
+    health,
   });
 
   let stopping = false;
@@ -67,6 +75,7 @@ async function runAgent(config: AgentConfig): Promise<void> {
       if (stopping) return;
       stopping = true;
       log.info("shutting down", { signal });
+      firewall?.close();
       agent.close().then(
         () => process.exit(0),
         (error: unknown) => {

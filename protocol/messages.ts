@@ -76,7 +76,14 @@ export const agentMessage = z.discriminatedUnion("type", [
     cached_models: z.array(z.string()),
     /** Readiness of every probed container, so a reconnected MachineDO learns it again (absent from older agents). */
     readiness: z.array(portReadiness).optional(),
+    /**
+     * Why this host takes no new instances now ("" when it does; absent from older agents): e.g. its
+     * tenant firewall is missing. The agent refuses creates and starts while it is not "".
+     */
+    degraded: z.string().optional(),
   }),
+  /** The hello's `degraded` changed (the agent checks its host every minute). */
+  z.object({ type: z.literal("health"), degraded: z.string() }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("container"), ...containerReport.shape }),
   /** Progress of an image pull, 0..100, sent at milestones only. */

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Host firewall rules that keep tenants' containers apart and away from the host, as an nftables
-# table of their own, `inet gpu_rental`. Every instance network is a /28 of the agent's pool
-# (AGENT_NETWORK_POOL), so for sources in the pool this refuses:
-#   - traffic to any other pool address (another instance's Jupyter or model server);
-#   - traffic to 169.254.0.0/16 but DNS (a cloud's metadata service at 169.254.169.254 hands out the host's credentials);
-#   - new connections to the host itself (its SSH, its Docker API, anything listening), except DNS.
-# Replies to connections the host opened (the agent reaching a container's ports) still pass.
+# Host firewall rules that keep tenants' containers apart, away from the host and off its network,
+# as an nftables table of their own, `inet gpu_rental`. Instance traffic is what comes from an
+# instance bridge (named gpr-..., IPv4 and IPv6 alike) or from the agent's pool (AGENT_NETWORK_POOL;
+# also covers networks made before bridges were named). Public internet and DNS stay open (models
+# download from the Hub); for instance traffic this refuses:
+#   - anything to another instance (its Jupyter or model server);
+#   - anything to private (RFC 1918, IPv6 ULA), carrier-grade NAT (100.64.0.0/10), link-local
+#     (169.254.0.0/16, fe80::/10) and multicast addresses, on IPv4 and IPv6: the host's own network,
+#     where a cloud's other machines and control services live, and metadata services that hand out
+#     the host's credentials (169.254.169.254; Alibaba's at 100.100.100.200);
+#   - new connections to the host itself (its SSH, its Docker API, anything listening), on any of
+#     its addresses.
+# DNS (port 53) is the one exception, to any address: clouds resolve names at link-local (GCP's
+# 169.254.169.254, AWS's 169.254.169.253) or private addresses (AWS's VPC resolver), where Docker's
+# embedded resolver forwards from the container's namespace; podman's bridges answer DNS on the
+# gateway. Replies to connections the host opened (the agent reaching a container's ports) pass.
 #
 # Why a table of its own, hooked before the engines' filter chains (priority filter - 10): an
 # `accept` in one nftables base chain only hands the packet on to the next base chain, while a
@@ -13,8 +22,9 @@
 # podman's netavark, whichever order they add their chains in) can let a packet past these rules;
 # jumps placed in the engines' own chains could be, and were, outranked. Each refusal is a reject
 # (ICMP administratively prohibited): software probing a metadata service fails at once instead of
-# waiting out a timeout. Each rule carries a counter and a comment that names it: doctor and the
-# tests read them (`nft -j list table inet gpu_rental`).
+# waiting out a timeout. Each rule carries a counter and a comment that names it: the agent checks
+# the table every minute (host-agent/tenant-firewall/rules-check.ts names every rule, in order), and
+# doctor and the tests read the counters (`nft -j list table inet gpu_rental`).
 # Usage (as root): firewall.sh [POOL]   Idempotent: the table is replaced whole, in one transaction.
 set -euo pipefail
 
@@ -37,25 +47,32 @@ table inet gpu_rental {
 
 	chain forward {
 		type filter hook forward priority filter - 10; policy accept;
-		ip saddr @instance_pool jump from_instance
+		# goto: when from_instance has no verdict, this chain ends (accept: the engines' chains decide).
+		iifname "gpr-*" goto from_instance comment "instance bridge"
+		ip saddr @instance_pool goto from_instance comment "instance pool"
 	}
 
 	chain from_instance {
 		ip daddr @instance_pool counter $REFUSE comment "instance"
-		# Some clouds resolve DNS at a link-local address (GCP's metadata server, AWS's
-		# 169.254.169.253): name lookups pass, nothing else does (the credentials are served over HTTP).
-		ip daddr 169.254.0.0/16 meta l4proto { tcp, udp } th dport 53 counter accept comment "link-local dns"
+		oifname "gpr-*" counter $REFUSE comment "instance"
+		meta l4proto { tcp, udp } th dport 53 counter accept comment "dns"
+		ip daddr { 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 } counter $REFUSE comment "private"
+		ip6 daddr fc00::/7 counter $REFUSE comment "private"
+		ip daddr 100.64.0.0/10 counter $REFUSE comment "carrier-grade nat"
 		ip daddr 169.254.0.0/16 counter $REFUSE comment "link-local"
+		ip6 daddr fe80::/10 counter $REFUSE comment "link-local"
+		ip daddr 224.0.0.0/4 counter $REFUSE comment "multicast"
+		ip6 daddr ff00::/8 counter $REFUSE comment "multicast"
 	}
 
 	chain input {
 		type filter hook input priority filter - 10; policy accept;
-		ip saddr @instance_pool jump to_host
+		iifname "gpr-*" goto to_host comment "instance bridge"
+		ip saddr @instance_pool goto to_host comment "instance pool"
 	}
 
 	chain to_host {
 		ct state established,related counter accept comment "replies"
-		# Podman's bridges answer DNS on the gateway address; Docker's resolver never reaches the host.
 		meta l4proto { tcp, udp } th dport 53 counter accept comment "dns"
 		counter $REFUSE comment "host"
 	}

@@ -11,6 +11,7 @@ import { closeQuietly, decodeAgentMessage, PROTOCOL_VERSION, type AgentMessage }
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
+import type { MachineHealth } from "./host-health.ts";
 import { Liveness } from "./liveness.ts";
 import type { MachineRecord } from "./machine-record.ts";
 import type { ProxyBridge } from "./proxy-bridge.ts";
@@ -28,6 +29,7 @@ export interface SessionParts {
   ledger: ContainerLedger;
   bridge: ProxyBridge;
   alarms: SingleAlarm;
+  health: MachineHealth;
 }
 
 export class AgentSession {
@@ -97,6 +99,11 @@ export class AgentSession {
         record.replaceCache(message.models);
         record.bumpState();
         return alarms.afterChange();
+      case "health":
+        if (!this.parts.health.replace(message.degraded)) return;
+        log(message.degraded ? "warn" : "info", message.degraded ? "host degraded: no new instances" : "host healthy again", { machine_id: this.machineId(), degraded: message.degraded });
+        record.bumpState();
+        return alarms.afterChange();
       default:
         if (!bridge.onMessage(message) && message.type !== "window" && message.type !== "end") {
           log("info", "frame for a stream no longer open", { machine_id: this.machineId(), type: message.type, stream_id: message.stream });
@@ -110,7 +117,7 @@ export class AgentSession {
       log("warn", "agent speaks another protocol version: refused", { machine_id: this.machineId(), agent_protocol: hello.protocol, protocol: PROTOCOL_VERSION });
       return closeQuietly(ws, 4002, `protocol ${PROTOCOL_VERSION} required`);
     }
-    const { ctx, record, ledger, agent, alarms } = this.parts;
+    const { ctx, record, ledger, agent, alarms, health } = this.parts;
     const nowMs = clock.now();
     const wasOnline = record.isOnline();
     const reported = new Map(hello.containers.map((c) => [c.instance_id, c.state]));
@@ -119,6 +126,7 @@ export class AgentSession {
       record.replaceGpus(hello.gpus);
       record.replaceCache(hello.cached_models);
       record.replaceVersions(hello);
+      health.replace(hello.degraded ?? "");
       ledger.takeReportedStates(reported, nowMs);
       if (!wasOnline) ledger.reportHost(true, nowMs);
       // After the host's own report: an account that took the host for gone learns what is ready again.
@@ -127,7 +135,9 @@ export class AgentSession {
     });
     agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs });
     ledger.reconcile(reported.keys());
-    log("info", "agent online", { machine_id: this.machineId(), agent_version: hello.agent_version, gpus: hello.gpus.length, containers: hello.containers.length });
+    log("info", "agent online", {
+      machine_id: this.machineId(), agent_version: hello.agent_version, gpus: hello.gpus.length, containers: hello.containers.length, degraded: hello.degraded || undefined,
+    });
     alarms.afterChange();
   }
 

@@ -29,7 +29,7 @@ const probeAttempts = [
   refused("the host", "10.213.0.17:40001", "to_host/host"),
   refused("a link-local metadata service", "169.254.169.254:80", "from_instance/link-local"),
 ];
-const probed = (attempts: ProbeAttempt[], table: TableRead = { ok: true, table: { chains: [], rules: [] } }): ProbeReport => ({ ok: true, attempts, table });
+const probed = (attempts: ProbeAttempt[], table: TableRead = { ok: true, table: { chains: [], rules: [], sets: [] } }): ProbeReport => ({ ok: true, attempts, table, bridgeNamed: true });
 
 describe("doctor on a healthy host", () => {
   it("passes every check and exits 0", () => {
@@ -93,6 +93,7 @@ describe("doctor finds each missing part", () => {
     ["a full disk", () => checkFreeDisk("model cache", "/mnt/gpr-full", printed(doctorFixture("df-nearly-full.txt")), DISK_NEED_BYTES, DISK_WANT_BYTES), "0.0 GiB free in /mnt/gpr-full", /needs 1 GiB/],
     ["tenant network rules missing", () => checkTenantNetwork(probed([{ ...probeAttempts[1]!, reached: true, ruleMet: false }, { ...probeAttempts[2]!, ruleMet: false }], { ok: false, reason: "the nftables table inet gpu_rental is missing", fix: "run firewall.sh as root" }), POOL), "the nftables table inet gpu_rental is missing; an instance reached the host (10.213.0.17:40001)", /firewall.sh/],
     ["tenant network rules bypassed", () => checkTenantNetwork(probed([probeAttempts[0]!, { ...probeAttempts[1]!, reached: true, ruleMet: false }, { ...probeAttempts[2]!, ruleMet: false }]), POOL), "an instance reached the host (10.213.0.17:40001); no packet to a link-local metadata service (169.254.169.254:80) met the rule from_instance/link-local: the table inet gpu_rental is there but bypassed", /look for rules added to table inet gpu_rental/],
+    ["an engine that ignores the bridge name", () => checkTenantNetwork({ ...probed(probeAttempts), bridgeNamed: false } as ProbeReport, POOL), expect.stringContaining("the engine did not name the probe's bridge gpr-…"), /com.docker.network.bridge.name/],
     ["a probe that cannot run", () => checkTenantNetwork({ ok: false, error: "(HTTP code 404) no such image" }, POOL), "the probe instances could not run ((HTTP code 404) no such image)", /--probe-image/],
     ["a server that does not answer", () => checkServer({ error: "ECONNREFUSED" }, "https://api.example.com"), "https://api.example.com does not answer (ECONNREFUSED)", /AGENT_SERVER/],
     ["a wrong token", () => checkServer({ status: 401 }, "https://api.example.com"), "https://api.example.com refuses the token (401)", /agent_token/],

@@ -1,5 +1,6 @@
 // Doctor's tenant network check, a pure function of the probe's report (tenant-network-probe.ts):
 // it passes only when every attempt failed and was refused by the rule meant for it.
+import { BRIDGE_PREFIX } from "../runtime/docker-network.ts";
 import { FIREWALL_FIX, TABLE } from "../tenant-firewall/nft-table.ts";
 import { fail, ok, type CheckResult } from "./check.ts";
 import type { ProbeReport } from "./tenant-network-probe.ts";
@@ -8,9 +9,12 @@ const NAME = "tenant network";
 
 export function checkTenantNetwork(report: ProbeReport, pool: string): CheckResult {
   if (!report.ok) return fail(NAME, `the probe instances could not run (${report.error})`, "fix the docker check first; the probe needs the engine and its image (--probe-image)");
-  const { attempts, table } = report;
+  const { attempts, table, bridgeNamed } = report;
   const reached = attempts.filter((a) => a.reached);
   const unmet = attempts.filter((a) => !a.reached && !a.ruleMet);
+  if (!bridgeNamed) {
+    return fail(NAME, `the engine did not name the probe's bridge ${BRIDGE_PREFIX}…, so the rules that know instances by their bridge (all of their IPv6) miss them`, "use a Docker Engine or podman that honours the network option com.docker.network.bridge.name");
+  }
   if (reached.length === 0 && unmet.length === 0) {
     return ok(NAME, `a probe instance in ${pool} was refused ${attempts.map((a) => `${a.what} (${a.target})`).join(", ")}, each by its rule`);
   }

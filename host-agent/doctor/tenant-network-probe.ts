@@ -1,11 +1,13 @@
 // Doctor's tenant network probe: the host firewall judged by what it does, not by which rules exist.
 // Two throwaway instances are placed as the docker runtime places a tenant's (a network of their
 // own from the pool, the same capabilities and limits); one of them tries, as a hostile tenant
-// would, to reach the other, the host and a link-local metadata address. Each attempt must fail,
-// and the counter of the gpu_rental rule meant to refuse it must move: a rule no packet meets is
-// not doing its job, whatever `nft list` shows.
+// would, to reach the other, the host (over IPv4 and IPv6), a link-local metadata address, a
+// carrier-grade NAT one and a private one. Each attempt must fail, and the counter of the
+// gpu_rental rule meant to refuse it must move: a rule no packet meets is not doing its job,
+// whatever `nft list` shows.
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:net";
+import { networkInterfaces } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type Docker from "dockerode";
 import type { ContainerSpec } from "../../protocol/messages.ts";
@@ -13,8 +15,9 @@ import type { RunCommand } from "../host-command.ts";
 import { errorMessage } from "../log.ts";
 import { containerCreateOptions, containerName, LOG_FILE_BYTES } from "../runtime/docker-container-config.ts";
 import { execIn } from "../runtime/docker-exec.ts";
-import { InstanceNetworks } from "../runtime/docker-network.ts";
+import { bridgeName, InstanceNetworks } from "../runtime/docker-network.ts";
 import { ensureImage } from "../runtime/docker-pull.ts";
+import { poolContains } from "../runtime/subnet-pool.ts";
 import { NFT_LIST_ARGS, packetsOf, readTable, type TableRead } from "../tenant-firewall/nft-table.ts";
 
 /** Marks the probe's containers; never the agent's own labels, so a running agent never takes them for instances. */
@@ -34,7 +37,10 @@ export interface ProbeAttempt {
   ruleMet: boolean;
 }
 
-export type ProbeReport = { ok: true; attempts: ProbeAttempt[]; table: TableRead } | { ok: false; error: string };
+export type ProbeReport =
+  /** `bridgeNamed`: the engine named the instance bridge as asked, so the rules that know instances by it apply. */
+  | { ok: true; attempts: ProbeAttempt[]; table: TableRead; bridgeNamed: boolean }
+  | { ok: false; error: string };
 
 export interface ProbeOptions {
   docker: Docker;
@@ -56,7 +62,8 @@ interface Target {
 export async function probeTenantNetwork({ docker, pool, image, run }: ProbeOptions): Promise<ProbeReport> {
   const networks = new InstanceNetworks(docker, pool);
   const suffix = randomBytes(4).toString("hex");
-  const ids = { listener: `doctor-listener-${suffix}`, prober: `doctor-prober-${suffix}` };
+  // Distinct in their last characters, which name their bridges (bridgeName).
+  const ids = { listener: `doctor-${suffix}-listener`, prober: `doctor-${suffix}-prober` };
   let hostService: Server | undefined;
   try {
     await ensureImage(docker, image, () => {});
@@ -70,12 +77,19 @@ export async function probeTenantNetwork({ docker, pool, image, run }: ProbeOpti
       hostConnections++;
       socket.end("host service\n");
     });
-    await new Promise<void>((resolve) => hostService!.listen(0, "0.0.0.0", resolve));
+    // Both IPv4 and IPv6: an instance reaches the host's link-local address on its bridge unless refused.
+    await new Promise<void>((resolve) => hostService!.listen(0, "::", resolve));
     const hostPort = (hostService.address() as { port: number }).port;
+    const seen = () => hostConnections;
+    const bridge = networkInterfaces()[bridgeName(ids.prober)];
+    const gatewayV6 = bridge?.find((a) => a.family === "IPv6" && a.address.startsWith("fe80:"))?.address;
     const targets: Target[] = [
       { what: "another instance", host: listener.address, port: LISTENER_PORT, rule: "from_instance/instance" },
-      { what: "the host", host: prober.gateway, port: hostPort, rule: "to_host/host", seen: () => hostConnections },
+      { what: "the host", host: prober.gateway, port: hostPort, rule: "to_host/host", seen },
+      ...(gatewayV6 ? [{ what: "the host over IPv6", host: `${gatewayV6}%eth0`, port: hostPort, rule: "to_host/host", seen }] : []),
       { what: "a link-local metadata service", host: "169.254.169.254", port: 80, rule: "from_instance/link-local" },
+      { what: "a carrier-grade NAT address (Alibaba's metadata service)", host: "100.100.100.200", port: 80, rule: "from_instance/carrier-grade nat" },
+      { what: "a private network", host: privateAddressOutside(pool), port: 80, rule: "from_instance/private" },
     ];
     const attempts: ProbeAttempt[] = [];
     let table = readTable(await run("nft", NFT_LIST_ARGS));
@@ -96,7 +110,7 @@ export async function probeTenantNetwork({ docker, pool, image, run }: ProbeOpti
         ruleMet: before.ok && table.ok && packetsOf(table.table, chain, comment) > packetsOf(before.table, chain, comment),
       });
     }
-    return { ok: true, attempts, table };
+    return { ok: true, attempts, table, bridgeNamed: bridge !== undefined };
   } catch (error) {
     return { ok: false, error: errorMessage(error) };
   } finally {
@@ -118,6 +132,11 @@ async function startProbeInstance(docker: Docker, networks: InstanceNetworks, im
   const settings = (await container.inspect()).NetworkSettings.Networks[network];
   if (!settings?.IPAddress || !settings.Gateway) throw new Error(`the probe container on ${network} got no address`);
   return { address: settings.IPAddress, gateway: settings.Gateway };
+}
+
+/** An RFC 1918 address that is not the pool's (whose traffic another rule refuses). */
+function privateAddressOutside(pool: string): string {
+  return ["192.168.0.1", "172.16.0.1", "10.0.0.1"].find((address) => !poolContains(pool, address)) ?? "192.168.0.1";
 }
 
 /** The host reaches an instance's ports (the agent does): polls until the listener answers. */

@@ -1,15 +1,16 @@
 // Tenant isolation of the docker runtime on a real engine (podman, as root, like CI): with the host
 // firewall the install script sets (deploy/host-agent/firewall.sh), two instances cannot connect to
-// each other, to the host, or to a link-local metadata service, each refused by the rule meant for
-// it (its counter moves: a rule no packet meets proves nothing); doctor's probe sees the same, and
-// fails when the rules are missing or bypassed; the model cache is read-only inside; privileges and
-// limits hold. Sets the machine's nftables table inet gpu_rental (for the agent's default pool, left
+// each other, to the host (IPv4 or IPv6), to a link-local metadata service, to the host's private
+// network or to a carrier-grade NAT address, each refused by the rule meant for it (its counter
+// moves: a rule no packet meets proves nothing); the agent's own check and doctor's probe see the
+// same, and fail when the rules are missing or bypassed; the model cache is read-only inside;
+// privileges and limits hold. Sets the machine's nftables table inet gpu_rental (for the agent's default pool, left
 // in place: idempotent), takes it away and back for the doctor cases, and adds a network namespace
 // for the test's duration.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import Docker from "dockerode";
@@ -22,8 +23,12 @@ import { checkTenantNetwork } from "../doctor/tenant-network-check.ts";
 import { probeTenantNetwork } from "../doctor/tenant-network-probe.ts";
 import { runHostCommand } from "../host-command.ts";
 import { NFT_LIST_ARGS, packetsOf, readTable } from "../tenant-firewall/nft-table.ts";
+import { firewallProblem } from "../tenant-firewall/rules-check.ts";
+import { watchFirewall } from "../tenant-firewall/rules-watch.ts";
+import { HostHealth } from "../host-health.ts";
+import { createLogger } from "../log.ts";
 import { containerName } from "./docker-container-config.ts";
-import { networkName } from "./docker-network.ts";
+import { bridgeName, networkName } from "./docker-network.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 
@@ -47,22 +52,31 @@ async function countedBy(rule: string, attempt: () => Promise<void>): Promise<nu
 }
 
 /**
- * A stand-in for a cloud metadata service: an HTTP server on a link-local address in a network
- * namespace of its own, routed from the host as a real one is. Not 169.254.169.254 itself, which
- * this machine's own platform may answer on; the firewall drops all of 169.254.0.0/16 alike.
+ * Stand-ins for what a tenant must not reach beyond the host: HTTP servers in a network namespace
+ * of their own, routed from the host as a real network is: a cloud metadata service on a
+ * link-local address (not 169.254.169.254 itself, which this machine's own platform may answer
+ * on), a machine of the host's private network, and Alibaba's metadata address in the carrier-grade
+ * NAT range. Each answers the host; each is refused to a container by a rule of its own.
  */
-const METADATA = { ns: "gpr-metadata-test", veth: "gprmeta0", address: "169.254.123.1", hostSide: "169.254.123.2" };
-const removeMetadata = () => sh(`ip netns del ${METADATA.ns} 2>/dev/null; ip link del ${METADATA.veth} 2>/dev/null; true`);
-async function startMetadata(): Promise<ChildProcess> {
-  const { ns, veth, address, hostSide } = METADATA;
-  await removeMetadata();
+const STAND_INS = {
+  ns: "gpr-rental-beyond-test",
+  veth: "beyond0",
+  hostSide: "169.254.123.2",
+  addresses: { linkLocal: "169.254.123.1", privateNetwork: "192.168.213.1", carrierGradeNat: "100.100.100.200" },
+};
+const removeStandIns = () => sh(`ip netns del ${STAND_INS.ns} 2>/dev/null; ip link del ${STAND_INS.veth} 2>/dev/null; true`);
+async function startStandIns(): Promise<ChildProcess> {
+  const { ns, veth, hostSide, addresses } = STAND_INS;
+  await removeStandIns();
+  const each = (line: (address: string) => string) => Object.values(addresses).map(line).join(" && ");
   await sh(`set -e
     ip netns add ${ns}
     ip link add ${veth} type veth peer name ${veth}p netns ${ns}
-    ip addr add ${hostSide}/32 dev ${veth} && ip link set ${veth} up && ip route add ${address}/32 dev ${veth}
-    ip -n ${ns} link set lo up && ip -n ${ns} addr add ${address}/32 dev ${veth}p && ip -n ${ns} link set ${veth}p up
+    ip addr add ${hostSide}/32 dev ${veth} && ip link set ${veth} up
+    ${each((address) => `ip route add ${address}/32 dev ${veth}`)}
+    ip -n ${ns} link set lo up && ${each((address) => `ip -n ${ns} addr add ${address}/32 dev ${veth}p`)} && ip -n ${ns} link set ${veth}p up
     ip -n ${ns} route add ${hostSide}/32 dev ${veth}p && ip -n ${ns} route add default via ${hostSide} dev ${veth}p`);
-  const server = `require("node:http").createServer((_, res) => res.end("instance credentials\\n")).listen(80, "${address}")`;
+  const server = `require("node:http").createServer((_, res) => res.end("instance credentials\\n")).listen(80)`;
   return spawn("ip", ["netns", "exec", ns, process.execPath, "-e", server], { stdio: "ignore" });
 }
 
@@ -74,7 +88,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
   let runtime: DockerRuntime;
   let hostService: Server;
   const hostServiceConnections: string[] = [];
-  let metadata: ChildProcess;
+  let standIns: ChildProcess;
 
   beforeAll(async () => {
     await setFirewall();
@@ -90,12 +104,13 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
       hostServiceConnections.push(socket.remoteAddress ?? "");
       socket.end("host secret\n");
     });
-    await new Promise<void>((resolve) => hostService.listen(0, "0.0.0.0", resolve));
-    metadata = await startMetadata();
+    // On every address, IPv4 and IPv6: a tenant must reach it on none.
+    await new Promise<void>((resolve) => hostService.listen(0, "::", resolve));
+    standIns = await startStandIns();
   }, 60_000);
   afterAll(async () => {
-    metadata?.kill();
-    await removeMetadata();
+    standIns?.kill();
+    await removeStandIns();
     hostService?.close();
     await runtime?.destroy(tenantA);
     await runtime?.destroy(tenantB);
@@ -110,11 +125,22 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
   const connect = (from: string, host: string, port: number) =>
     execIn(docker, containerName(from), ["sh", "-c", `printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | nc -w 2 ${host} ${port}`]);
 
-  it("gives each instance a network of its own", async () => {
+  it("gives each instance a network of its own, on a bridge the firewall knows by name", async () => {
     const [a, b] = [await addressOf(tenantA), await addressOf(tenantB)];
     expect(a.Gateway).not.toBe(b.Gateway);
     expect(a.IPAddress).toMatch(/^10\.213\./);
     expect(b.IPAddress).toMatch(/^10\.213\./);
+    for (const [id, network] of [[tenantA, a], [tenantB, b]] as const) {
+      expect(networkInterfaces()[bridgeName(id)]?.find((address) => address.family === "IPv4")?.address).toBe(network.Gateway);
+    }
+  });
+
+  it("the agent's own check finds the table as firewall.sh writes it", async () => {
+    expect(firewallProblem(readTable(await runHostCommand("nft", NFT_LIST_ARGS)), DEFAULT_NETWORK_POOL)).toBeNull();
+    expect(firewallProblem(readTable(await runHostCommand("nft", NFT_LIST_ARGS)), "10.50.0.0/16")).toEqual({
+      reason: "the table inet gpu_rental names the pool 10.213.0.0/16, not this agent's 10.50.0.0/16",
+      fix: expect.stringContaining("firewall.sh"),
+    });
   });
 
   // podman's own per-network isolation (isolate=true) would drop this too, after ours: the counter
@@ -136,55 +162,76 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     }
   });
 
-  it("a container cannot reach the host's own services", async () => {
+  it("a container cannot reach the host's own services, over IPv4 or IPv6", async () => {
     const port = (hostService.address() as { port: number }).port;
     const { Gateway } = await addressOf(tenantA);
-    const refusals = await countedBy("to_host/host", async () => {
-      const attempt = await connect(tenantA, Gateway, port);
-      expect(attempt.output).not.toContain("host secret");
-      expect(attempt.exitCode).not.toBe(0);
-    });
-    expect(refusals).toBeGreaterThan(0);
+    // The bridge's link-local address, which the container reaches through its eth0.
+    const gatewayV6 = networkInterfaces()[bridgeName(tenantA)]?.find((address) => address.address.startsWith("fe80:"))?.address;
+    expect(gatewayV6).toBeDefined();
+    for (const host of [Gateway, `${gatewayV6}%eth0`]) {
+      const refusals = await countedBy("to_host/host", async () => {
+        const attempt = await connect(tenantA, host, port);
+        expect(attempt.output).not.toContain("host secret");
+        expect(attempt.exitCode).not.toBe(0);
+      });
+      expect(refusals).toBeGreaterThan(0);
+    }
     expect(hostServiceConnections).toEqual([]);
   });
 
-  it("a container cannot reach a link-local metadata service, though the host can", async () => {
-    const fromHost = await waitUntil(
-      async () => (await fetch(`http://${METADATA.address}/`).catch(() => null))?.text(),
-      "the metadata stand-in answers the host",
-    );
+  it.each([
+    ["a link-local metadata service", STAND_INS.addresses.linkLocal, "from_instance/link-local"],
+    ["a machine on the host's private network", STAND_INS.addresses.privateNetwork, "from_instance/private"],
+    ["a carrier-grade NAT address (Alibaba's metadata service)", STAND_INS.addresses.carrierGradeNat, "from_instance/carrier-grade nat"],
+  ])("a container cannot reach %s, though the host can", async (_, address, rule) => {
+    const fromHost = await waitUntil(async () => (await fetch(`http://${address}/`).catch(() => null))?.text(), `the stand-in at ${address} answers the host`);
     expect(fromHost).toBe("instance credentials\n");
-    const refusals = await countedBy("from_instance/link-local", async () => {
-      const attempt = await connect(tenantB, METADATA.address, 80);
+    const refusals = await countedBy(rule, async () => {
+      const attempt = await connect(tenantB, address, 80);
       expect(attempt.output).not.toContain("instance credentials");
       expect(attempt.exitCode).not.toBe(0);
     });
     expect(refusals).toBeGreaterThan(0);
   });
 
-  describe("doctor's probe", () => {
+  // The agent's own check (every minute in the agent) and doctor's probe, on the same host.
+  describe("the agent's check and doctor's probe", () => {
+    const health = new HostHealth();
+    const firewallWatch = watchFirewall({ run: runHostCommand, pool: DEFAULT_NETWORK_POOL, health, log: createLogger(() => {}) });
+    afterAll(() => firewallWatch.close());
     const probe = async () => checkTenantNetwork(await probeTenantNetwork({ docker, pool: DEFAULT_NETWORK_POOL, image: TEST_IMAGE, run: runHostCommand }), DEFAULT_NETWORK_POOL);
 
-    it("passes where the install script's rules refuse each attempt", async () => {
+    it("pass where the install script's rules refuse each attempt", async () => {
+      await firewallWatch.check();
+      expect(health.degraded()).toBe("");
       expect(await probe()).toEqual({
         status: "ok",
         name: "tenant network",
-        detail: expect.stringMatching(/^a probe instance in 10\.213\.0\.0\/16 was refused another instance \(10\.213\.\d+\.\d+:8080\), the host \(10\.213\.\d+\.\d+:\d+\), a link-local metadata service \(169\.254\.169\.254:80\), each by its rule$/),
+        detail: expect.stringMatching(new RegExp([
+          "^a probe instance in 10\\.213\\.0\\.0/16 was refused another instance \\(10\\.213\\.\\d+\\.\\d+:8080\\)",
+          "the host \\(10\\.213\\.\\d+\\.\\d+:\\d+\\)", "the host over IPv6 \\(fe80:[0-9a-f:]+%eth0:\\d+\\)",
+          "a link-local metadata service \\(169\\.254\\.169\\.254:80\\)", "a carrier-grade NAT address \\(Alibaba's metadata service\\) \\(100\\.100\\.100\\.200:80\\)",
+          "a private network \\(192\\.168\\.0\\.1:80\\), each by its rule$",
+        ].join(", "))),
       });
     });
 
-    it("fails, reaching the host, where the rules are missing", async () => {
+    it("fail, the probe reaching the host, where the rules are missing", async () => {
       await sh("nft delete table inet gpu_rental");
       try {
         const result = await probe();
-        expect(result).toMatchObject({ status: "fail", detail: expect.stringMatching(/^the nftables table inet gpu_rental is missing; an instance reached the host \(10\.213\.\d+\.\d+:\d+\)/) });
+        expect(result).toMatchObject({ status: "fail", detail: expect.stringMatching(/^the nftables table inet gpu_rental is missing; an instance reached the host \(10\.213\.\d+\.\d+:\d+\); an instance reached the host over IPv6/) });
         expect(exitCodeOf([result])).toBe(1);
+        await firewallWatch.check();
+        expect(health.degraded()).toBe("tenant firewall: the nftables table inet gpu_rental is missing (fix: run firewall.sh as root (install.sh does, and the systemd unit runs it before every start))");
       } finally {
         await setFirewall();
       }
+      await firewallWatch.check();
+      expect(health.degraded()).toBe("");
     });
 
-    it("fails where the rules are there but something accepts the traffic before them", async () => {
+    it("fail where the rules are there but something accepts the traffic before them", async () => {
       await sh("nft insert rule inet gpu_rental from_instance accept && nft insert rule inet gpu_rental to_host accept");
       try {
         const result = await probe();
@@ -192,6 +239,8 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
         expect(result.detail).toContain("no packet to another instance");
         expect(result.detail).toMatch(/the table inet gpu_rental is there but bypassed$/);
         expect(exitCodeOf([result])).toBe(1);
+        await firewallWatch.check();
+        expect(health.degraded()).toMatch(/^tenant firewall: the table inet gpu_rental chain from_instance has \(unnamed\) accept, instance reject, /);
       } finally {
         await setFirewall();
       }

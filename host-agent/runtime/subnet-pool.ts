@@ -40,6 +40,12 @@ export function freeSubnet(pool: string, used: readonly string[]): string | null
   return null;
 }
 
+/** Whether the IPv4 `address` lies in `pool` (false for anything that is not an address). */
+export function poolContains(pool: string, address: string): boolean {
+  const [range, single] = [parseCidr(pool), parseCidr(`${address}/32`)];
+  return !("error" in range) && !("error" in single) && overlaps(range, single);
+}
+
 function overlaps(a: Cidr, b: Cidr): boolean {
   return a.base < b.base + size(b.prefix) && b.base < a.base + size(a.prefix);
 }

@@ -17,17 +17,28 @@ describe("the gpu_rental table as nft -j prints it", () => {
         { name: "to_host" },
       ],
       rules: [
-        { chain: "forward", comment: "", packets: null, verdict: "jump" },
-        { chain: "from_instance", comment: "instance", packets: 4, verdict: "reject" },
-        { chain: "from_instance", comment: "link-local dns", packets: 0, verdict: "accept" },
-        { chain: "from_instance", comment: "link-local", packets: 2, verdict: "reject" },
-        { chain: "input", comment: "", packets: null, verdict: "jump" },
-        { chain: "to_host", comment: "replies", packets: 12, verdict: "accept" },
+        { chain: "forward", comment: "instance bridge", packets: null, verdict: "goto" },
+        { chain: "forward", comment: "instance pool", packets: null, verdict: "goto" },
+        { chain: "from_instance", comment: "instance", packets: 1, verdict: "reject" },
+        { chain: "from_instance", comment: "instance", packets: 0, verdict: "reject" },
+        { chain: "from_instance", comment: "dns", packets: 0, verdict: "accept" },
+        { chain: "from_instance", comment: "private", packets: 1, verdict: "reject" },
+        { chain: "from_instance", comment: "private", packets: 0, verdict: "reject" },
+        { chain: "from_instance", comment: "carrier-grade nat", packets: 1, verdict: "reject" },
+        { chain: "from_instance", comment: "link-local", packets: 1, verdict: "reject" },
+        { chain: "from_instance", comment: "link-local", packets: 0, verdict: "reject" },
+        { chain: "from_instance", comment: "multicast", packets: 0, verdict: "reject" },
+        { chain: "from_instance", comment: "multicast", packets: 0, verdict: "reject" },
+        { chain: "input", comment: "instance bridge", packets: null, verdict: "goto" },
+        { chain: "input", comment: "instance pool", packets: null, verdict: "goto" },
+        { chain: "to_host", comment: "replies", packets: 0, verdict: "accept" },
         { chain: "to_host", comment: "dns", packets: 0, verdict: "accept" },
         { chain: "to_host", comment: "host", packets: 2, verdict: "reject" },
       ],
+      sets: [{ name: "instance_pool", elements: ["10.213.0.0/16"] }],
     });
     expect(read.ok && packetsOf(read.table, "to_host", "host")).toBe(2);
+    expect(read.ok && packetsOf(read.table, "from_instance", "private")).toBe(1);
     expect(read.ok && packetsOf(read.table, "to_host", "instance")).toBe(0);
   });
 

@@ -25,9 +25,16 @@ export interface NftRule {
   verdict: string | null;
 }
 
+export interface NftSet {
+  name: string;
+  /** Addresses and prefixes (`10.213.0.0/16`), as the set holds them. */
+  elements: string[];
+}
+
 export interface NftTable {
   chains: NftChain[];
   rules: NftRule[];
+  sets: NftSet[];
 }
 
 export type TableRead = { ok: true; table: NftTable } | { ok: false; reason: string; fix: string };
@@ -49,7 +56,12 @@ export function readTable(result: CommandResult): TableRead {
   }
   const chains: NftChain[] = [];
   const rules: NftRule[] = [];
+  const sets: NftSet[] = [];
   for (const item of items) {
+    if (item.set) {
+      const { name, elem } = item.set as { name: string; elem?: unknown[] };
+      sets.push({ name, elements: (elem ?? []).map(elementText) });
+    }
     if (item.chain) {
       const { name, hook, prio, policy } = item.chain as { name: string; hook?: string; prio?: number; policy?: string };
       chains.push({ name, ...(hook === undefined ? {} : { hook, prio, policy }) });
@@ -67,7 +79,12 @@ export function readTable(result: CommandResult): TableRead {
       });
     }
   }
-  return { ok: true, table: { chains, rules } };
+  return { ok: true, table: { chains, rules, sets } };
+}
+
+function elementText(element: unknown): string {
+  const prefix = (element as { prefix?: { addr: string; len: number } } | null)?.prefix;
+  return prefix ? `${prefix.addr}/${prefix.len}` : typeof element === "string" ? element : JSON.stringify(element);
 }
 
 /** Packets counted by the rules named `chain/comment` (several rules may share a name: summed). */
