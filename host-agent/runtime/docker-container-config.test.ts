@@ -37,9 +37,9 @@ describe("docker container config", () => {
     });
   });
 
-  it("mounts a cache holding the instance's model read-only and serves it offline", () => {
-    const options = containerCreateOptions(testSpec(ID), { ...placement, cachedModelDir: "/var/lib/gpu-rental/hf-cache" });
-    expect(options.HostConfig?.Binds).toEqual(["/var/lib/gpu-rental/hf-cache:/model-cache:ro"]);
+  it("mounts only the instance's model's folder of the cache, read-only, and serves it offline", () => {
+    const options = containerCreateOptions(testSpec(ID), { ...placement, cachedModelDir: "/var/lib/gpu-rental/hf-cache/hub/models--Qwen--Qwen2.5-0.5B-Instruct" });
+    expect(options.HostConfig?.Binds).toEqual(["/var/lib/gpu-rental/hf-cache/hub/models--Qwen--Qwen2.5-0.5B-Instruct:/model-cache/hub/models--Qwen--Qwen2.5-0.5B-Instruct:ro"]);
     expect(options.Env).toEqual(["INSTANCE_TOKEN=tok", "HF_HOME=/data/huggingface", "HF_HUB_CACHE=/model-cache/hub", "HUGGINGFACE_HUB_CACHE=/model-cache/hub", "HF_HUB_OFFLINE=1"]);
   });
 

@@ -3,12 +3,12 @@
 // each other, to the host (IPv4 or IPv6), to a link-local metadata service, to the host's private
 // network or to a carrier-grade NAT address, each refused by the rule meant for it (its counter
 // moves: a rule no packet meets proves nothing); the agent's own check and doctor's probe see the
-// same, and fail when the rules are missing or bypassed; the model cache is read-only inside;
-// privileges and limits hold. Sets the machine's nftables table inet gpu_rental (for the agent's default pool, left
-// in place: idempotent), takes it away and back for the doctor cases, and adds a network namespace
-// for the test's duration.
+// same, and fail when the rules are missing or bypassed; only the model's own folder of the cache
+// is inside, read-only (not the operator's token); privileges and limits hold. Sets the machine's
+// nftables table inet gpu_rental (for the agent's default pool, left in place: idempotent), takes
+// it away and back for the doctor cases, and adds a network namespace for the test's duration.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,6 +94,9 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     await setFirewall();
     cacheDir = await mkdtemp(join(tmpdir(), "isolation-cache-"));
     await mkdir(join(cacheDir, "hub", "models--Qwen--Qwen2.5-0.5B-Instruct", "snapshots", "7ae557604adf67be50417f59c2c2f167def9a775"), { recursive: true });
+    await mkdir(join(cacheDir, "hub", "models--meta-llama--Llama-3.1-8B", "snapshots", "d04e592bb4f6aa9cfee91e2e20afa771667e1d4b"), { recursive: true });
+    await writeFile(join(cacheDir, "token"), "hf_operatorsecrettoken\n", { mode: 0o600 });
+    await writeFile(join(cacheDir, "stored_tokens"), "[operator]\nhf_token = hf_operatorsecrettoken\n", { mode: 0o600 });
     runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
     // Tenant A: two GPUs (the engine ignores the device request without an NVIDIA runtime) and a cached model.
     for (const [id, gpus] of [[tenantA, [0, 1]], [tenantB, []]] as const) {
@@ -247,12 +250,20 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     });
   });
 
-  it("mounts the model cache read-only: a write to it fails inside the container, the server reads it offline", async () => {
-    const write = await execIn(docker, containerName(tenantA), ["touch", "/model-cache/hub/planted-weights"]);
+  it("mounts only its model's folder of the cache, read-only: the operator's token and other models stay out of reach", async () => {
+    const model = "models--Qwen--Qwen2.5-0.5B-Instruct";
+    const write = await execIn(docker, containerName(tenantA), ["touch", `/model-cache/hub/${model}/planted-weights`]);
     expect(write.exitCode).not.toBe(0);
     expect(write.output).toContain("Read-only file system");
-    expect(await readdir(join(cacheDir, "hub"))).toEqual(["models--Qwen--Qwen2.5-0.5B-Instruct"]);
-    expect((await execIn(docker, containerName(tenantA), ["ls", "/model-cache/hub"])).output).toBe("models--Qwen--Qwen2.5-0.5B-Instruct\n");
+    expect(await readdir(join(cacheDir, "hub", model))).toEqual(["snapshots"]);
+    expect((await execIn(docker, containerName(tenantA), ["ls", "/model-cache/hub"])).output).toBe(`${model}\n`);
+    expect((await execIn(docker, containerName(tenantA), ["ls", `/model-cache/hub/${model}/snapshots`])).output).toBe("7ae557604adf67be50417f59c2c2f167def9a775\n");
+    // What `hf auth login` leaves in the cache root (HF_HOME), and another model: not there at all.
+    for (const path of ["/model-cache/token", "/model-cache/stored_tokens", "/model-cache/hub/models--meta-llama--Llama-3.1-8B"]) {
+      const read = await execIn(docker, containerName(tenantA), ["cat", path]);
+      expect(read.exitCode).not.toBe(0);
+      expect(read.output).not.toContain("hf_");
+    }
     expect((await execIn(docker, containerName(tenantA), ["sh", "-c", "echo $HF_HUB_CACHE $HF_HUB_OFFLINE $HF_HOME"])).output).toBe("/model-cache/hub 1 /data/huggingface\n");
   });
 

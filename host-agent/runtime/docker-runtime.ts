@@ -4,7 +4,7 @@ import { Readable } from "node:stream";
 import Docker from "dockerode";
 import { z } from "zod";
 import { httpPort, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
-import { isModelCached } from "../model-cache.ts";
+import { cachedModelFolder } from "../model-cache.ts";
 import {
   containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
 } from "./docker-container-config.ts";
@@ -17,7 +17,7 @@ import type { ContainerExit, ContainerRuntime, CreateOutcome, Endpoint, ListedCo
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 
 export interface DockerRuntimeOptions {
-  /** Host folder of the shared Hugging Face cache, mounted read-only into containers whose model it holds. */
+  /** Host folder of the shared Hugging Face cache: a container whose model it holds gets that model's folder, read-only. */
   modelCacheDir: string;
   /** Where instance networks get their /28s; the host firewall drops traffic between its addresses. */
   networkPool?: string;
@@ -65,7 +65,7 @@ export class DockerRuntime implements ContainerRuntime {
     await ensureImage(this.#docker, spec.image, onPullProgress);
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),
-      cachedModelDir: (await isModelCached(this.#options.modelCacheDir, spec.model)) ? this.#options.modelCacheDir : null,
+      cachedModelDir: await cachedModelFolder(this.#options.modelCacheDir, spec.model),
       logFileBytes: this.#options.logFileBytes ?? LOG_FILE_BYTES,
     });
     await this.#addDataDir(spec.instance_id);
