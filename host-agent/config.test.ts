@@ -53,8 +53,8 @@ describe("agent command line", () => {
   });
 
   it("doctor takes the same settings", () => {
-    const parsed = parseCommandLine(["doctor", "--server", "http://x", "--token", "t"], {});
-    expect(parsed).toMatchObject({ ok: true, command: "doctor", config: { connectUrl: "ws://x/agent/v1/connect", runtime: "docker" } });
+    const parsed = parseCommandLine(["doctor", "--server", "https://x", "--token", "t"], {});
+    expect(parsed).toMatchObject({ ok: true, command: "doctor", config: { connectUrl: "wss://x/agent/v1/connect", runtime: "docker" } });
   });
 
   it.each([[["--help"]], [["-h"]], [["doctor", "--help"]]])("%j asks for the usage, needing no settings", (argv) => {
@@ -85,19 +85,27 @@ describe("agent command line", () => {
 
   it.each([
     [[], "--server (or AGENT_SERVER) is required"],
-    [["--server", "http://x"], "--token (or AGENT_TOKEN) is required"],
+    [["--server", "https://x"], "--token (or AGENT_TOKEN) is required"],
     [["--server", "ftp://x", "--token", "t"], '--server must be an http(s) or ws(s) URL, got "ftp://x"'],
-    [["--server", "http://x", "--token", "t", "--runtime", "podman"], '--runtime must be docker or local, got "podman"'],
-    [["--server", "http://x", "--token", "t", "--runtime", "local"], "--gpus (or AGENT_GPUS) is required with --runtime local, e.g. --gpus rtx4090:8"],
-    [["--server", "http://x", "--token", "t", "--gpus", "rtx4090"], expect.stringContaining("--gpus wants model:count")],
-    [["--server", "http://x", "--token", "t", "--cuda-version", "12"], '--cuda-version must look like 12.4, got "12"'],
-    [["--server", "http://x", "--token", "t", "--driver-version", "new"], '--driver-version must look like 550.54.15, got "new"'],
-    [["--server", "http://x", "--token", "t", "--network-pool", "10.213.0.1/16"], expect.stringContaining("--network-pool: \"10.213.0.1/16\" has host bits set; did you mean 10.213.0.0/16?")],
-    [["--server", "http://x", "--token", "t", "--network-pool", "10.213.0.0/26"], expect.stringContaining("must be between a /8 and a /24")],
+    [["--server", "https://x", "--token", "t", "--runtime", "podman"], '--runtime must be docker or local, got "podman"'],
+    [["--server", "https://x", "--token", "t", "--runtime", "local"], "--gpus (or AGENT_GPUS) is required with --runtime local, e.g. --gpus rtx4090:8"],
+    [["--server", "https://x", "--token", "t", "--gpus", "rtx4090"], expect.stringContaining("--gpus wants model:count")],
+    [["--server", "https://x", "--token", "t", "--cuda-version", "12"], '--cuda-version must look like 12.4, got "12"'],
+    [["--server", "https://x", "--token", "t", "--driver-version", "new"], '--driver-version must look like 550.54.15, got "new"'],
+    [["--server", "https://x", "--token", "t", "--network-pool", "10.213.0.1/16"], expect.stringContaining("--network-pool: \"10.213.0.1/16\" has host bits set; did you mean 10.213.0.0/16?")],
+    [["--server", "https://x", "--token", "t", "--network-pool", "10.213.0.0/26"], expect.stringContaining("must be between a /8 and a /24")],
+    ...["http://gpu.example.com", "ws://203.0.113.7:8787", "http://10.0.0.5", "http://localhost.example.com"].map((server) => [
+      ["--server", server, "--token", "t"],
+      `--server ${server} would send the agent token unencrypted: use https:// (http:// and ws:// are for a server on this machine's loopback only)`,
+    ] as [string[], string]),
     [["start"], 'unknown command "start"; the only command is doctor'],
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],
   ])("rejects %j", (argv, error) => {
     expect(parseCommandLine(argv, {})).toEqual({ ok: false, error });
+  });
+
+  it.each(["http://127.0.0.1:8787", "http://127.8.9.10", "http://localhost:8787", "ws://[::1]:8787", "http://dev.localhost:8787"])("takes the loopback server %s over plain http, for development", (server) => {
+    expect(parseCommandLine(["--server", server, "--token", "t", "--runtime", "local", "--gpus", "l4:1"], {})).toMatchObject({ ok: true });
   });
 
   it("rejects unknown flags", () => {

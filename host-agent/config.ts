@@ -45,7 +45,7 @@ Usage:
   gpu-rental-agent --help | --version
 
 Flags (each falls back to the environment variable beside it):
-  --server URL            AGENT_SERVER          the service's base URL, e.g. https://api.example.com (required)
+  --server URL            AGENT_SERVER          the service's base URL, e.g. https://api.example.com (required; http:// only to loopback)
   --token TOKEN           AGENT_TOKEN           this machine's agent token gma_... (required; keep it in the env file)
   --runtime docker|local  AGENT_RUNTIME         docker (default): containers on the Docker engine; local: dev stand-ins
   --state-dir DIR         AGENT_STATE_DIR       the agent's state (default ./.agent-state)
@@ -107,6 +107,9 @@ function parseConfig(values: Record<string, string | undefined>, env: NodeJS.Pro
   if (!token) return { error: "--token (or AGENT_TOKEN) is required" };
   const connectUrl = connectUrlFor(server);
   if (!connectUrl) return { error: `--server must be an http(s) or ws(s) URL, got "${server}"` };
+  if (connectUrl.startsWith("ws:") && !isLoopback(new URL(connectUrl).hostname)) {
+    return { error: `--server ${server} would send the agent token unencrypted: use https:// (http:// and ws:// are for a server on this machine's loopback only)` };
+  }
   if (runtime !== "docker" && runtime !== "local") return { error: `--runtime must be docker or local, got "${runtime}"` };
   if (runtime === "local" && !gpuSpec) return { error: "--gpus (or AGENT_GPUS) is required with --runtime local, e.g. --gpus rtx4090:8" };
   const gpus = gpuSpec === null ? null : parseGpuSpec(gpuSpec);
@@ -142,6 +145,11 @@ function connectUrlFor(server: string): string | null {
   url.search = "";
   url.hash = "";
   return url.toString();
+}
+
+/** The token travels in clear over ws://: only to this machine itself (`npm run dev`, the tests). */
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function nonNegative(text: string | undefined, fallback: number): number | null {

@@ -26,7 +26,7 @@ done
 cache_dir="${cache_dir:-$state_dir/hf-cache}"
 
 [ "$(id -u)" = 0 ] || die "run as root (sudo ./install.sh ...): it writes /opt, /etc and the firewall"
-[[ "$server" =~ ^https?://[^[:space:]]+$ ]] || die "--server must be the service's http(s) base URL, e.g. https://api.example.com"
+[[ "$server" =~ ^https://[^[:space:]]+$ ]] || die "--server must be the service's https base URL, e.g. https://api.example.com (the token must not travel unencrypted)"
 [[ "$token" =~ ^gma_[1-9][0-9]*_[a-z2-7]{32}$ ]] || die "--token (or AGENT_TOKEN) must be the machine's agent_token, gma_<id>_<32 characters>, from POST /admin/v1/machines"
 [[ "$pool" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$ ]] || die "--network-pool must be an IPv4 CIDR like 10.213.0.0/16"
 [[ "$state_dir" = /* && "$cache_dir" = /* ]] || die "--state-dir and --cache-dir must be absolute paths"

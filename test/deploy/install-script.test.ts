@@ -29,7 +29,8 @@ describe("install.sh", () => {
   });
 
   it.skipIf(process.getuid?.() !== 0).each([
-    [["--token", TOKEN], "--server must be the service's http(s) base URL, e.g. https://api.example.com"],
+    [["--token", TOKEN], "--server must be the service's https base URL, e.g. https://api.example.com (the token must not travel unencrypted)"],
+    [["--server", "http://api.example.com", "--token", TOKEN], "--server must be the service's https base URL, e.g. https://api.example.com (the token must not travel unencrypted)"],
     [["--server", "https://api.example.com"], "--token (or AGENT_TOKEN) must be the machine's agent_token, gma_<id>_<32 characters>, from POST /admin/v1/machines"],
     [["--server", "https://api.example.com", "--token", "gma_7_short"], "--token (or AGENT_TOKEN) must be the machine's agent_token, gma_<id>_<32 characters>, from POST /admin/v1/machines"],
     [["--server", "https://api.example.com", "--token", TOKEN, "--network-pool", "10.213.0.0"], "--network-pool must be an IPv4 CIDR like 10.213.0.0/16"],
