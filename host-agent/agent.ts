@@ -2,6 +2,7 @@
 // reports around one container runtime.
 import { hostname } from "node:os";
 import type { AgentMessage, ContainerReport, GpuInfo, ServerMessage } from "../protocol/messages.ts";
+import type { HostResources } from "../protocol/resource-share.ts";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import { AgentConnection } from "./agent-connection.ts";
 import { Backoff } from "./backoff.ts";
@@ -23,6 +24,8 @@ export interface AgentOptions {
   gpus: GpuInfo[];
   /** Reported in the hello: placement keeps templates off hosts whose CUDA is too old. */
   versions: { driver: string; cuda: string };
+  /** The host's memory and CPUs, reported in the hello: instances get their share by GPUs. */
+  resources: HostResources;
   cacheDir: string;
   log: Logger;
   /** Why the host takes no new instances (the tenant firewall's check sets it); always healthy when left out. */
@@ -34,7 +37,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log, health = new HostHealth() }: AgentOptions): RunningAgent {
+export function startAgent({ connectUrl, token, runtime, gpus, versions, resources, cacheDir, log, health = new HostHealth() }: AgentOptions): RunningAgent {
   const states = new ContainerStates();
   const probes = new ReadinessProbes(runtime, (readiness) => {
     connection.send({ type: "readiness", ...readiness });
@@ -65,6 +68,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
       cached_models: cachedModels,
       readiness: probes.snapshot(),
       degraded: health.degraded(),
+      host: resources,
     };
   };
   const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {

@@ -30,6 +30,7 @@ beforeAll(async () => {
     runtime: new LocalRuntime({ stateDir, readyDelayMs: 0, pullMs: 0 }),
     gpus: [],
     versions: { driver: "580.126.09", cuda: "13.0" },
+    resources: { memory_bytes: 64 * 1024 ** 3, cpus: 16 },
     cacheDir: join(stateDir, "hf-cache"),
     log: createLogger(() => {}),
     health,

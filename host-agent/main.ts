@@ -8,7 +8,7 @@ import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
 import { HostHealth } from "./host-health.ts";
 import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage } from "./log.ts";
-import { DockerRuntime } from "./runtime/docker-runtime.ts";
+import { DockerRuntime, thisMachine } from "./runtime/docker-runtime.ts";
 import { LocalRuntime } from "./runtime/local-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
@@ -49,9 +49,10 @@ async function runAgent(config: AgentConfig): Promise<void> {
   }
   if (!host.cudaVersion) log.warn("nvidia-smi shows no CUDA version: no template will be placed on this host", { driver: host.driverVersion });
 
+  const resources = thisMachine();
   const runtime: ContainerRuntime =
     config.runtime === "docker"
-      ? new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool })
+      ? new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus: host.gpus.length })
       : new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs });
   const health = new HostHealth();
   // Tenants' containers are only as safe as the host firewall around them: checked before the first
@@ -64,6 +65,7 @@ async function runAgent(config: AgentConfig): Promise<void> {
     runtime,
     gpus: host.gpus,
     versions: { driver: host.driverVersion, cuda: host.cudaVersion },
+    resources,
     cacheDir: config.cacheDir,
     log,
     health,

@@ -81,6 +81,8 @@ export const agentMessage = z.discriminatedUnion("type", [
      * tenant firewall is missing. The agent refuses creates and starts while it is not "".
      */
     degraded: z.string().optional(),
+    /** The host's memory and CPUs (absent from older agents): with its GPU count, what each instance gets (resource-share.ts). */
+    host: z.object({ memory_bytes: z.number().int().min(0), cpus: z.number().int().min(1) }).optional(),
   }),
   /** The hello's `degraded` changed (the agent checks its host every minute). */
   z.object({ type: z.literal("health"), degraded: z.string() }),

@@ -8,6 +8,7 @@ import { exitCodeOf, formatReport, type CheckResult } from "./check.ts";
 import { checkFreeDisk, DISK_NEED_BYTES, DISK_WANT_BYTES, parseDfAvailable } from "./disk-check.ts";
 import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
+import { checkResourceSplit } from "./resource-check.ts";
 import { checkServer } from "./server-check.ts";
 import { checkTenantNetwork } from "./tenant-network-check.ts";
 import type { ProbeAttempt, ProbeReport } from "./tenant-network-probe.ts";
@@ -37,6 +38,7 @@ describe("doctor on a healthy host", () => {
       checkDriver(printed(gpuFixture("driver-query-515.txt"))),
       checkGpus(printed(gpuFixture("8x-h100.csv"))),
       checkCuda(printed(gpuFixture("banner-h100-driver-550.txt"))),
+      checkResourceSplit({ memory_bytes: 2048 * 1024 ** 3, cpus: 224 }, 8),
       checkEngine(engine(podmanInfo), SOCKET),
       checkNvidiaRuntime(engine({ Runtimes: nvidiaRuntimes })),
       checkFreeDisk("model cache", "/var/lib/gpu-rental/hf-cache", printed(doctorFixture("df-healthy.txt")), DISK_NEED_BYTES, DISK_WANT_BYTES),
@@ -47,6 +49,7 @@ describe("doctor on a healthy host", () => {
       ["ok", "nvidia driver"],
       ["ok", "gpus"],
       ["ok", "cuda"],
+      ["ok", "resources"],
       ["ok", "docker"],
       ["ok", "nvidia runtime"],
       ["ok", "model cache"],
@@ -57,6 +60,7 @@ describe("doctor on a healthy host", () => {
       "driver 515.57",
       "8 × NVIDIA H100 80GB HBM3 (h100-80gb)",
       "CUDA 12.4 (templates needing a newer CUDA are not placed here)",
+      "2048.0 GiB and 224 CPUs; the host keeps 204.8 GiB and 14 CPUs; each of its 8 GPU(s) brings an instance 230.4 GiB (no swap) and 26.25 CPUs",
       `engine 4.3.1 on debian at ${SOCKET}`,
       "registered (runtimes: io.containerd.runc.v2, nvidia, runc)",
       "76.1 GiB free in /var/lib/gpu-rental/hf-cache",

@@ -2,12 +2,14 @@
 // answer to the pure checks beside this file. Kept thin: everything worth testing is in the checks.
 import Docker from "dockerode";
 import type { AgentConfig } from "../config.ts";
-import { DRIVER_QUERY, GPU_QUERY } from "../gpus/nvidia-smi.ts";
+import { DRIVER_QUERY, GPU_QUERY, parseNvidiaSmiCsv } from "../gpus/nvidia-smi.ts";
+import { thisMachine } from "../runtime/docker-runtime.ts";
 import type { RunCommand } from "../host-command.ts";
 import type { CheckResult } from "./check.ts";
 import { DF_ARGS, DISK_NEED_BYTES, DISK_WANT_BYTES, checkFreeDisk } from "./disk-check.ts";
 import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
+import { checkResourceSplit } from "./resource-check.ts";
 import { checkServer, probeUrlOf, serverUrlOf, type ServerAnswer } from "./server-check.ts";
 import { checkTenantNetwork } from "./tenant-network-check.ts";
 import { probeTenantNetwork } from "./tenant-network-probe.ts";
@@ -16,7 +18,7 @@ export async function runDoctor(config: AgentConfig, run: RunCommand): Promise<C
   const results: CheckResult[] = [];
   if (config.runtime === "docker") {
     const [driver, gpus, banner] = await Promise.all([run("nvidia-smi", DRIVER_QUERY), run("nvidia-smi", GPU_QUERY), run("nvidia-smi", [])]);
-    results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner));
+    results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner), checkResourceSplit(thisMachine(), gpus.ok ? parseNvidiaSmiCsv(gpus.stdout).length : 0));
     const docker = new Docker();
     const engine = await askEngine(docker);
     results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine), checkDiskLimits(engine));

@@ -25,6 +25,8 @@ const PROBE_LABEL = "gpu-rental.doctor-probe";
 const LISTENER_PORT = 8080;
 const CONNECT_SECONDS = 3;
 const LISTENER_READY_MS = 15_000;
+/** busybox's sh, nc and httpd need little: limits like a tenant's, small. */
+const PROBE_SHARE = { memory_bytes: 64 * 1024 ** 2, nano_cpus: 250_000_000 };
 
 export interface ProbeAttempt {
   /** What a tenant would be reaching, in words ("another instance"). */
@@ -126,7 +128,7 @@ export async function probeTenantNetwork({ docker, pool, image, run }: ProbeOpti
 async function startProbeInstance(docker: Docker, networks: InstanceNetworks, image: string, id: string, command: string[]): Promise<{ address: string; gateway: string }> {
   const network = await networks.ensure(id);
   const spec: ContainerSpec = { instance_id: id, image, template: "", model: "", env: {}, command, ports: [], gpu_indices: [], disk_gb: 1 };
-  const options = containerCreateOptions(spec, { network, cachedModelDir: null, enforceDisk: false, notice: "", logFileBytes: LOG_FILE_BYTES });
+  const options = containerCreateOptions(spec, { network, share: PROBE_SHARE, cachedModelDir: null, enforceDisk: false, notice: "", logFileBytes: LOG_FILE_BYTES });
   const container = await docker.createContainer({ ...options, Labels: { [PROBE_LABEL]: "true" } });
   await container.start();
   const settings = (await container.inspect()).NetworkSettings.Networks[network];

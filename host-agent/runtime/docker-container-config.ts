@@ -1,9 +1,11 @@
 // How a ContainerSpec becomes a Docker container a tenant cannot break out of, or into another's:
 // names and labels (so the agent finds its own containers after a restart), GPUs, loopback-only
-// ports, its own network, its model's folder of the cache read-only, dropped capabilities, and limits.
+// ports, its own network, its model's folder of the cache read-only, dropped capabilities, and limits
+// (its share of the host's memory, with no swap, and CPUs).
 import { basename } from "node:path";
 import type Docker from "dockerode";
 import type { ContainerSpec } from "../../protocol/messages.ts";
+import type { ResourceShare } from "../../protocol/resource-share.ts";
 
 export const MANAGED_LABEL = "gpu-rental.managed";
 export const INSTANCE_LABEL = "gpu-rental.instance";
@@ -51,6 +53,8 @@ export const LOG_FILES = 2;
 export interface ContainerPlacement {
   /** The instance's own network (see docker-network.ts). */
   network: string;
+  /** Its share of the host's memory and CPUs, by GPUs. */
+  share: ResourceShare;
   /** The host folder of the instance's model in the shared Hugging Face cache (`…/hub/models--ORG--NAME`), or null when it is not there. */
   cachedModelDir: string | null;
   /** Whether disk_gb becomes an engine storage limit (StorageOpt size); false where the storage driver cannot enforce one. */
@@ -92,6 +96,10 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
       SecurityOpt: ["no-new-privileges"],
       Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
       PidsLimit: PIDS_LIMIT,
+      // Swap as large as the memory limit means none: a tenant over its share is OOM-killed, not paged out onto its neighbours.
+      Memory: placement.share.memory_bytes,
+      MemorySwap: placement.share.memory_bytes,
+      NanoCpus: placement.share.nano_cpus,
       LogConfig: { Type: "json-file", Config: { "max-size": String(placement.logFileBytes), "max-file": String(LOG_FILES) } },
       ...(placement.enforceDisk ? { StorageOpt: { size: `${spec.disk_gb}G` } } : {}),
       ...(gpus > 0

@@ -29,12 +29,15 @@ import { HostHealth } from "../host-health.ts";
 import { createLogger } from "../log.ts";
 import { containerName } from "./docker-container-config.ts";
 import { bridgeName, networkName } from "./docker-network.ts";
-import { DockerRuntime } from "./docker-runtime.ts";
+import { DockerRuntime, thisMachine } from "./docker-runtime.ts";
+import { resourceShare } from "../../protocol/resource-share.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 const FIREWALL_SCRIPT = new URL("../../deploy/host-agent/firewall.sh", import.meta.url).pathname;
 const MODEL = "Qwen/Qwen2.5-0.5B-Instruct";
+/** As if this machine had 4 GPUs: tenant A's 2 get half of what the host does not keep. */
+const HOST_GPUS = 4;
 const sh = (script: string) => promisify(execFile)("bash", ["-c", script]);
 const setFirewall = () => promisify(execFile)("bash", [FIREWALL_SCRIPT, DEFAULT_NETWORK_POOL]);
 
@@ -97,7 +100,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     await mkdir(join(cacheDir, "hub", "models--meta-llama--Llama-3.1-8B", "snapshots", "d04e592bb4f6aa9cfee91e2e20afa771667e1d4b"), { recursive: true });
     await writeFile(join(cacheDir, "token"), "hf_operatorsecrettoken\n", { mode: 0o600 });
     await writeFile(join(cacheDir, "stored_tokens"), "[operator]\nhf_token = hf_operatorsecrettoken\n", { mode: 0o600 });
-    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker });
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker, resources: thisMachine(), hostGpus: HOST_GPUS });
     // Tenant A: two GPUs (the engine ignores the device request without an NVIDIA runtime) and a cached model.
     for (const [id, gpus] of [[tenantA, [0, 1]], [tenantB, []]] as const) {
       await runtime.create(testSpec(id, { image: TEST_IMAGE, ports: [8080], gpu_indices: [...gpus], model: MODEL }), () => {});
@@ -265,6 +268,20 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
       expect(read.output).not.toContain("hf_");
     }
     expect((await execIn(docker, containerName(tenantA), ["sh", "-c", "echo $HF_HUB_CACHE $HF_HUB_OFFLINE $HF_HOME"])).output).toBe("/model-cache/hub 1 /data/huggingface\n");
+  });
+
+  it("gets its share of the host's memory, with no swap, and of its CPUs, by GPUs", async () => {
+    const share = resourceShare(thisMachine(), HOST_GPUS, 2);
+    const info = await docker.getContainer(containerName(tenantA)).inspect();
+    expect(info.HostConfig).toMatchObject({ Memory: share.memory_bytes, MemorySwap: share.memory_bytes, NanoCpus: share.nano_cpus });
+    // What the kernel enforces, cgroup v1 or v2.
+    const memory = await execIn(docker, containerName(tenantA), ["sh", "-c", "cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes"]);
+    expect(Number(memory.output)).toBe(share.memory_bytes);
+    const cpu = await execIn(docker, containerName(tenantA), ["sh", "-c", "cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo $(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)"]);
+    const [quota = 0, period = 1] = cpu.output.trim().split(/\s+/).map(Number);
+    expect(Math.round((quota / period) * 1e9)).toBe(share.nano_cpus);
+    // Tenant B, with no GPU, counts as one.
+    expect((await docker.getContainer(containerName(tenantB)).inspect()).HostConfig.Memory).toBe(resourceShare(thisMachine(), HOST_GPUS, 1).memory_bytes);
   });
 
   it("runs unprivileged: five capabilities, no new privileges, a PID limit, and a sized /dev/shm instead of the host's IPC", async () => {

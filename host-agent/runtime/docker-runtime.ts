@@ -1,9 +1,11 @@
 // The production runtime: containers on a Docker-compatible engine (Docker, or podman's API service)
 // through the Engine API. DOCKER_HOST selects the engine, as with the docker CLI.
+import { availableParallelism, totalmem } from "node:os";
 import { Readable } from "node:stream";
 import Docker from "dockerode";
 import { z } from "zod";
 import { httpPort, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
+import { resourceShare, type HostResources } from "../../protocol/resource-share.ts";
 import { cachedModelFolder } from "../model-cache.ts";
 import {
   containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
@@ -21,6 +23,9 @@ export interface DockerRuntimeOptions {
   modelCacheDir: string;
   /** Where instance networks get their /28s; the host firewall drops traffic between its addresses. */
   networkPool?: string;
+  /** The host's memory and CPUs (this machine's by default) and its GPU count (0): each container gets its share by GPUs (resource-share.ts). */
+  resources?: HostResources;
+  hostGpus?: number;
   /** Seconds the engine waits after SIGTERM before it kills a stopping container. */
   stopTimeoutSeconds?: number;
   /** The engine's log file limit per container (default LOG_FILE_BYTES). */
@@ -65,6 +70,7 @@ export class DockerRuntime implements ContainerRuntime {
     await ensureImage(this.#docker, spec.image, onPullProgress);
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),
+      share: resourceShare(this.#options.resources ?? thisMachine(), this.#options.hostGpus ?? 0, spec.gpu_indices.length),
       cachedModelDir: await cachedModelFolder(this.#options.modelCacheDir, spec.model),
       logFileBytes: this.#options.logFileBytes ?? LOG_FILE_BYTES,
     });
@@ -162,7 +168,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   /** Creates the container with disk_gb as its storage limit where the engine can enforce one; returns the notice. */
-  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "cachedModelDir" | "logFileBytes">): Promise<string> {
+  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "share" | "cachedModelDir" | "logFileBytes">): Promise<string> {
     if (this.#diskLimitRefusal === null) {
       try {
         await this.#createContainer(spec, { ...placement, enforceDisk: true, notice: "" });
@@ -199,6 +205,11 @@ export class DockerRuntime implements ContainerRuntime {
       .inspect()
       .catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
   }
+}
+
+/** This machine's memory and CPUs, as the agent reports and shares them. */
+export function thisMachine(): HostResources {
+  return { memory_bytes: totalmem(), cpus: availableParallelism() };
 }
 
 /** The engine's answer when the storage driver cannot apply `StorageOpt: { size }` (Docker and podman word it alike). */
