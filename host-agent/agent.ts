@@ -26,6 +26,8 @@ export interface AgentOptions {
   versions: { driver: string; cuda: string };
   /** The host's memory and CPUs, reported in the hello: instances get their share by GPUs. */
   resources: HostResources;
+  /** Whether the engine enforces disk_gb, reported in the hello; undefined when unknown. */
+  diskGbEnforced?: boolean;
   cacheDir: string;
   log: Logger;
   /** Why the host takes no new instances (the tenant firewall's check sets it); always healthy when left out. */
@@ -37,7 +39,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function startAgent({ connectUrl, token, runtime, gpus, versions, resources, cacheDir, log, health = new HostHealth() }: AgentOptions): RunningAgent {
+export function startAgent({ connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, health = new HostHealth() }: AgentOptions): RunningAgent {
   const states = new ContainerStates();
   const probes = new ReadinessProbes(runtime, (readiness) => {
     connection.send({ type: "readiness", ...readiness });
@@ -69,6 +71,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, resourc
       readiness: probes.snapshot(),
       degraded: health.degraded(),
       host: resources,
+      ...(diskGbEnforced === undefined ? {} : { disk_gb_enforced: diskGbEnforced }),
     };
   };
   const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {

@@ -20,6 +20,7 @@ describe("agent command line", () => {
         cacheDir: resolve(".agent-state/hf-cache"),
         networkPool: "10.213.0.0/16",
         probeImage: "docker.io/library/busybox:1.37",
+        acceptUnenforcedDisk: false,
         readyDelayMs: 3000,
         pullMs: 400,
       },
@@ -35,6 +36,7 @@ describe("agent command line", () => {
       AGENT_DRIVER_VERSION: "550.54.15",
       AGENT_NETWORK_POOL: "10.50.0.0/20",
       AGENT_PROBE_IMAGE: "mirror.example.com/busybox:1.37",
+      AGENT_UNENFORCED_DISK: "accept",
       DEV_READY_DELAY_MS: "200",
     };
     const parsed = parseCommandLine(["--token", "flag", "--cuda-version", "12.8"], env);
@@ -48,6 +50,7 @@ describe("agent command line", () => {
       cacheDir: "/s/hf-cache",
       networkPool: "10.50.0.0/20",
       probeImage: "mirror.example.com/busybox:1.37",
+      acceptUnenforcedDisk: true,
       readyDelayMs: 200,
     });
   });
@@ -66,10 +69,10 @@ describe("agent command line", () => {
   });
 
   it("the usage names every flag and every environment variable the agent reads", () => {
-    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--gpus", "--cuda-version", "--driver-version", "--help", "--version", "doctor"]) {
+    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--gpus", "--cuda-version", "--driver-version", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
-    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
+    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_UNENFORCED_DISK", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DOCKER_HOST", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
       expect(USAGE).toContain(name);
     }
   });
@@ -98,6 +101,7 @@ describe("agent command line", () => {
       ["--server", server, "--token", "t"],
       `--server ${server} would send the agent token unencrypted: use https:// (http:// and ws:// are for a server on this machine's loopback only)`,
     ] as [string[], string]),
+    [["--server", "https://x", "--token", "t", "--unenforced-disk", "yes"], '--unenforced-disk must be accept or refuse, got "yes"'],
     [["start"], 'unknown command "start"; the only command is doctor'],
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],
   ])("rejects %j", (argv, error) => {

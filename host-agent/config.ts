@@ -21,6 +21,8 @@ export interface AgentConfig {
   networkPool: string;
   /** doctor's throwaway probe instances run it (busybox: sh, nc, httpd). */
   probeImage: string;
+  /** Whether the docker runtime takes instances where the engine cannot enforce disk_gb (--unenforced-disk accept). */
+  acceptUnenforcedDisk: boolean;
   /** Local runtime only: the dev containers' model-load delay and simulated pull time. */
   readyDelayMs: number;
   pullMs: number;
@@ -51,6 +53,10 @@ Flags (each falls back to the environment variable beside it):
   --state-dir DIR         AGENT_STATE_DIR       the agent's state (default ./.agent-state)
   --cache-dir DIR         AGENT_CACHE_DIR       shared Hugging Face cache, read-only in containers (default STATE_DIR/hf-cache)
   --network-pool CIDR     AGENT_NETWORK_POOL    addresses for per-instance networks (default ${DEFAULT_NETWORK_POOL})
+  --unenforced-disk accept|refuse
+                          AGENT_UNENFORCED_DISK where the engine cannot enforce disk_gb (overlay2 not on xfs with pquota):
+                                                refuse (default) takes no instances, the host shows as degraded; accept takes
+                                                them, each instance saying its limit is not enforced
   --probe-image IMAGE     AGENT_PROBE_IMAGE     doctor: the image of its throwaway probe instances (default ${DEFAULT_PROBE_IMAGE})
   --gpus MODEL:N[,...]    AGENT_GPUS            synthetic GPUs instead of nvidia-smi's, e.g. rtx4090:8 (required with local)
   --cuda-version X.Y      AGENT_CUDA_VERSION    CUDA version reported with synthetic GPUs (default ${SYNTHETIC_CUDA_VERSION})
@@ -81,6 +87,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
         "cache-dir": { type: "string" },
         "network-pool": { type: "string" },
         "probe-image": { type: "string" },
+        "unenforced-disk": { type: "string" },
       },
       strict: true,
       allowPositionals: true,
@@ -127,7 +134,12 @@ function parseConfig(values: Record<string, string | undefined>, env: NodeJS.Pro
   const stateDir = resolve(values["state-dir"] ?? env.AGENT_STATE_DIR ?? "./.agent-state");
   const cacheDir = resolve(values["cache-dir"] ?? env.AGENT_CACHE_DIR ?? `${stateDir}/hf-cache`);
   const probeImage = values["probe-image"] ?? env.AGENT_PROBE_IMAGE ?? DEFAULT_PROBE_IMAGE;
-  return { connectUrl, token, runtime, gpus, syntheticVersions: { driver, cuda }, stateDir, cacheDir, networkPool, probeImage, readyDelayMs, pullMs };
+  const unenforcedDisk = values["unenforced-disk"] ?? env.AGENT_UNENFORCED_DISK ?? "refuse";
+  if (unenforcedDisk !== "accept" && unenforcedDisk !== "refuse") return { error: `--unenforced-disk must be accept or refuse, got "${unenforcedDisk}"` };
+  return {
+    connectUrl, token, runtime, gpus, syntheticVersions: { driver, cuda }, stateDir, cacheDir, networkPool, probeImage,
+    acceptUnenforcedDisk: unenforcedDisk === "accept", readyDelayMs, pullMs,
+  };
 }
 
 function connectUrlFor(server: string): string | null {

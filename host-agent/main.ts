@@ -50,15 +50,23 @@ async function runAgent(config: AgentConfig): Promise<void> {
   if (!host.cudaVersion) log.warn("nvidia-smi shows no CUDA version: no template will be placed on this host", { driver: host.driverVersion });
 
   const resources = thisMachine();
-  const runtime: ContainerRuntime =
+  const docker =
     config.runtime === "docker"
-      ? new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus: host.gpus.length })
-      : new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs });
+      ? new DockerRuntime({
+          modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus: host.gpus.length, acceptUnenforcedDisk: config.acceptUnenforcedDisk,
+        })
+      : null;
+  const runtime: ContainerRuntime = docker ?? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs });
   const health = new HostHealth();
   // Tenants' containers are only as safe as the host firewall around them: checked before the first
   // hello, then every minute (the local runtime's dev stand-ins have no network of their own).
-  const firewall = config.runtime === "docker" ? watchFirewall({ run: runHostCommand, pool: config.networkPool, health, log }) : null;
+  const firewall = docker ? watchFirewall({ run: runHostCommand, pool: config.networkPool, health, log }) : null;
   await firewall?.check();
+  const disk = await docker?.diskLimits();
+  if (disk?.enforced === false) {
+    log.warn("disk_gb cannot be enforced on this host", { reason: disk.reason, unenforced_disk: config.acceptUnenforcedDisk ? "accept" : "refuse" });
+    if (!config.acceptUnenforcedDisk) health.set("disk", `disk_gb cannot be enforced here (${disk.reason}) and --unenforced-disk is refuse`);
+  }
   const agent = startAgent({
     connectUrl: config.connectUrl,
     token: config.token,
@@ -66,6 +74,7 @@ async function runAgent(config: AgentConfig): Promise<void> {
     gpus: host.gpus,
     versions: { driver: host.driverVersion, cuda: host.cudaVersion },
     resources,
+    diskGbEnforced: typeof disk?.enforced === "boolean" ? disk.enforced : undefined,
     cacheDir: config.cacheDir,
     log,
     health,

@@ -83,6 +83,8 @@ export const agentMessage = z.discriminatedUnion("type", [
     degraded: z.string().optional(),
     /** The host's memory and CPUs (absent from older agents): with its GPU count, what each instance gets (resource-share.ts). */
     host: z.object({ memory_bytes: z.number().int().min(0), cpus: z.number().int().min(1) }).optional(),
+    /** Whether the engine enforces disk_gb (a size limit on a container's writable layer); absent when unknown (the local runtime, older agents). */
+    disk_gb_enforced: z.boolean().optional(),
   }),
   /** The hello's `degraded` changed (the agent checks its host every minute). */
   z.object({ type: z.literal("health"), degraded: z.string() }),

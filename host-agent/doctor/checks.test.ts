@@ -99,6 +99,8 @@ describe("doctor finds each missing part", () => {
     ["tenant network rules bypassed", () => checkTenantNetwork(probed([probeAttempts[0]!, { ...probeAttempts[1]!, reached: true, ruleMet: false }, { ...probeAttempts[2]!, ruleMet: false }]), POOL), "an instance reached the host (10.213.0.17:40001); no packet to a link-local metadata service (169.254.169.254:80) met the rule from_instance/link-local: the table inet gpu_rental is there but bypassed", /look for rules added to table inet gpu_rental/],
     ["an engine that ignores the bridge name", () => checkTenantNetwork({ ...probed(probeAttempts), bridgeNamed: false } as ProbeReport, POOL), expect.stringContaining("the engine did not name the probe's bridge gpr-…"), /com.docker.network.bridge.name/],
     ["a probe that cannot run", () => checkTenantNetwork({ ok: false, error: "(HTTP code 404) no such image" }, POOL), "the probe instances could not run ((HTTP code 404) no such image)", /--probe-image/],
+    ["disk limits it cannot enforce, refused", () => checkDiskLimits({ enforced: false, reason: "--storage-opt is supported only for overlay over xfs with 'pquota' mount option" }, false, "/var/lib/docker"),
+      "disk_gb cannot be enforced (--storage-opt is supported only for overlay over xfs with 'pquota' mount option); --unenforced-disk refuse: this host takes no instances", /--unenforced-disk accept/],
     ["a server that does not answer", () => checkServer({ error: "ECONNREFUSED" }, "https://api.example.com"), "https://api.example.com does not answer (ECONNREFUSED)", /AGENT_SERVER/],
     ["a wrong token", () => checkServer({ status: 401 }, "https://api.example.com"), "https://api.example.com refuses the token (401)", /agent_token/],
     ["a URL that is not the service", () => checkServer({ status: 404 }, "https://example.com"), "https://example.com answered 404, not an agent endpoint", /base URL/],
@@ -115,12 +117,21 @@ describe("doctor finds each missing part", () => {
     expect(exitCodeOf([result])).toBe(0);
   });
 
-  it("warns that disk_gb cannot be enforced on overlay over extfs, and says where it can", () => {
-    expect(checkDiskLimits(engine(podmanInfo))).toMatchObject({
+  const PODMAN_REFUSAL = "--storage-opt is supported only for overlay over xfs with 'pquota' mount option";
+
+  it("says whether disk_gb is enforced, from the engine's answer to a probe container", () => {
+    expect(checkDiskLimits({ enforced: true }, false, "/var/lib/docker")).toMatchObject({ status: "ok", detail: "disk_gb is enforced: the engine limits each container's writable layer" });
+    expect(checkDiskLimits({ enforced: null, reason: "connect ENOENT" }, false, undefined)).toMatchObject({ status: "warn", detail: "could not check whether disk_gb is enforced (connect ENOENT)" });
+  });
+
+  it("warns where disk_gb cannot be enforced and the operator accepts instances anyway, and says where it can", () => {
+    const result = checkDiskLimits({ enforced: false, reason: PODMAN_REFUSAL }, true, podmanInfo.DockerRootDir);
+    expect(result).toMatchObject({
       status: "warn",
-      detail: "storage driver overlay on extfs: disk_gb cannot be enforced, instances report it as not enforced",
+      detail: `disk_gb cannot be enforced (${PODMAN_REFUSAL}); --unenforced-disk accept: instances run without a disk limit, each saying so`,
       fix: "put /var/lib/containers/storage on an xfs filesystem mounted with pquota",
     });
+    expect(exitCodeOf([result])).toBe(0);
   });
 
   it("parses free space from df -Pk, and nothing from anything else", () => {

@@ -3,6 +3,7 @@
 import Docker from "dockerode";
 import type { AgentConfig } from "../config.ts";
 import { DRIVER_QUERY, GPU_QUERY, parseNvidiaSmiCsv } from "../gpus/nvidia-smi.ts";
+import { probeDiskLimits } from "../runtime/docker-disk-limits.ts";
 import { thisMachine } from "../runtime/docker-runtime.ts";
 import type { RunCommand } from "../host-command.ts";
 import type { CheckResult } from "./check.ts";
@@ -21,7 +22,8 @@ export async function runDoctor(config: AgentConfig, run: RunCommand): Promise<C
     results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner), checkResourceSplit(thisMachine(), gpus.ok ? parseNvidiaSmiCsv(gpus.stdout).length : 0));
     const docker = new Docker();
     const engine = await askEngine(docker);
-    results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine), checkDiskLimits(engine));
+    results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine));
+    if (engine.ok) results.push(checkDiskLimits(await probeDiskLimits(docker), config.acceptUnenforcedDisk, engine.info.DockerRootDir));
     if (engine.ok && engine.info.DockerRootDir) {
       results.push(checkFreeDisk("docker data", engine.info.DockerRootDir, await run("df", DF_ARGS(engine.info.DockerRootDir)), DISK_NEED_BYTES, DISK_WANT_BYTES));
     }

@@ -6,7 +6,8 @@
 // same, and fail when the rules are missing or bypassed; only the model's own folder of the cache
 // is inside, read-only (not the operator's token); privileges and limits hold. Sets the machine's
 // nftables table inet gpu_rental (for the agent's default pool, left in place: idempotent), takes
-// it away and back for the doctor cases, and adds a network namespace for the test's duration.
+// it away and back for the doctor cases (holding the machine-wide firewall test lock throughout),
+// and adds a network namespace for the test's duration.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
@@ -15,22 +16,23 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resourceShare } from "../../protocol/resource-share.ts";
 import { execIn } from "../../test/support/agent/docker-exec.ts";
+import { lockFirewall } from "../../test/support/agent/firewall-lock.ts";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import { exitCodeOf } from "../doctor/check.ts";
 import { checkTenantNetwork } from "../doctor/tenant-network-check.ts";
 import { probeTenantNetwork } from "../doctor/tenant-network-probe.ts";
 import { runHostCommand } from "../host-command.ts";
+import { HostHealth } from "../host-health.ts";
+import { createLogger } from "../log.ts";
 import { NFT_LIST_ARGS, packetsOf, readTable } from "../tenant-firewall/nft-table.ts";
 import { firewallProblem } from "../tenant-firewall/rules-check.ts";
 import { watchFirewall } from "../tenant-firewall/rules-watch.ts";
-import { HostHealth } from "../host-health.ts";
-import { createLogger } from "../log.ts";
 import { containerName } from "./docker-container-config.ts";
 import { bridgeName, networkName } from "./docker-network.ts";
 import { DockerRuntime, thisMachine } from "./docker-runtime.ts";
-import { resourceShare } from "../../protocol/resource-share.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
@@ -93,7 +95,10 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
   const hostServiceConnections: string[] = [];
   let standIns: ChildProcess;
 
+  let unlockFirewall: () => Promise<void>;
+
   beforeAll(async () => {
+    unlockFirewall = await lockFirewall();
     await setFirewall();
     cacheDir = await mkdtemp(join(tmpdir(), "isolation-cache-"));
     await mkdir(join(cacheDir, "hub", "models--Qwen--Qwen2.5-0.5B-Instruct", "snapshots", "7ae557604adf67be50417f59c2c2f167def9a775"), { recursive: true });
@@ -113,8 +118,9 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     // On every address, IPv4 and IPv6: a tenant must reach it on none.
     await new Promise<void>((resolve) => hostService.listen(0, "::", resolve));
     standIns = await startStandIns();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
+    await unlockFirewall?.();
     standIns?.kill();
     await removeStandIns();
     hostService?.close();

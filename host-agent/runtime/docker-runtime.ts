@@ -10,6 +10,7 @@ import { cachedModelFolder } from "../model-cache.ts";
 import {
   containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
 } from "./docker-container-config.ts";
+import { engineErrorText, probeDiskLimits, refusesStorageLimit, type DiskLimits } from "./docker-disk-limits.ts";
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
 import { demultiplexLogs } from "./docker-logs.ts";
 import { InstanceNetworks } from "./docker-network.ts";
@@ -30,6 +31,11 @@ export interface DockerRuntimeOptions {
   stopTimeoutSeconds?: number;
   /** The engine's log file limit per container (default LOG_FILE_BYTES). */
   logFileBytes?: number;
+  /**
+   * Whether instances are created where the engine cannot enforce disk_gb (their `creating` notice
+   * says so); false refuses them. True unless the agent's operator says otherwise (--unenforced-disk).
+   */
+  acceptUnenforcedDisk?: boolean;
   docker?: Docker;
 }
 
@@ -50,6 +56,14 @@ export class DockerRuntime implements ContainerRuntime {
     this.#options = options;
     this.#docker = options.docker ?? new Docker();
     this.#networks = new InstanceNetworks(this.#docker, options.networkPool ?? DEFAULT_NETWORK_POOL);
+  }
+
+  /** Whether the engine enforces disk_gb: probed once (a container created with a size limit, never started). */
+  async diskLimits(): Promise<DiskLimits> {
+    if (this.#diskLimitRefusal !== null) return { enforced: false, reason: this.#diskLimitRefusal };
+    const limits = await probeDiskLimits(this.#docker);
+    if (limits.enforced === false) this.#diskLimitRefusal = limits.reason;
+    return limits;
   }
 
   async list(): Promise<ListedContainer[]> {
@@ -176,8 +190,11 @@ export class DockerRuntime implements ContainerRuntime {
       } catch (error) {
         if (!refusesStorageLimit(error)) throw error;
         // This host's storage driver cannot limit a container's size (e.g. overlay2 on ext4).
-        this.#diskLimitRefusal = errorText(error);
+        this.#diskLimitRefusal = engineErrorText(error);
       }
+    }
+    if (this.#options.acceptUnenforcedDisk === false) {
+      throw new Error(`disk_gb cannot be enforced on this host (${this.#diskLimitRefusal}), and its operator takes no instances without it`);
     }
     const notice = `disk_gb (${spec.disk_gb} GB) is not enforced on this host: ${this.#diskLimitRefusal}`;
     await this.#createContainer(spec, { ...placement, enforceDisk: false, notice });
@@ -210,17 +227,6 @@ export class DockerRuntime implements ContainerRuntime {
 /** This machine's memory and CPUs, as the agent reports and shares them. */
 export function thisMachine(): HostResources {
   return { memory_bytes: totalmem(), cpus: availableParallelism() };
-}
-
-/** The engine's answer when the storage driver cannot apply `StorageOpt: { size }` (Docker and podman word it alike). */
-function refusesStorageLimit(error: unknown): boolean {
-  return /storage-opt|storage opt/i.test(errorText(error));
-}
-
-function errorText(error: unknown): string {
-  const json = (error as { json?: { message?: unknown } } | null)?.json;
-  const message = typeof json?.message === "string" ? json.message : error instanceof Error ? error.message : String(error);
-  return message.replace(/^.*?(--storage-opt)/, "$1");
 }
 
 /** Treats one engine status as success (304 "already in that state", 404 "already gone"); 404 otherwise reads "no container". */
