@@ -16,7 +16,7 @@ import { errorMessage } from "../log.ts";
 import { containerCreateOptions, containerName, LOG_FILE_BYTES } from "../runtime/docker-container-config.ts";
 import { execIn } from "../runtime/docker-exec.ts";
 import { bridgeName, InstanceNetworks } from "../runtime/docker-network.ts";
-import { ensureImage } from "../runtime/docker-pull.ts";
+import { ensureImage, PULL_STALL_MS } from "../runtime/docker-pull.ts";
 import { poolContains } from "../runtime/subnet-pool.ts";
 import { NFT_LIST_ARGS, packetsOf, readTable, type TableRead } from "../tenant-firewall/nft-table.ts";
 
@@ -68,7 +68,7 @@ export async function probeTenantNetwork({ docker, pool, image, run }: ProbeOpti
   const ids = { listener: `doctor-${suffix}-listener`, prober: `doctor-${suffix}-prober` };
   let hostService: Server | undefined;
   try {
-    await ensureImage(docker, image, () => {});
+    await ensureImage(docker, image, () => {}, { always: false, stallMs: PULL_STALL_MS });
     const listener = await startProbeInstance(docker, networks, image, ids.listener, [
       "sh", "-c", `mkdir -p /tmp/www && echo reached > /tmp/www/index.html && exec httpd -f -p ${LISTENER_PORT} -h /tmp/www`,
     ]);

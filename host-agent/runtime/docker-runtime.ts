@@ -14,10 +14,13 @@ import { engineErrorText, probeDiskLimits, refusesStorageLimit, type DiskLimits 
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
 import { demultiplexLogs } from "./docker-logs.ts";
 import { InstanceNetworks } from "./docker-network.ts";
-import { ensureImage, statusOf } from "./docker-pull.ts";
+import { ensureImage, PULL_STALL_MS, statusOf } from "./docker-pull.ts";
 import { directoryTar } from "./directory-tar.ts";
 import type { ContainerExit, ContainerRuntime, CreateOutcome, Endpoint, ListedContainer, LogRequest } from "./runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
+
+/** The template whose image the launch names (the API's catalog id). */
+export const CUSTOM_TEMPLATE = "custom";
 
 export interface DockerRuntimeOptions {
   /** Host folder of the shared Hugging Face cache: a container whose model it holds gets that model's folder, read-only. */
@@ -36,6 +39,8 @@ export interface DockerRuntimeOptions {
    * says so); false refuses them. True unless the agent's operator says otherwise (--unenforced-disk).
    */
   acceptUnenforcedDisk?: boolean;
+  /** How long an image pull may make no progress before the create fails (PULL_STALL_MS). */
+  pullStallMs?: number;
   docker?: Docker;
 }
 
@@ -81,7 +86,8 @@ export class DockerRuntime implements ContainerRuntime {
       if (existing.State.Status === "created") await this.#addDataDir(spec.instance_id);
       return { notice: existing.Config.Labels?.[NOTICE_LABEL] ?? "" };
     }
-    await ensureImage(this.#docker, spec.image, onPullProgress);
+    // A tenant's own image is pulled every time; a template's pinned one may come from the host.
+    await ensureImage(this.#docker, spec.image, onPullProgress, { always: spec.template === CUSTOM_TEMPLATE, stallMs: this.#options.pullStallMs ?? PULL_STALL_MS });
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),
       share: resourceShare(this.#options.resources ?? thisMachine(), this.#options.hostGpus ?? 0, spec.gpu_indices.length),
