@@ -1,6 +1,7 @@
 // The agent's session with this machine: the token check and accept, every frame it sends (hello,
-// heartbeat, container states, port readiness, cache, proxied-stream frames), and the machine going
-// online with a hello and offline when the socket closes or falls silent.
+// heartbeat, container states, port readiness, cache, health, proxied-stream frames; each within
+// agent-message-limits.ts), and the machine going online with a hello and offline when the socket
+// closes or falls silent.
 import { bearerToken } from "../../core/credentials.ts";
 import { clock } from "../../core/clock.ts";
 import { errorResponse } from "../../core/errors.ts";
@@ -9,6 +10,7 @@ import { log } from "../../core/log.ts";
 import type { Env } from "../../core/env.ts";
 import { closeQuietly, decodeAgentMessage, PROTOCOL_VERSION, type AgentMessage } from "../../protocol/index.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
+import { AgentEventRate, capAgentMessage, EVENT_WINDOW_MS, MAX_EVENTS, TOO_MANY_EVENTS_CLOSE_CODE } from "./agent-message-limits.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
 import type { MachineHealth } from "./host-health.ts";
@@ -36,6 +38,7 @@ export class AgentSession {
   /** The heartbeat timeout, an alarm capability. */
   readonly liveness: Liveness;
   private readonly parts: SessionParts;
+  private readonly eventRate = new AgentEventRate();
 
   constructor(parts: SessionParts) {
     this.parts = parts;
@@ -68,7 +71,12 @@ export class AgentSession {
     }
     const decoded = decodeAgentMessage(message);
     if (!decoded.ok) return log("warn", "agent frame rejected", { machine_id: this.machineId(), reason: decoded.reason });
-    await this.onMessage(ws, decoded.message);
+    if (!this.eventRate.admit(this.parts.agent.connectionOf(ws), decoded.message, clock.now())) {
+      log("warn", "agent sent too many event messages: connection closed", { machine_id: this.machineId(), limit: MAX_EVENTS, window_ms: EVENT_WINDOW_MS });
+      closeQuietly(ws, TOO_MANY_EVENTS_CLOSE_CODE, "too many event messages");
+      return this.goOffline(ws);
+    }
+    await this.onMessage(ws, capAgentMessage(decoded.message));
   }
 
   /** The socket closed or failed: only the current one takes the machine offline. */
