@@ -25,7 +25,7 @@ export const CUSTOM_TEMPLATE = "custom";
 export interface DockerRuntimeOptions {
   /** Host folder of the shared Hugging Face cache: a container whose model it holds gets that model's folder, read-only. */
   modelCacheDir: string;
-  /** Where instance networks get their /28s; the host firewall drops traffic between its addresses. */
+  /** Where instance networks get their /28s; the host firewall refuses traffic between its addresses. */
   networkPool?: string;
   /** The host's memory and CPUs (this machine's by default) and its GPU count (0): each container gets its share by GPUs (resource-share.ts). */
   resources?: HostResources;
