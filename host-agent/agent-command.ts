@@ -6,19 +6,22 @@ import type { AgentConfig, CommandLine } from "./config.ts";
 import { exitCodeOf, formatReport } from "./doctor/check.ts";
 import { runDoctor } from "./doctor/doctor.ts";
 import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
+import { HostHealth } from "./host-health.ts";
 import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage, type Logger } from "./log.ts";
 import type { GpuSource } from "./metrics/gpu-source.ts";
 import { NvidiaSmiStream } from "./metrics/nvidia-smi-stream.ts";
-import { DockerRuntime } from "./runtime/docker-runtime.ts";
+import type { HostResources } from "../protocol/resource-share.ts";
+import { DockerRuntime, thisMachine } from "./runtime/docker-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
+import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
 
 /** What makes one agent: its usage text, its GPUs and what samples them, its runtime, and whether doctor checks the GPUs and the engine. */
 export interface AgentHost<Config extends AgentConfig> {
   usage: string;
   discoverHost(config: Config): Promise<NvidiaHost>;
   gpuSource(config: Config, log: Logger): GpuSource;
-  createRuntime(config: Config): ContainerRuntime;
+  createRuntime(config: Config, machine: { resources: HostResources; hostGpus: number }): ContainerRuntime;
   checksGpusAndEngine(config: Config): boolean;
 }
 
@@ -26,7 +29,8 @@ export interface AgentHost<Config extends AgentConfig> {
 export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage"> = {
   discoverHost: () => discoverNvidiaHost(runHostCommand),
   gpuSource: (config, log) => new NvidiaSmiStream({ intervalMs: config.metricsIntervalMs, log }),
-  createRuntime: (config) => new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool }),
+  createRuntime: (config, { resources, hostGpus }) =>
+    new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus, acceptUnenforcedDisk: config.acceptUnenforcedDisk }),
   checksGpusAndEngine: () => true,
 };
 
@@ -65,13 +69,29 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
   }
   if (!host.cudaVersion) log.warn("nvidia-smi shows no CUDA version: no template will be placed on this host", { driver: host.driverVersion });
 
+  const resources = thisMachine();
+  const runtime = agentHost.createRuntime(config, { resources, hostGpus: host.gpus.length });
+  const docker = runtime instanceof DockerRuntime ? runtime : null;
+  const health = new HostHealth();
+  // Tenants' containers are only as safe as the host firewall around them: checked before the first
+  // hello, then every minute (the dev agent's local runtime has no network of its own).
+  const firewall = docker ? watchFirewall({ run: runHostCommand, pool: config.networkPool, health, log }) : null;
+  await firewall?.check();
+  const disk = await docker?.diskLimits();
+  if (disk?.enforced === false) {
+    log.warn("disk_gb cannot be enforced on this host", { reason: disk.reason, unenforced_disk: config.acceptUnenforcedDisk ? "accept" : "refuse" });
+    if (!config.acceptUnenforcedDisk) health.set("disk", `disk_gb cannot be enforced here (${disk.reason}) and --unenforced-disk is refuse`);
+  }
   const agent = startAgent({
     connectUrl: config.connectUrl,
     token: config.token,
-    runtime: agentHost.createRuntime(config),
+    runtime,
     gpus: host.gpus,
     versions: { driver: host.driverVersion, cuda: host.cudaVersion },
+    resources,
+    diskGbEnforced: typeof disk?.enforced === "boolean" ? disk.enforced : undefined,
     cacheDir: config.cacheDir,
+    health,
     log,
     metrics: { gpus: agentHost.gpuSource(config, log), intervalMs: config.metricsIntervalMs },
   });
@@ -82,6 +102,7 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
       if (stopping) return;
       stopping = true;
       log.info("shutting down", { signal });
+      firewall?.close();
       agent.close().then(
         () => process.exit(0),
         (error: unknown) => {

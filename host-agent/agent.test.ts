@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +60,8 @@ describe("host agent against a fake MachineDO", () => {
       containers: [],
       cached_models: ["Qwen/Qwen2.5-0.5B-Instruct"],
       readiness: [],
+      degraded: "",
+      host: { memory_bytes: totalmem(), cpus: availableParallelism() },
     });
     fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 7, heartbeat_ms: HEARTBEAT_MS });
     await waitUntil(() => (fake.messages().filter((m) => m.type === "heartbeat").length >= 2 ? true : undefined), "two heartbeats");

@@ -2,11 +2,13 @@
 // reports around one container runtime.
 import { hostname } from "node:os";
 import type { AgentMessage, ContainerReport, GpuInfo, ServerMessage } from "../protocol/messages.ts";
+import type { HostResources } from "../protocol/resource-share.ts";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import { AgentConnection } from "./agent-connection.ts";
 import { Backoff } from "./backoff.ts";
 import { CommandRunner } from "./command-runner.ts";
 import { ContainerStates } from "./container-states.ts";
+import { HostHealth } from "./host-health.ts";
 import type { Logger } from "./log.ts";
 import type { GpuSource } from "./metrics/gpu-source.ts";
 import { MetricsSampler } from "./metrics/metrics-sampler.ts";
@@ -24,10 +26,16 @@ export interface AgentOptions {
   gpus: GpuInfo[];
   /** Reported in the hello: placement keeps templates off hosts whose CUDA is too old. */
   versions: { driver: string; cuda: string };
+  /** The host's memory and CPUs, reported in the hello: instances get their share by GPUs. */
+  resources: HostResources;
+  /** Whether the engine enforces disk_gb, reported in the hello; undefined when unknown. */
+  diskGbEnforced?: boolean;
   cacheDir: string;
   log: Logger;
   /** Where GPU readings come from, and how often a sample goes out. */
   metrics: { gpus: GpuSource; intervalMs: number };
+  /** Why the host takes no new instances (the tenant firewall's check sets it); always healthy when left out. */
+  health?: HostHealth;
 }
 
 export interface RunningAgent {
@@ -35,7 +43,7 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDir, log, metrics }: AgentOptions): RunningAgent {
+export function startAgent({ connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth() }: AgentOptions): RunningAgent {
   const states = new ContainerStates();
   const probes = new ReadinessProbes(runtime, (readiness) => {
     connection.send({ type: "readiness", ...readiness });
@@ -65,6 +73,9 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
       containers: states.forHello(listed),
       cached_models: cachedModels,
       readiness: probes.snapshot(),
+      degraded: health.degraded(),
+      host: resources,
+      ...(diskGbEnforced === undefined ? {} : { disk_gb_enforced: diskGbEnforced }),
     };
   };
   const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {
@@ -93,7 +104,9 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, cacheDi
     },
     onDisconnect: () => streams.closeAll(),
   });
-  const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log);
+  const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
+  // A change between hellos; a reconnect's hello carries it anyway.
+  health.onChange((degraded) => connection.send({ type: "health", degraded }));
   const streams = new ProxyStreams(runtime, connection, log);
   runtime.onExit(({ instanceId, state, message }) => report({ instance_id: instanceId, state, message }));
   const sampler = new MetricsSampler({ runtime, gpus: metrics.gpus, send: (message) => connection.send(message), intervalMs: metrics.intervalMs, log });

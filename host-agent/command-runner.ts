@@ -1,5 +1,6 @@
 // Runs the MachineDO's commands against the runtime, one at a time per instance, reporting every
 // state change and acknowledging each command; a failure becomes an `error` state, never a crash.
+// While the host is degraded (host-health.ts) it refuses creates and starts, saying why.
 import type { AgentMessage, ContainerReport, ServerMessage } from "../protocol/messages.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
@@ -12,13 +13,16 @@ export class CommandRunner {
   readonly #report: (report: ContainerReport) => void;
   readonly #send: Send;
   readonly #log: Logger;
+  readonly #degraded: () => string;
   readonly #queues = new Map<string, Promise<void>>();
 
-  constructor(runtime: ContainerRuntime, report: (report: ContainerReport) => void, send: Send, log: Logger) {
+  /** `degraded`: why the host takes no new instances now, "" when it does. */
+  constructor(runtime: ContainerRuntime, report: (report: ContainerReport) => void, send: Send, log: Logger, degraded: () => string = () => "") {
     this.#runtime = runtime;
     this.#report = report;
     this.#send = send;
     this.#log = log;
+    this.#degraded = degraded;
   }
 
   /** Queues the command behind earlier ones for the same instance; resolves once it has run. */
@@ -48,6 +52,8 @@ export class CommandRunner {
 
   async #apply({ op, instance_id: instanceId, spec }: CommandMessage): Promise<void> {
     const state = (state: ContainerReport["state"], message = "") => this.#report({ instance_id: instanceId, state, message });
+    const degraded = op === "create" || op === "start" ? this.#degraded() : "";
+    if (degraded) throw new Error(`this host takes no new instances now: ${degraded}`);
     switch (op) {
       case "create": {
         if (!spec || spec.instance_id !== instanceId) throw new Error("create needs the instance's spec");

@@ -17,6 +17,8 @@ describe("agent command line", () => {
         cacheDir: resolve(".agent-state/hf-cache"),
         networkPool: "10.213.0.0/16",
         metricsIntervalMs: 10_000,
+        probeImage: "docker.io/library/busybox:1.37",
+        acceptUnenforcedDisk: false,
       },
     });
   });
@@ -29,6 +31,8 @@ describe("agent command line", () => {
       AGENT_STATE_DIR: "/s",
       AGENT_NETWORK_POOL: "10.50.0.0/20",
       AGENT_METRICS_INTERVAL_MS: "1000",
+      AGENT_PROBE_IMAGE: "mirror.example.com/busybox:1.37",
+      AGENT_UNENFORCED_DISK: "accept",
     };
     const parsed = parseCommandLine(["--token", "flag"], env);
     expect(parsed.ok && parsed.command === "run" && parsed.config).toEqual({
@@ -38,12 +42,14 @@ describe("agent command line", () => {
       cacheDir: "/s/hf-cache",
       networkPool: "10.50.0.0/20",
       metricsIntervalMs: 1000,
+      probeImage: "mirror.example.com/busybox:1.37",
+      acceptUnenforcedDisk: true,
     });
   });
 
   it("doctor takes the same settings", () => {
-    const parsed = parseCommandLine(["doctor", "--server", "http://x", "--token", "t"], {});
-    expect(parsed).toMatchObject({ ok: true, command: "doctor", config: { connectUrl: "ws://x/agent/v1/connect" } });
+    const parsed = parseCommandLine(["doctor", "--server", "https://x", "--token", "t"], {});
+    expect(parsed).toMatchObject({ ok: true, command: "doctor", config: { connectUrl: "wss://x/agent/v1/connect" } });
   });
 
   it.each([[["--help"]], [["-h"]], [["doctor", "--help"]]])("%j asks for the usage, needing no settings", (argv) => {
@@ -55,10 +61,10 @@ describe("agent command line", () => {
   });
 
   it("the usage names every flag and every environment variable the agent reads, and no stand-in of the dev agent", () => {
-    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--help", "--version", "doctor"]) {
+    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
-    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS"]) {
+    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_UNENFORCED_DISK", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS"]) {
       expect(USAGE).toContain(name);
     }
     for (const devOnly of ["local", "--gpus", "--cuda-version", "--driver-version", "DEV_"]) expect(USAGE).not.toContain(devOnly);
@@ -77,17 +83,26 @@ describe("agent command line", () => {
     [[], "--server (or AGENT_SERVER) is required"],
     [["--server", "http://x"], "--token (or AGENT_TOKEN) is required"],
     [["--server", "ftp://x", "--token", "t"], '--server must be an http(s) or ws(s) URL, got "ftp://x"'],
-    [["--server", "http://x", "--token", "t", "--runtime", "local"], '--runtime must be docker, got "local" (the local runtime is the dev agent\'s: npm run dev)'],
-    [["--server", "http://x", "--token", "t", "--network-pool", "10.213.0.1/16"], expect.stringContaining("--network-pool: \"10.213.0.1/16\" has host bits set; did you mean 10.213.0.0/16?")],
-    [["--server", "http://x", "--token", "t", "--network-pool", "10.213.0.0/26"], expect.stringContaining("must be between a /8 and a /24")],
+    [["--server", "https://x", "--token", "t", "--runtime", "local"], '--runtime must be docker, got "local" (the local runtime is the dev agent\'s: npm run dev)'],
+    [["--server", "https://x", "--token", "t", "--network-pool", "10.213.0.1/16"], expect.stringContaining("--network-pool: \"10.213.0.1/16\" has host bits set; did you mean 10.213.0.0/16?")],
+    [["--server", "https://x", "--token", "t", "--network-pool", "10.213.0.0/26"], expect.stringContaining("must be between a /8 and a /24")],
+    ...["http://gpu.example.com", "ws://203.0.113.7:8787", "http://10.0.0.5", "http://localhost.example.com"].map((server) => [
+      ["--server", server, "--token", "t"],
+      `--server ${server} would send the agent token unencrypted: use https:// (http:// and ws:// are for a server on this machine's loopback only)`,
+    ] as [string[], string]),
+    [["--server", "https://x", "--token", "t", "--unenforced-disk", "yes"], '--unenforced-disk must be accept or refuse, got "yes"'],
     [["start"], 'unknown command "start"; the only command is doctor'],
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],
   ])("rejects %j", (argv, error) => {
     expect(parseCommandLine(argv, {})).toEqual({ ok: false, error });
   });
 
+  it.each(["http://127.0.0.1:8787", "http://127.8.9.10", "http://localhost:8787", "ws://[::1]:8787", "http://dev.localhost:8787"])("takes the loopback server %s over plain http, for development", (server) => {
+    expect(parseCommandLine(["--server", server, "--token", "t"], {})).toMatchObject({ ok: true });
+  });
+
   it.each(["999", "10s", "-1"])("rejects a metrics interval of %s", (value) => {
-    expect(parseCommandLine(["--server", "http://x", "--token", "t"], { AGENT_METRICS_INTERVAL_MS: value })).toEqual({
+    expect(parseCommandLine(["--server", "https://x", "--token", "t"], { AGENT_METRICS_INTERVAL_MS: value })).toEqual({
       ok: false, error: "AGENT_METRICS_INTERVAL_MS must be an integer of at least 1000",
     });
   });

@@ -15,6 +15,10 @@ export interface AgentConfig {
   networkPool: string;
   /** How often a metrics sample is sent (AGENT_METRICS_INTERVAL_MS; tests sample faster than production's 10 s). */
   metricsIntervalMs: number;
+  /** doctor's throwaway probe instances run it (busybox: sh, nc, httpd). */
+  probeImage: string;
+  /** Whether the docker runtime takes instances where the engine cannot enforce disk_gb (--unenforced-disk accept). */
+  acceptUnenforcedDisk: boolean;
 }
 
 export type CommandLine<Config> =
@@ -24,6 +28,9 @@ export type CommandLine<Config> =
 
 /** Flag values by name, as parseArgs reads them. */
 export type FlagValues = Record<string, string | undefined>;
+
+/** Any image with busybox's sh, nc and httpd will do for doctor's probe; --probe-image names another (a mirror's). */
+export const DEFAULT_PROBE_IMAGE = "docker.io/library/busybox:1.37";
 
 export const USAGE = `gpu-rental-agent: runs customers' containers on this machine's GPUs for the GPU rental service.
 
@@ -39,6 +46,11 @@ Flags (each falls back to the environment variable beside it):
   --state-dir DIR         AGENT_STATE_DIR       the agent's state (default ./.agent-state)
   --cache-dir DIR         AGENT_CACHE_DIR       shared Hugging Face cache, read-only in containers (default STATE_DIR/hf-cache)
   --network-pool CIDR     AGENT_NETWORK_POOL    addresses for per-instance networks (default ${DEFAULT_NETWORK_POOL})
+  --unenforced-disk accept|refuse
+                          AGENT_UNENFORCED_DISK where the engine cannot enforce disk_gb (overlay2 not on xfs with pquota):
+                                                refuse (default) takes no instances, the host shows as degraded; accept takes
+                                                them, each instance saying its limit is not enforced
+  --probe-image IMAGE     AGENT_PROBE_IMAGE     doctor: the image of its throwaway probe instances (default ${DEFAULT_PROBE_IMAGE})
 
 Environment only:
   DOCKER_HOST             the Docker engine (default unix:///var/run/docker.sock)
@@ -55,6 +67,8 @@ export const AGENT_FLAGS = {
   "state-dir": { type: "string" },
   "cache-dir": { type: "string" },
   "network-pool": { type: "string" },
+  "probe-image": { type: "string" },
+  "unenforced-disk": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine<AgentConfig> {
@@ -97,6 +111,9 @@ export function parseSettings(values: FlagValues, env: NodeJS.ProcessEnv): Agent
   if (!token) return { error: "--token (or AGENT_TOKEN) is required" };
   const connectUrl = connectUrlFor(server);
   if (!connectUrl) return { error: `--server must be an http(s) or ws(s) URL, got "${server}"` };
+  if (connectUrl.startsWith("ws:") && !isLoopback(new URL(connectUrl).hostname)) {
+    return { error: `--server ${server} would send the agent token unencrypted: use https:// (http:// and ws:// are for a server on this machine's loopback only)` };
+  }
   const networkPool = values["network-pool"] ?? env.AGENT_NETWORK_POOL ?? DEFAULT_NETWORK_POOL;
   const pool = parsePool(networkPool);
   if ("error" in pool) return { error: `--network-pool: ${pool.error}` };
@@ -104,7 +121,15 @@ export function parseSettings(values: FlagValues, env: NodeJS.ProcessEnv): Agent
   if (metricsIntervalMs === null || metricsIntervalMs < 1_000) return { error: "AGENT_METRICS_INTERVAL_MS must be an integer of at least 1000" };
   const stateDir = resolve(values["state-dir"] ?? env.AGENT_STATE_DIR ?? "./.agent-state");
   const cacheDir = resolve(values["cache-dir"] ?? env.AGENT_CACHE_DIR ?? `${stateDir}/hf-cache`);
-  return { connectUrl, token, stateDir, cacheDir, networkPool, metricsIntervalMs };
+  const probeImage = values["probe-image"] ?? env.AGENT_PROBE_IMAGE ?? DEFAULT_PROBE_IMAGE;
+  const unenforcedDisk = values["unenforced-disk"] ?? env.AGENT_UNENFORCED_DISK ?? "refuse";
+  if (unenforcedDisk !== "accept" && unenforcedDisk !== "refuse") return { error: `--unenforced-disk must be accept or refuse, got "${unenforcedDisk}"` };
+  return { connectUrl, token, stateDir, cacheDir, networkPool, metricsIntervalMs, probeImage, acceptUnenforcedDisk: unenforcedDisk === "accept" };
+}
+
+/** The token travels in clear over ws://: only to this machine itself (`npm run dev`, the tests). */
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function connectUrlFor(server: string): string | null {

@@ -1,4 +1,4 @@
-// Runs a host tool (nvidia-smi, df, iptables) and hands back what it printed, never throwing: the
+// Runs a host tool (nvidia-smi, df, nft) and hands back what it printed, never throwing: the
 // parsers and doctor's checks are pure functions of this result.
 import { execFile } from "node:child_process";
 

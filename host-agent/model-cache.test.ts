@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isModelCached, scanModelCache } from "./model-cache.ts";
+import { cachedModelFolder, scanModelCache } from "./model-cache.ts";
 
 let dir = "";
 afterEach(() => rm(dir, { recursive: true, force: true }));
@@ -21,14 +21,14 @@ describe("model cache scan", () => {
     expect(await scanModelCache(dir)).toEqual(["BAAI/bge-small-en-v1.5", "Qwen/Qwen2.5-0.5B-Instruct", "gpt2"]);
   });
 
-  it("tells whether one model has a snapshot", async () => {
+  it("finds one model's own folder when it has a snapshot", async () => {
     dir = await mkdtemp(join(tmpdir(), "hf-cache-"));
     await mkdir(join(dir, "hub", "models--Qwen--Qwen2.5-0.5B-Instruct", "snapshots", "7ae557604adf67be50417f59c2c2f167def9a775"), { recursive: true });
     await mkdir(join(dir, "hub", "models--meta-llama--Llama-3.1-8B", "blobs"), { recursive: true });
-    expect(await isModelCached(dir, "Qwen/Qwen2.5-0.5B-Instruct")).toBe(true);
-    expect(await isModelCached(dir, "meta-llama/Llama-3.1-8B")).toBe(false);
-    expect(await isModelCached(dir, "BAAI/bge-small-en-v1.5")).toBe(false);
-    expect(await isModelCached(dir, "")).toBe(false);
+    expect(await cachedModelFolder(dir, "Qwen/Qwen2.5-0.5B-Instruct")).toBe(join(dir, "hub", "models--Qwen--Qwen2.5-0.5B-Instruct"));
+    expect(await cachedModelFolder(dir, "meta-llama/Llama-3.1-8B")).toBeNull();
+    expect(await cachedModelFolder(dir, "BAAI/bge-small-en-v1.5")).toBeNull();
+    expect(await cachedModelFolder(dir, "")).toBeNull();
   });
 
   it("is empty when the cache does not exist", async () => {

@@ -14,9 +14,16 @@ export async function scanModelCache(cacheDir: string): Promise<string[]> {
   return models.sort();
 }
 
-/** Whether the cache holds a snapshot of the Hugging Face model `hf` (e.g. "Qwen/Qwen2.5-0.5B-Instruct"). */
-export async function isModelCached(cacheDir: string, hf: string): Promise<boolean> {
-  return hf !== "" && hasSnapshot(join(cacheDir, "hub", `models--${hf.split("/").join("--")}`));
+/**
+ * The cache's folder of the Hugging Face model `hf` (e.g. "Qwen/Qwen2.5-0.5B-Instruct":
+ * `<cacheDir>/hub/models--Qwen--Qwen2.5-0.5B-Instruct`) when it holds a snapshot, else null. Only
+ * this folder is mounted into an instance: the cache root also holds the operator's Hugging Face
+ * token (`hf auth login` writes HF_HOME/token) and other tenants' models.
+ */
+export async function cachedModelFolder(cacheDir: string, hf: string): Promise<string | null> {
+  if (hf === "") return null;
+  const folder = join(cacheDir, "hub", `models--${hf.split("/").join("--")}`);
+  return (await hasSnapshot(folder)) ? folder : null;
 }
 
 async function hasSnapshot(modelDir: string): Promise<boolean> {

@@ -106,7 +106,18 @@ export const agentMessage = z.discriminatedUnion("type", [
     cached_models: z.array(z.string()),
     /** Readiness of every probed container, so a reconnected MachineDO learns it again (absent from older agents). */
     readiness: z.array(portReadiness).optional(),
+    /**
+     * Why this host takes no new instances now ("" when it does; absent from older agents): e.g. its
+     * tenant firewall is missing. The agent refuses creates and starts while it is not "".
+     */
+    degraded: z.string().optional(),
+    /** The host's memory and CPUs (absent from older agents): with its GPU count, what each instance gets (resource-share.ts). */
+    host: z.object({ memory_bytes: z.number().int().min(0), cpus: z.number().int().min(1) }).optional(),
+    /** Whether the engine enforces disk_gb (a size limit on a container's writable layer); absent when unknown (the local runtime, older agents). */
+    disk_gb_enforced: z.boolean().optional(),
   }),
+  /** The hello's `degraded` changed (the agent checks its host every minute). */
+  z.object({ type: z.literal("health"), degraded: z.string() }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("container"), ...containerReport.shape }),
   /** Progress of an image pull, 0..100, sent at milestones only. */

@@ -23,7 +23,7 @@ export function machineState(id: number, version: number): MachineState {
   const { gpus, free } = simulatedMachine(id);
   const freeNow = version % 3 === 0 ? free.slice(1) : free;
   return {
-    version, online: true, last_seen_at: new Date(0).toISOString(), gpus: JSON.parse(gpus) as MachineState["gpus"],
+    version, online: true, degraded: "", last_seen_at: new Date(0).toISOString(), gpus: JSON.parse(gpus) as MachineState["gpus"],
     free_indices: freeNow, cached_models: [], agent_version: "sim", driver_version: "570.0", cuda_version: CUDA,
   };
 }

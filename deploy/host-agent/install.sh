@@ -3,7 +3,8 @@
 #   sudo ./install.sh --server https://api.example.com --token gma_7_...
 #   (or AGENT_TOKEN in the environment instead of --token, to keep it out of the shell history)
 # Options: --network-pool CIDR (default 10.213.0.0/16), --state-dir DIR (default /var/lib/gpu-rental),
-#          --cache-dir DIR (default STATE_DIR/hf-cache). Run it again to upgrade or change a setting.
+#          --cache-dir DIR (default STATE_DIR/hf-cache), --unenforced-disk accept|refuse (default refuse:
+#          no instances where the engine cannot enforce disk_gb). Run it again to upgrade or change a setting.
 # It copies the agent to /opt/gpu-rental/agent, writes /etc/gpu-rental/agent.env (mode 0600: the
 # token lives only there), sets the tenant firewall rules, installs and starts the systemd unit
 # gpu-rental-agent, and runs `gpu-rental-agent doctor`.
@@ -11,7 +12,7 @@ set -euo pipefail
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
-server="" token="${AGENT_TOKEN:-}" pool="10.213.0.0/16" state_dir="/var/lib/gpu-rental" cache_dir=""
+server="" token="${AGENT_TOKEN:-}" pool="10.213.0.0/16" state_dir="/var/lib/gpu-rental" cache_dir="" unenforced_disk="refuse"
 while [ $# -gt 0 ]; do
   case "$1" in
     --server) server="${2:-}"; shift 2 ;;
@@ -19,6 +20,7 @@ while [ $# -gt 0 ]; do
     --network-pool) pool="${2:-}"; shift 2 ;;
     --state-dir) state_dir="${2:-}"; shift 2 ;;
     --cache-dir) cache_dir="${2:-}"; shift 2 ;;
+    --unenforced-disk) unenforced_disk="${2:-}"; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -26,10 +28,11 @@ done
 cache_dir="${cache_dir:-$state_dir/hf-cache}"
 
 [ "$(id -u)" = 0 ] || die "run as root (sudo ./install.sh ...): it writes /opt, /etc and the firewall"
-[[ "$server" =~ ^https?://[^[:space:]]+$ ]] || die "--server must be the service's http(s) base URL, e.g. https://api.example.com"
+[[ "$server" =~ ^https://[^[:space:]]+$ ]] || die "--server must be the service's https base URL, e.g. https://api.example.com (the token must not travel unencrypted)"
 [[ "$token" =~ ^gma_[1-9][0-9]*_[a-z2-7]{32}$ ]] || die "--token (or AGENT_TOKEN) must be the machine's agent_token, gma_<id>_<32 characters>, from POST /admin/v1/machines"
 [[ "$pool" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$ ]] || die "--network-pool must be an IPv4 CIDR like 10.213.0.0/16"
 [[ "$state_dir" = /* && "$cache_dir" = /* ]] || die "--state-dir and --cache-dir must be absolute paths"
+[[ "$unenforced_disk" =~ ^(accept|refuse)$ ]] || die "--unenforced-disk must be accept or refuse"
 
 here="$(cd "$(dirname "$0")" && pwd)"
 for file in agent.mjs node firewall.sh gpu-rental-agent gpu-rental-agent.service; do
@@ -38,7 +41,7 @@ done
 "$here/node" --version >/dev/null 2>&1 \
   || die "the bundled Node runtime does not run here ($(uname -sm)): build on a machine of the same OS and CPU, or use the Dockerfile"
 command -v systemctl >/dev/null || die "systemd is needed to run the agent as a service (or use the Dockerfile)"
-command -v iptables >/dev/null || die "iptables is needed for the tenant firewall rules: apt install iptables"
+command -v nft >/dev/null || die "nft is needed for the tenant firewall rules: apt install nftables"
 
 dest=/opt/gpu-rental/agent
 install -d -m 0755 "$dest"
@@ -56,6 +59,7 @@ AGENT_RUNTIME=docker
 AGENT_STATE_DIR=$state_dir
 AGENT_CACHE_DIR=$cache_dir
 AGENT_NETWORK_POOL=$pool
+AGENT_UNENFORCED_DISK=$unenforced_disk
 EOF
 )
 chmod 0600 "$env_file.new" && mv -f "$env_file.new" "$env_file"

@@ -86,6 +86,7 @@ describe("the operator's machine list", () => {
       id: host.machineId,
       name: "mixed",
       online: true,
+      degraded: "",
       gpus: [
         { model: "", index: 0, name: "NVIDIA GeForce GTX 680" },
         { model: "rtx4090", index: 1, name: "NVIDIA GeForce RTX 4090" },
@@ -111,7 +112,7 @@ describe("the operator's machine list", () => {
 });
 
 describe("a fleet database from before host versions were indexed", () => {
-  it("gains the version columns in place and keeps its machines", async () => {
+  it("gains the version and degraded columns in place and keeps its machines", async () => {
     const stub = env.FLEET.getByName("legacy-fleet");
     const machines = await runInDurableObject(stub, (_: FleetDO, state) => {
       state.storage.sql.exec("DROP TABLE machines");
@@ -125,7 +126,7 @@ describe("a fleet database from before host versions were indexed", () => {
     });
     expect(machines).toEqual([
       {
-        id: 1, name: "old", online: false, gpus: [{ model: "rtx4090", index: 0, name: "" }], free_gpus: 1, last_seen_at: null,
+        id: 1, name: "old", online: false, degraded: "", gpus: [{ model: "rtx4090", index: 0, name: "" }], free_gpus: 1, last_seen_at: null,
         agent_version: "", driver_version: "", cuda_version: "",
       },
     ]);

@@ -1,6 +1,6 @@
 // FleetDO, a single object named "fleet". Authority for: GPU models and their prices, the machine
-// registry (ids, names) and the model-cache index. Its free-GPU counts, GPU names and driver/CUDA
-// versions are an index kept current by each MachineDO, which stays the single authority on whether
+// registry (ids, names) and the model-cache index. Its free-GPU counts, GPU names, driver/CUDA
+// versions and whether a machine is degraded are an index kept current by each MachineDO, which stays the single authority on whether
 // a GPU is free: placement here only proposes machines, and a MachineDO refuses a reservation it
 // cannot honour. A GPU of model "" (one the agent does not know) is listed but never offered.
 // Placement, GET /v1/gpus and the cached models read the index in memory (free-gpu-index.ts).
@@ -47,6 +47,8 @@ export interface MachineState extends HostVersions {
   /** Increases with every change on the MachineDO: an older state arriving late is ignored. */
   version: number;
   online: boolean;
+  /** Why the machine takes no new instances now ("" when it does): placement skips it. */
+  degraded: string;
   last_seen_at: string | null;
   gpus: MachineGpu[];
   free_indices: number[];
@@ -57,6 +59,7 @@ export interface MachineSummary extends HostVersions {
   id: number;
   name: string;
   online: boolean;
+  degraded: string;
   gpus: MachineGpu[];
   free_gpus: number;
   last_seen_at: string | null;
@@ -66,6 +69,7 @@ interface MachineRow extends HostVersions {
   id: number;
   name: string;
   online: number;
+  degraded: string;
   last_seen_at: string | null;
   gpus: string;
   free_indices: string;
@@ -145,6 +149,7 @@ export class FleetDO extends DurableObject<Env> {
       id: row.id,
       name: row.name,
       online: row.online === 1,
+      degraded: row.degraded,
       gpus: gpusOf(row),
       free_gpus: (JSON.parse(row.free_indices) as number[]).length,
       last_seen_at: row.last_seen_at,
@@ -155,7 +160,7 @@ export class FleetDO extends DurableObject<Env> {
   }
 
   reportMachine(id: number, state: MachineState): void {
-    const applied = this.sql`UPDATE machines SET online = ${state.online ? 1 : 0}, last_seen_at = ${state.last_seen_at},
+    const applied = this.sql`UPDATE machines SET online = ${state.online ? 1 : 0}, degraded = ${state.degraded}, last_seen_at = ${state.last_seen_at},
                gpus = ${JSON.stringify(state.gpus)}, free_indices = ${JSON.stringify(state.free_indices)},
                cached_models = ${JSON.stringify(state.cached_models)}, state_version = ${state.version},
                agent_version = ${state.agent_version}, driver_version = ${state.driver_version}, cuda_version = ${state.cuda_version}
@@ -168,7 +173,7 @@ export class FleetDO extends DurableObject<Env> {
       const index = new FreeGpuIndex();
       for (const row of this.sql<MachineRow>`SELECT * FROM machines WHERE online = 1`) {
         index.set(row.id, {
-          online: true, gpus: gpusOf(row), free_indices: JSON.parse(row.free_indices) as number[],
+          online: true, degraded: row.degraded, gpus: gpusOf(row), free_indices: JSON.parse(row.free_indices) as number[],
           cuda_version: row.cuda_version, cached_models: JSON.parse(row.cached_models) as string[],
         });
       }

@@ -16,11 +16,12 @@ describe("free-GPU index", () => {
     expect(freeByModel(gpus, [])).toEqual(new Map());
   });
 
-  it("holds online machines only", () => {
+  it("holds online machines that take new instances only", () => {
     const index = new FreeGpuIndex();
-    index.set(1, { online: true, gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: ["m"] });
-    index.set(2, { online: true, gpus, free_indices: [1], cuda_version: "12.4", cached_models: [] });
-    index.set(2, { online: false, gpus, free_indices: [1], cuda_version: "12.4", cached_models: [] });
+    index.set(1, { online: true, degraded: "", gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: ["m"] });
+    index.set(2, { online: true, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [] });
+    index.set(2, { online: false, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [] });
+    index.set(3, { online: true, degraded: "tenant firewall: missing", gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: [] });
     expect([...index.machines()]).toEqual([[1, { free: new Map([["idx-gpu", 2]]), cuda_version: "12.8", cached_models: ["m"] }]]);
   });
 
@@ -29,8 +30,8 @@ describe("free-GPU index", () => {
     await fleet.putGpuModel({ model: "idx-gpu", display_name: "Idx", vram_gb: 24, price_hour_micros: 1, tier: "consumer", arch: "x" });
     const created = await fleet.createMachine("idx-host");
     if (!created.ok) throw new Error(created.message);
-    const state = (version: number, online: boolean, free: number[]): MachineState => ({
-      version, online, last_seen_at: null, gpus, free_indices: free, cached_models: [], agent_version: "", driver_version: "", cuda_version: "12.8",
+    const state = (version: number, online: boolean, free: number[], degraded = ""): MachineState => ({
+      version, online, degraded, last_seen_at: null, gpus, free_indices: free, cached_models: [], agent_version: "", driver_version: "", cuda_version: "12.8",
     });
     const free = async () => (await fleet.listGpus()).find((g) => g.model === "idx-gpu")!.free_gpus;
     const place = () => fleet.placementCandidates({ gpu_model: "idx-gpu", gpu_count: 2, template: "t", min_cuda: "12.0" });
@@ -40,7 +41,12 @@ describe("free-GPU index", () => {
     expect(await free()).toBe(2);
     await fleet.reportMachine(created.id, state(6, true, [1]));
     expect([await free(), (await place()).ok]).toEqual([1, false]);
-    await fleet.reportMachine(created.id, state(7, false, [0, 1]));
+    await fleet.reportMachine(created.id, state(7, true, [0, 1], "tenant firewall: missing"));
+    expect([await free(), (await place()).ok]).toEqual([0, false]);
+    expect((await fleet.listMachines()).find((m) => m.id === created.id)).toMatchObject({ online: true, degraded: "tenant firewall: missing", free_gpus: 2 });
+    await fleet.reportMachine(created.id, state(8, true, [0, 1]));
+    expect([await free(), await place()]).toEqual([2, { ok: true, machine_ids: [created.id] }]);
+    await fleet.reportMachine(created.id, state(9, false, [0, 1]));
     expect(await free()).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-// FleetDO's free-GPU index in memory: per online machine, its free GPUs by model, CUDA version and
+// FleetDO's free-GPU index in memory: per online machine that takes new instances (not degraded), its free GPUs by model, CUDA version and
 // cached models, loaded once from the machines table when the object wakes and kept current by every
 // index update it applies. Placement and GET /v1/gpus read it without a query or a JSON parse per
 // machine: scanning 10,000 rows of JSON per launch is what bounded the fleet (docs/scaling.md). The
@@ -15,9 +15,9 @@ export interface IndexedMachine {
 export class FreeGpuIndex {
   private readonly online = new Map<number, IndexedMachine>();
 
-  /** Puts machine `id` as it is now, or takes it out when offline. */
-  set(id: number, state: { online: boolean; gpus: readonly MachineGpu[]; free_indices: readonly number[]; cuda_version: string; cached_models: readonly string[] }): void {
-    if (!state.online) {
+  /** Puts machine `id` as it is now, or takes it out when offline or degraded: its GPUs are offered to no one. */
+  set(id: number, state: { online: boolean; degraded: string; gpus: readonly MachineGpu[]; free_indices: readonly number[]; cuda_version: string; cached_models: readonly string[] }): void {
+    if (!state.online || state.degraded !== "") {
       this.online.delete(id);
       return;
     }

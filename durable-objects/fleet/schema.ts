@@ -11,5 +11,5 @@ export function createFleetSchema(sql: Sql): void {
     last_seen_at TEXT, gpus TEXT NOT NULL, free_indices TEXT NOT NULL, cached_models TEXT NOT NULL,
     state_version INTEGER NOT NULL DEFAULT 0)`;
   // Added after the machines table first shipped: an older database gains them in place.
-  for (const column of ["agent_version", "driver_version", "cuda_version"]) addColumnIfMissing(sql, "machines", column, "TEXT NOT NULL DEFAULT ''");
+  for (const column of ["agent_version", "driver_version", "cuda_version", "degraded"]) addColumnIfMissing(sql, "machines", column, "TEXT NOT NULL DEFAULT ''");
 }

@@ -1,6 +1,7 @@
 // The agent's session with this machine: the token check and accept, every frame it sends (hello,
-// heartbeat, container states, port readiness, cache, usage samples, proxied-stream frames), and the machine going
-// online with a hello and offline when the socket closes or falls silent.
+// heartbeat, container states, port readiness, cache, usage samples, health, proxied-stream frames;
+// each within agent-message-limits.ts), and the machine going online with a hello and offline when
+// the socket closes or falls silent.
 import { bearerToken } from "../../core/credentials.ts";
 import { clock } from "../../core/clock.ts";
 import { errorResponse } from "../../core/errors.ts";
@@ -9,8 +10,10 @@ import { log } from "../../core/log.ts";
 import type { Env } from "../../core/env.ts";
 import { closeQuietly, decodeAgentMessage, PROTOCOL_VERSION, type AgentMessage } from "../../protocol/index.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
+import { AgentEventRate, capAgentMessage, EVENT_WINDOW_MS, MAX_EVENTS, TOO_MANY_EVENTS_CLOSE_CODE } from "./agent-message-limits.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
+import type { MachineHealth } from "./host-health.ts";
 import { Liveness } from "./liveness.ts";
 import type { MachineRecord } from "./machine-record.ts";
 import type { MetricsStore } from "./metrics-store.ts";
@@ -30,12 +33,14 @@ export interface SessionParts {
   bridge: ProxyBridge;
   alarms: SingleAlarm;
   metrics: MetricsStore;
+  health: MachineHealth;
 }
 
 export class AgentSession {
   /** The heartbeat timeout, an alarm capability. */
   readonly liveness: Liveness;
   private readonly parts: SessionParts;
+  private readonly eventRate = new AgentEventRate();
 
   constructor(parts: SessionParts) {
     this.parts = parts;
@@ -68,7 +73,12 @@ export class AgentSession {
     }
     const decoded = decodeAgentMessage(message);
     if (!decoded.ok) return log("warn", "agent frame rejected", { machine_id: this.machineId(), reason: decoded.reason });
-    await this.onMessage(ws, decoded.message);
+    if (!this.eventRate.admit(this.parts.agent.connectionOf(ws), decoded.message, clock.now())) {
+      log("warn", "agent sent too many event messages: connection closed", { machine_id: this.machineId(), limit: MAX_EVENTS, window_ms: EVENT_WINDOW_MS });
+      closeQuietly(ws, TOO_MANY_EVENTS_CLOSE_CODE, "too many event messages");
+      return this.goOffline(ws);
+    }
+    await this.onMessage(ws, capAgentMessage(decoded.message));
   }
 
   /** The socket closed or failed: only the current one takes the machine offline. */
@@ -101,6 +111,11 @@ export class AgentSession {
         record.replaceCache(message.models);
         record.bumpState();
         return alarms.afterChange();
+      case "health":
+        if (!this.parts.health.replace(message.degraded)) return;
+        log(message.degraded ? "warn" : "info", message.degraded ? "host degraded: no new instances" : "host healthy again", { machine_id: this.machineId(), degraded: message.degraded });
+        record.bumpState();
+        return alarms.afterChange();
       default:
         if (!bridge.onMessage(message) && message.type !== "window" && message.type !== "end") {
           log("info", "frame for a stream no longer open", { machine_id: this.machineId(), type: message.type, stream_id: message.stream });
@@ -114,7 +129,7 @@ export class AgentSession {
       log("warn", "agent speaks another protocol version: refused", { machine_id: this.machineId(), agent_protocol: hello.protocol, protocol: PROTOCOL_VERSION });
       return closeQuietly(ws, 4002, `protocol ${PROTOCOL_VERSION} required`);
     }
-    const { ctx, record, ledger, agent, alarms } = this.parts;
+    const { ctx, record, ledger, agent, alarms, health } = this.parts;
     const nowMs = clock.now();
     const wasOnline = record.isOnline();
     const reported = new Map(hello.containers.map((c) => [c.instance_id, c.state]));
@@ -123,6 +138,7 @@ export class AgentSession {
       record.replaceGpus(hello.gpus);
       record.replaceCache(hello.cached_models);
       record.replaceVersions(hello);
+      health.replace(hello.degraded ?? "");
       ledger.takeReportedStates(reported, nowMs);
       if (!wasOnline) ledger.reportHost(true, nowMs);
       // After the host's own report: an account that took the host for gone learns what is ready again.
@@ -131,7 +147,9 @@ export class AgentSession {
     });
     agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs });
     ledger.reconcile(reported.keys());
-    log("info", "agent online", { machine_id: this.machineId(), agent_version: hello.agent_version, gpus: hello.gpus.length, containers: hello.containers.length });
+    log("info", "agent online", {
+      machine_id: this.machineId(), agent_version: hello.agent_version, gpus: hello.gpus.length, containers: hello.containers.length, degraded: hello.degraded || undefined,
+    });
     alarms.afterChange();
   }
 

@@ -28,9 +28,14 @@ export class AgentSocket {
   }
 
   isCurrent(ws: WebSocket): boolean {
-    const attachment = ws.deserializeAttachment() as { connection?: string } | null;
+    const connection = this.connectionOf(ws);
     this.connectionId ??= this.record.read()?.connection ?? null;
-    return attachment?.connection !== undefined && attachment.connection === this.connectionId;
+    return connection !== "" && connection === this.connectionId;
+  }
+
+  /** The id of the connection `ws` belongs to ("" for a socket without one). */
+  connectionOf(ws: WebSocket): string {
+    return (ws.deserializeAttachment() as { connection?: string } | null)?.connection ?? "";
   }
 
   current(): WebSocket | null {

@@ -1,4 +1,4 @@
-// Keeps FleetDO's index of this machine current (online, GPUs, free GPUs, cached models). Each push
+// Keeps FleetDO's index of this machine current (online, degraded, GPUs, free GPUs, cached models). Each push
 // carries the machine's state version, so FleetDO ignores one that arrives late; a failed push is
 // retried by the alarm a second later until FleetDO has the latest version.
 import { iso } from "../../core/clock.ts";
@@ -6,6 +6,7 @@ import { errorText, log } from "../../core/log.ts";
 import type { Env } from "../../core/env.ts";
 import type { AlarmCapability } from "../outbox/single-alarm.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
+import type { MachineHealth } from "./host-health.ts";
 import type { Liveness } from "./liveness.ts";
 import type { MachineRecord } from "./machine-record.ts";
 
@@ -16,12 +17,14 @@ export class FleetPush implements AlarmCapability {
   private readonly record: MachineRecord;
   private readonly ledger: ContainerLedger;
   private readonly liveness: Liveness;
+  private readonly health: MachineHealth;
 
-  constructor(env: Env, record: MachineRecord, ledger: ContainerLedger, liveness: Liveness) {
+  constructor(env: Env, record: MachineRecord, ledger: ContainerLedger, liveness: Liveness, health: MachineHealth) {
     this.env = env;
     this.record = record;
     this.ledger = ledger;
     this.liveness = liveness;
+    this.health = health;
   }
 
   nextAlarmMs(nowMs: number): number | null {
@@ -48,6 +51,7 @@ export class FleetPush implements AlarmCapability {
         ...this.record.versions(),
         version: machine.state_version,
         online: machine.online === 1,
+        degraded: this.health.degraded(),
         last_seen_at: lastSeenMs === null ? null : iso(lastSeenMs),
         gpus: gpus.map((g) => ({ model: g.model, index: g.idx, name: g.name })),
         free_indices: gpus.filter((g) => !reserved.has(g.idx)).map((g) => g.idx),

@@ -1,7 +1,8 @@
 // MachineDO, one per host machine: a thin dispatcher over its parts. Authority for: which GPU indices
 // are reserved by which instance (a GPU is free exactly when no reservation names it), each
 // container's desired and last reported state (container-ledger.ts), the agent connection and
-// whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts), and which
+// whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts), whether it takes
+// new instances (host-health.ts: its agent says when it is degraded), and which
 // credentials open the proxy of its containers (proxy-admission.ts, from the key sets AccountDOs push:
 // account-key-sets.ts), and the tickets and sessions of its instances' web apps (app-sessions.ts).
 // It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what happens through its
@@ -18,7 +19,7 @@
 // machine's object wakes once per 10 to 15 s at the default 15 s timeout, to set the next alarm, and
 // writes no row; a heartbeat encoded any other way still reaches the object and is stored and answered.
 import { DurableObject } from "cloudflare:workers";
-import { errorResponse, type Failure } from "../../core/errors.ts";
+import { errorResponse, fail, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
 import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
 import type { LogFields } from "../../core/log.ts";
@@ -33,6 +34,7 @@ import { AgentSocket } from "./agent-socket.ts";
 import { AppSessions } from "./app-sessions.ts";
 import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
+import { MachineHealth } from "./host-health.ts";
 import { MachineRecord } from "./machine-record.ts";
 import { MetricsStore } from "./metrics-store.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
@@ -52,6 +54,7 @@ export class MachineDO extends DurableObject<Env> {
   private readonly admission: ProxyAdmission;
   private readonly appSessions: AppSessions;
   private readonly metrics: MetricsStore;
+  private readonly health: MachineHealth;
   private readonly alarms: SingleAlarm;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -64,12 +67,15 @@ export class MachineDO extends DurableObject<Env> {
     // Everything the alarm times here is about real time passing: the platform's clock.
     this.alarms = new SingleAlarm(ctx, () => Date.now());
     this.keySets = new AccountKeySets(sql);
+    this.health = new MachineHealth(sql);
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms, keySets: this.keySets });
     this.metrics = new MetricsStore(sql, (instanceId) => (this.ledger.container(instanceId)?.desired ?? "destroyed") !== "destroyed");
-    this.session = new AgentSession({ ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms, metrics: this.metrics });
+    this.session = new AgentSession({
+      ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms, metrics: this.metrics, health: this.health,
+    });
     this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });
     this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
-    this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness), this.metrics);
+    this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness, this.health), this.metrics);
   }
 
   initialize(id: number, name: string, agentToken: string): Promise<void> {
@@ -87,12 +93,15 @@ export class MachineDO extends DurableObject<Env> {
   // ---- reservations, desired states and key sets (RPC from AccountDOs) ----
 
   reserve(request: ReserveRequest): { ok: true; gpu_indices: number[] } | Failure {
+    // Placement skips a degraded machine; this catches a launch that raced its report.
+    if (this.health.degraded()) return fail("no_capacity", "the machine takes no new instances now");
     const reserved = this.ledger.reserve(request);
     if (reserved.ok) this.keySets.apply(request.key_set);
     return reserved;
   }
 
   reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {
+    if (this.health.degraded()) return fail("gpus_busy", "the instance's machine takes no new instances now (it is under maintenance); try again later");
     const reserved = this.ledger.reserveForStart(instanceId, gpuCount, generation);
     // A start begins a new run: the web app sessions of the last one end.
     if (reserved.ok) this.appSessions.endForInstance(instanceId);

@@ -13,6 +13,7 @@ export function createMachineSchema(sql: Sql): void {
     spec TEXT NOT NULL, desired TEXT NOT NULL, actual TEXT NOT NULL, generation INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS cached_models (hf TEXT PRIMARY KEY)`;
   sql`CREATE TABLE IF NOT EXISTS host_versions (id INTEGER PRIMARY KEY CHECK (id = 1), agent_version TEXT NOT NULL, driver_version TEXT NOT NULL, cuda_version TEXT NOT NULL)`;
+  sql`CREATE TABLE IF NOT EXISTS host_health (id INTEGER PRIMARY KEY CHECK (id = 1), degraded TEXT NOT NULL)`;
   upgradeLegacyReports(sql);
 }
 

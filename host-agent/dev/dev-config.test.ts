@@ -50,18 +50,18 @@ describe("dev agent command line", () => {
   });
 
   it.each([
-    [["--server", "http://x"], "--token (or AGENT_TOKEN) is required"],
-    [["--server", "http://x", "--token", "t", "--runtime", "podman"], '--runtime must be docker or local, got "podman"'],
-    [["--server", "http://x", "--token", "t", "--runtime", "local"], "--gpus (or AGENT_GPUS) is required with --runtime local, e.g. --gpus rtx4090:8"],
-    [["--server", "http://x", "--token", "t", "--gpus", "rtx4090"], expect.stringContaining("--gpus wants model:count")],
-    [["--server", "http://x", "--token", "t", "--cuda-version", "12"], '--cuda-version must look like 12.4, got "12"'],
-    [["--server", "http://x", "--token", "t", "--driver-version", "new"], '--driver-version must look like 550.54.15, got "new"'],
+    [["--server", "https://x"], "--token (or AGENT_TOKEN) is required"],
+    [["--server", "https://x", "--token", "t", "--runtime", "podman"], '--runtime must be docker or local, got "podman"'],
+    [["--server", "https://x", "--token", "t", "--runtime", "local"], "--gpus (or AGENT_GPUS) is required with --runtime local, e.g. --gpus rtx4090:8"],
+    [["--server", "https://x", "--token", "t", "--gpus", "rtx4090"], expect.stringContaining("--gpus wants model:count")],
+    [["--server", "https://x", "--token", "t", "--cuda-version", "12"], '--cuda-version must look like 12.4, got "12"'],
+    [["--server", "https://x", "--token", "t", "--driver-version", "new"], '--driver-version must look like 550.54.15, got "new"'],
   ])("rejects %j", (argv, error) => {
     expect(parseDevCommandLine(argv, {})).toEqual({ ok: false, error });
   });
 
   it("rejects DEV_READY_DELAY_MS or DEV_PULL_MS that is not a non-negative integer", () => {
-    expect(parseDevCommandLine(["--server", "http://x", "--token", "t"], { DEV_PULL_MS: "-1" })).toEqual({
+    expect(parseDevCommandLine(["--server", "https://x", "--token", "t"], { DEV_PULL_MS: "-1" })).toEqual({
       ok: false,
       error: "DEV_READY_DELAY_MS and DEV_PULL_MS must be non-negative integers",
     });

@@ -13,9 +13,9 @@ await runCommandLine(parseDevCommandLine(process.argv.slice(2), process.env), {
       ? { gpus: config.gpus, driverVersion: config.syntheticVersions.driver, cudaVersion: config.syntheticVersions.cuda }
       : NVIDIA_DOCKER_HOST.discoverHost(config),
   gpuSource: (config, log) => (config.gpus ? new SyntheticGpuLoad(config.gpus) : NVIDIA_DOCKER_HOST.gpuSource(config, log)),
-  createRuntime: (config) =>
+  createRuntime: (config, machine) =>
     config.runtime === "local"
       ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs })
-      : NVIDIA_DOCKER_HOST.createRuntime(config),
+      : NVIDIA_DOCKER_HOST.createRuntime(config, machine),
   checksGpusAndEngine: (config) => config.runtime === "docker",
 });

@@ -1,13 +1,13 @@
 // Doctor's container engine checks, pure functions of the engine's GET /info answer (the same
-// fields `docker info --format '{{json .}}'` prints): the engine, the NVIDIA runtime, disk limits.
+// fields `docker info --format '{{json .}}'` prints): the engine, the NVIDIA runtime; and disk
+// limits, from the engine's answer to a probe container (docker-disk-limits.ts).
+import type { DiskLimits } from "../runtime/docker-disk-limits.ts";
 import { fail, ok, warn, type CheckResult } from "./check.ts";
 
 /** The fields of GET /info that the checks read. */
 export interface EngineInfo {
   ServerVersion?: string;
   OperatingSystem?: string;
-  Driver?: string;
-  DriverStatus?: [string, string][];
   DockerRootDir?: string;
   Runtimes?: Record<string, unknown>;
 }
@@ -33,17 +33,20 @@ export function checkNvidiaRuntime(answer: EngineAnswer): CheckResult {
   );
 }
 
-/** StorageOpt size (how disk_gb is enforced) needs overlay2 on xfs mounted with pquota; anything else is a warning. */
-export function checkDiskLimits(answer: EngineAnswer): CheckResult {
-  if (!answer.ok) return fail("disk limits", "the engine did not answer", "fix the docker check first");
-  const driver = answer.info.Driver ?? "unknown";
-  const backing = answer.info.DriverStatus?.find(([key]) => key === "Backing Filesystem")?.[1] ?? "unknown";
-  if (driver.startsWith("overlay") && backing === "xfs") {
-    return ok("disk limits", `storage driver ${driver} on xfs: disk_gb is enforced if the filesystem is mounted with pquota (instances say so when it is not)`);
+/**
+ * Whether disk_gb is enforced here (the engine accepted a size limit on a probe container: overlay2
+ * on xfs mounted with pquota), and what the operator chose for a host where it is not.
+ */
+export function checkDiskLimits(limits: DiskLimits, acceptUnenforced: boolean, dataRoot: string | undefined): CheckResult {
+  const fix = `put ${dataRoot ?? "the engine's data root"} on an xfs filesystem mounted with pquota`;
+  if (limits.enforced === true) return ok("disk limits", "disk_gb is enforced: the engine limits each container's writable layer");
+  if (limits.enforced === null) return warn("disk limits", `could not check whether disk_gb is enforced (${limits.reason})`, "fix the docker check first");
+  if (acceptUnenforced) {
+    return warn("disk limits", `disk_gb cannot be enforced (${limits.reason}); --unenforced-disk accept: instances run without a disk limit, each saying so`, fix);
   }
-  return warn(
+  return fail(
     "disk limits",
-    `storage driver ${driver} on ${backing}: disk_gb cannot be enforced, instances report it as not enforced`,
-    `put ${answer.info.DockerRootDir ?? "Docker's data root"} on an xfs filesystem mounted with pquota`,
+    `disk_gb cannot be enforced (${limits.reason}); --unenforced-disk refuse: this host takes no instances`,
+    `${fix}, or accept instances without a disk limit (--unenforced-disk accept, AGENT_UNENFORCED_DISK=accept)`,
   );
 }

@@ -2,27 +2,36 @@
 // answer to the pure checks beside this file. Kept thin: everything worth testing is in the checks.
 import Docker from "dockerode";
 import type { AgentConfig } from "../config.ts";
-import { DRIVER_QUERY, GPU_QUERY } from "../gpus/nvidia-smi.ts";
+import { DRIVER_QUERY, GPU_QUERY, parseNvidiaSmiCsv } from "../gpus/nvidia-smi.ts";
+import { probeDiskLimits } from "../runtime/docker-disk-limits.ts";
+import { thisMachine } from "../runtime/docker-runtime.ts";
 import type { RunCommand } from "../host-command.ts";
 import type { CheckResult } from "./check.ts";
 import { DF_ARGS, DISK_NEED_BYTES, DISK_WANT_BYTES, checkFreeDisk } from "./disk-check.ts";
 import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
-import { IPTABLES_ARGS, checkFirewall } from "./firewall-check.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
+import { checkResourceSplit } from "./resource-check.ts";
 import { checkServer, probeUrlOf, serverUrlOf, type ServerAnswer } from "./server-check.ts";
+import { checkTenantNetwork } from "./tenant-network-check.ts";
+import { probeTenantNetwork } from "./tenant-network-probe.ts";
 
 /** `gpusAndEngine`: false for the dev agent's stand-ins (synthetic GPUs, the local runtime), which need neither. */
 export async function runDoctor(config: AgentConfig, run: RunCommand, gpusAndEngine: boolean): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   if (gpusAndEngine) {
     const [driver, gpus, banner] = await Promise.all([run("nvidia-smi", DRIVER_QUERY), run("nvidia-smi", GPU_QUERY), run("nvidia-smi", [])]);
-    results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner));
-    const engine = await askEngine();
-    results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine), checkDiskLimits(engine));
+    results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner), checkResourceSplit(thisMachine(), gpus.ok ? parseNvidiaSmiCsv(gpus.stdout).length : 0));
+    const docker = new Docker();
+    const engine = await askEngine(docker);
+    results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine));
+    if (engine.ok) results.push(checkDiskLimits(await probeDiskLimits(docker), config.acceptUnenforcedDisk, engine.info.DockerRootDir));
     if (engine.ok && engine.info.DockerRootDir) {
       results.push(checkFreeDisk("docker data", engine.info.DockerRootDir, await run("df", DF_ARGS(engine.info.DockerRootDir)), DISK_NEED_BYTES, DISK_WANT_BYTES));
     }
-    results.push(checkFirewall(await run("iptables", IPTABLES_ARGS), config.networkPool));
+    if (engine.ok) {
+      const probe = await probeTenantNetwork({ docker, pool: config.networkPool, image: config.probeImage, run });
+      results.push(checkTenantNetwork(probe, config.networkPool));
+    }
   }
   results.push(
     checkFreeDisk("state dir", config.stateDir, await run("df", DF_ARGS(config.stateDir)), DISK_NEED_BYTES, DISK_NEED_BYTES),
@@ -32,9 +41,9 @@ export async function runDoctor(config: AgentConfig, run: RunCommand, gpusAndEng
   return results;
 }
 
-async function askEngine(): Promise<EngineAnswer> {
+async function askEngine(docker: Docker): Promise<EngineAnswer> {
   try {
-    return { ok: true, info: (await new Docker().info()) as EngineInfo };
+    return { ok: true, info: (await docker.info()) as EngineInfo };
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }

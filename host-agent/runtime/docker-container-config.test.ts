@@ -4,11 +4,12 @@ import { testSpec } from "../../test/support/agent/specs.ts";
 import { containerCreateOptions, type ContainerPlacement } from "./docker-container-config.ts";
 
 const ID = "i-bbbbbbbbbbbbbbbb";
-const placement: ContainerPlacement = { network: `gpu-rental-${ID}`, cachedModelDir: null, enforceDisk: true, notice: "", logFileBytes: 50 * 1024 ** 2 };
 const GIB = 1024 ** 3;
+const share = { memory_bytes: 60 * GIB, nano_cpus: 7_500_000_000 };
+const placement: ContainerPlacement = { network: `gpu-rental-${ID}`, share, cachedModelDir: null, enforceDisk: true, notice: "", logFileBytes: 50 * 1024 ** 2 };
 
 describe("docker container config", () => {
-  it("labels the container, publishes every port on loopback, joins its own network, drops privileges, requests the GPUs, bounds its log", () => {
+  it("labels the container, publishes every port on loopback, joins its own network, drops privileges, requests the GPUs, bounds its memory (no swap), CPUs and log", () => {
     const options = containerCreateOptions(testSpec(ID, { ports: [8000, 8265], gpu_indices: [2, 3], env: { A: "1" }, disk_gb: 80 }), placement);
     expect(options).toEqual({
       name: `gpu-rental-${ID}`,
@@ -29,6 +30,9 @@ describe("docker container config", () => {
         SecurityOpt: ["no-new-privileges"],
         Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
         PidsLimit: 16384,
+        Memory: 60 * GIB,
+        MemorySwap: 60 * GIB,
+        NanoCpus: 7_500_000_000,
         LogConfig: { Type: "json-file", Config: { "max-size": "52428800", "max-file": "2" } },
         StorageOpt: { size: "80G" },
         ShmSize: 16 * GIB,
@@ -37,9 +41,9 @@ describe("docker container config", () => {
     });
   });
 
-  it("mounts a cache holding the instance's model read-only and serves it offline", () => {
-    const options = containerCreateOptions(testSpec(ID), { ...placement, cachedModelDir: "/var/lib/gpu-rental/hf-cache" });
-    expect(options.HostConfig?.Binds).toEqual(["/var/lib/gpu-rental/hf-cache:/model-cache:ro"]);
+  it("mounts only the instance's model's folder of the cache, read-only, and serves it offline", () => {
+    const options = containerCreateOptions(testSpec(ID), { ...placement, cachedModelDir: "/var/lib/gpu-rental/hf-cache/hub/models--Qwen--Qwen2.5-0.5B-Instruct" });
+    expect(options.HostConfig?.Binds).toEqual(["/var/lib/gpu-rental/hf-cache/hub/models--Qwen--Qwen2.5-0.5B-Instruct:/model-cache/hub/models--Qwen--Qwen2.5-0.5B-Instruct:ro"]);
     expect(options.Env).toEqual(["INSTANCE_TOKEN=tok", "HF_HOME=/data/huggingface", "HF_HUB_CACHE=/model-cache/hub", "HUGGINGFACE_HUB_CACHE=/model-cache/hub", "HF_HUB_OFFLINE=1"]);
   });
 

@@ -1,8 +1,11 @@
 // How a ContainerSpec becomes a Docker container a tenant cannot break out of, or into another's:
 // names and labels (so the agent finds its own containers after a restart), GPUs, loopback-only
-// ports, its own network, a read-only model cache, dropped capabilities, and limits.
+// ports, its own network, its model's folder of the cache read-only, dropped capabilities, and limits
+// (its share of the host's memory, with no swap, and CPUs).
+import { basename } from "node:path";
 import type Docker from "dockerode";
 import type { ContainerSpec } from "../../protocol/messages.ts";
+import type { ResourceShare } from "../../protocol/resource-share.ts";
 
 export const MANAGED_LABEL = "gpu-rental.managed";
 export const INSTANCE_LABEL = "gpu-rental.instance";
@@ -11,7 +14,7 @@ export const DISK_LABEL = "gpu-rental.disk_gb";
 export const HTTP_PORTS_LABEL = "gpu-rental.http_ports";
 /** The `creating` notice, kept on the container so a repeated create reports it again. */
 export const NOTICE_LABEL = "gpu-rental.notice";
-/** Where the host's shared Hugging Face cache appears in a container, read-only. */
+/** Where the host's shared Hugging Face cache appears in a container: only the instance's model's folder, read-only, under `hub/`. */
 export const MODEL_CACHE_TARGET = "/model-cache";
 /** The instance's own data, in the container's writable layer: kept across stop, removed on destroy, and inside the disk_gb limit. */
 export const DATA_DIR = "/data";
@@ -50,7 +53,9 @@ export const LOG_FILES = 2;
 export interface ContainerPlacement {
   /** The instance's own network (see docker-network.ts). */
   network: string;
-  /** Host folder of the shared Hugging Face cache, or null when the instance's model is not in it. */
+  /** Its share of the host's memory and CPUs, by GPUs. */
+  share: ResourceShare;
+  /** The host folder of the instance's model in the shared Hugging Face cache (`…/hub/models--ORG--NAME`), or null when it is not there. */
   cachedModelDir: string | null;
   /** Whether disk_gb becomes an engine storage limit (StorageOpt size); false where the storage driver cannot enforce one. */
   enforceDisk: boolean;
@@ -84,13 +89,17 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
       // Published on loopback only, on a port the engine picks: the agent is the only client.
       PortBindings: Object.fromEntries(portKeys.map((key) => [key, [{ HostIp: "127.0.0.1", HostPort: "" }]])),
       NetworkMode: placement.network,
-      Binds: placement.cachedModelDir === null ? [] : [`${placement.cachedModelDir}:${MODEL_CACHE_TARGET}:ro`],
+      Binds: placement.cachedModelDir === null ? [] : [`${placement.cachedModelDir}:${MODEL_CACHE_TARGET}/hub/${basename(placement.cachedModelDir)}:ro`],
       Privileged: false,
       CapDrop: ["ALL"],
       CapAdd: [...KEPT_CAPABILITIES],
       SecurityOpt: ["no-new-privileges"],
       Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" },
       PidsLimit: PIDS_LIMIT,
+      // Swap as large as the memory limit means none: a tenant over its share is OOM-killed, not paged out onto its neighbours.
+      Memory: placement.share.memory_bytes,
+      MemorySwap: placement.share.memory_bytes,
+      NanoCpus: placement.share.nano_cpus,
       LogConfig: { Type: "json-file", Config: { "max-size": String(placement.logFileBytes), "max-file": String(LOG_FILES) } },
       ...(placement.enforceDisk ? { StorageOpt: { size: `${spec.disk_gb}G` } } : {}),
       ...(gpus > 0

@@ -1,6 +1,7 @@
-// Each instance's own bridge network, with a /28 from the agent's pool: containers of different
-// instances never share a bridge, and the host firewall (deploy/host-agent/firewall.sh) drops
-// traffic between pool addresses, so one tenant cannot connect to another's servers.
+// Each instance's own bridge network, with a /28 from the agent's pool and a bridge device named
+// `gpr-…`: containers of different instances never share a bridge, and the host firewall
+// (deploy/host-agent/firewall.sh) knows instance traffic by its bridge (IPv4 and IPv6 alike) and by
+// its pool address, so one tenant cannot connect to another's servers, the host or its network.
 import type Docker from "dockerode";
 import { INSTANCE_LABEL, MANAGED_LABEL } from "./docker-container-config.ts";
 import { statusOf } from "./docker-pull.ts";
@@ -8,6 +9,14 @@ import { freeSubnet } from "./subnet-pool.ts";
 
 export function networkName(instanceId: string): string {
   return `gpu-rental-${instanceId}`;
+}
+
+/** What every instance bridge's name starts with: the firewall matches `iifname "gpr-*"`. */
+export const BRIDGE_PREFIX = "gpr-";
+
+/** The bridge device of an instance network: the prefix and the id's last 11 characters (Linux allows 15 in all). */
+export function bridgeName(instanceId: string): string {
+  return `${BRIDGE_PREFIX}${instanceId.slice(-11)}`;
 }
 
 /** Serializes subnet choices of one agent: two creates must not pick the same free /28. */
@@ -47,6 +56,8 @@ export class InstanceNetworks {
       Driver: "bridge",
       CheckDuplicate: true,
       IPAM: { Driver: "default", Config: [{ Subnet: subnet }] },
+      // Docker's option, which podman's compatible API honours too.
+      Options: { "com.docker.network.bridge.name": bridgeName(instanceId) },
       Labels: { [MANAGED_LABEL]: "true", [INSTANCE_LABEL]: instanceId },
     });
     return name;

@@ -39,8 +39,7 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
     runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker });
     runtime.onExit((exit) => exits.push(exit));
     // StorageOpt size needs overlay on xfs with pquota; CI's podman runs overlay on extfs.
-    const info = (await docker.info()) as { DriverStatus?: [string, string][] };
-    diskLimited = info.DriverStatus?.some(([key, value]) => key === "Backing Filesystem" && value === "xfs") ?? false;
+    diskLimited = (await runtime.diskLimits()).enforced === true;
   });
   afterAll(async () => {
     await runtime.destroy(id);
@@ -75,6 +74,25 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
       expect(outcome).toEqual({ notice: "disk_gb (12 GB) is not enforced on this host: --storage-opt is supported only for overlay over xfs with 'pquota' mount option" });
       expect(info.Config.Labels["gpu-rental.notice"]).toBe(outcome.notice);
     }
+  });
+
+  it("asks the engine once whether it can enforce disk_gb, leaving nothing behind", async () => {
+    const images = (await docker.listImages({ all: true })).length;
+    const limits = await new DockerRuntime({ modelCacheDir: cacheDir.path, docker }).diskLimits();
+    expect(limits).toEqual(diskLimited ? { enforced: true } : { enforced: false, reason: "--storage-opt is supported only for overlay over xfs with 'pquota' mount option" });
+    expect((await docker.listImages({ all: true })).length).toBe(images);
+    expect((await docker.listContainers({ all: true, filters: { name: ["gpu-rental-disk-probe-"] } })).length).toBe(0);
+  });
+
+  it("refuses a create where disk_gb cannot be enforced when its operator does not accept that, leaving no container", async (context) => {
+    if (diskLimited) return context.skip();
+    const refusing = new DockerRuntime({ modelCacheDir: cacheDir.path, docker, acceptUnenforcedDisk: false });
+    const other = randomInstanceId();
+    await expect(refusing.create(testSpec(other, { image: TEST_IMAGE }), () => {})).rejects.toThrow(
+      "disk_gb cannot be enforced on this host (--storage-opt is supported only for overlay over xfs with 'pquota' mount option), and its operator takes no instances without it",
+    );
+    expect((await refusing.list()).map((c) => c.instanceId)).not.toContain(other);
+    await refusing.destroy(other);
   });
 
   it("starts, answers through the resolved port, stops, starts again with its /data kept", async () => {

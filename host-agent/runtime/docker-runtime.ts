@@ -1,31 +1,47 @@
 // The production runtime: containers on a Docker-compatible engine (Docker, or podman's API service)
 // through the Engine API. DOCKER_HOST selects the engine, as with the docker CLI.
+import { availableParallelism, totalmem } from "node:os";
 import { Readable } from "node:stream";
 import Docker from "dockerode";
 import { z } from "zod";
 import { httpPort, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
-import { isModelCached } from "../model-cache.ts";
+import { resourceShare, type HostResources } from "../../protocol/resource-share.ts";
+import { cachedModelFolder } from "../model-cache.ts";
 import {
   containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
 } from "./docker-container-config.ts";
+import { engineErrorText, probeDiskLimits, refusesStorageLimit, type DiskLimits } from "./docker-disk-limits.ts";
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
 import { demultiplexLogs } from "./docker-logs.ts";
 import { InstanceNetworks } from "./docker-network.ts";
-import { ensureImage, statusOf } from "./docker-pull.ts";
+import { ensureImage, PULL_STALL_MS, statusOf } from "./docker-pull.ts";
 import { directoryTar } from "./directory-tar.ts";
 import type { ContainerExit, ContainerRuntime, ContainerUsage, CreateOutcome, Endpoint, ListedContainer, LogRequest } from "./runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 import { DockerUsage } from "./docker-usage.ts";
 
+/** The template whose image the launch names (the API's catalog id). */
+export const CUSTOM_TEMPLATE = "custom";
+
 export interface DockerRuntimeOptions {
-  /** Host folder of the shared Hugging Face cache, mounted read-only into containers whose model it holds. */
+  /** Host folder of the shared Hugging Face cache: a container whose model it holds gets that model's folder, read-only. */
   modelCacheDir: string;
-  /** Where instance networks get their /28s; the host firewall drops traffic between its addresses. */
+  /** Where instance networks get their /28s; the host firewall refuses traffic between its addresses. */
   networkPool?: string;
+  /** The host's memory and CPUs (this machine's by default) and its GPU count (0): each container gets its share by GPUs (resource-share.ts). */
+  resources?: HostResources;
+  hostGpus?: number;
   /** Seconds the engine waits after SIGTERM before it kills a stopping container. */
   stopTimeoutSeconds?: number;
   /** The engine's log file limit per container (default LOG_FILE_BYTES). */
   logFileBytes?: number;
+  /**
+   * Whether instances are created where the engine cannot enforce disk_gb (their `creating` notice
+   * says so); false refuses them. True unless the agent's operator says otherwise (--unenforced-disk).
+   */
+  acceptUnenforcedDisk?: boolean;
+  /** How long an image pull may make no progress before the create fails (PULL_STALL_MS). */
+  pullStallMs?: number;
   docker?: Docker;
 }
 
@@ -50,6 +66,14 @@ export class DockerRuntime implements ContainerRuntime {
     this.#usage = new DockerUsage(this.#docker);
   }
 
+  /** Whether the engine enforces disk_gb: probed once (a container created with a size limit, never started). */
+  async diskLimits(): Promise<DiskLimits> {
+    if (this.#diskLimitRefusal !== null) return { enforced: false, reason: this.#diskLimitRefusal };
+    const limits = await probeDiskLimits(this.#docker);
+    if (limits.enforced === false) this.#diskLimitRefusal = limits.reason;
+    return limits;
+  }
+
   async list(): Promise<ListedContainer[]> {
     const containers = await this.#docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=true`] } });
     return containers
@@ -65,10 +89,12 @@ export class DockerRuntime implements ContainerRuntime {
       if (existing.State.Status === "created") await this.#addDataDir(spec.instance_id);
       return { notice: existing.Config.Labels?.[NOTICE_LABEL] ?? "" };
     }
-    await ensureImage(this.#docker, spec.image, onPullProgress);
+    // A tenant's own image is pulled every time; a template's pinned one may come from the host.
+    await ensureImage(this.#docker, spec.image, onPullProgress, { always: spec.template === CUSTOM_TEMPLATE, stallMs: this.#options.pullStallMs ?? PULL_STALL_MS });
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),
-      cachedModelDir: (await isModelCached(this.#options.modelCacheDir, spec.model)) ? this.#options.modelCacheDir : null,
+      share: resourceShare(this.#options.resources ?? thisMachine(), this.#options.hostGpus ?? 0, spec.gpu_indices.length),
+      cachedModelDir: await cachedModelFolder(this.#options.modelCacheDir, spec.model),
       logFileBytes: this.#options.logFileBytes ?? LOG_FILE_BYTES,
     });
     await this.#addDataDir(spec.instance_id);
@@ -169,7 +195,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   /** Creates the container with disk_gb as its storage limit where the engine can enforce one; returns the notice. */
-  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "cachedModelDir" | "logFileBytes">): Promise<string> {
+  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "share" | "cachedModelDir" | "logFileBytes">): Promise<string> {
     if (this.#diskLimitRefusal === null) {
       try {
         await this.#createContainer(spec, { ...placement, enforceDisk: true, notice: "" });
@@ -177,8 +203,11 @@ export class DockerRuntime implements ContainerRuntime {
       } catch (error) {
         if (!refusesStorageLimit(error)) throw error;
         // This host's storage driver cannot limit a container's size (e.g. overlay2 on ext4).
-        this.#diskLimitRefusal = errorText(error);
+        this.#diskLimitRefusal = engineErrorText(error);
       }
+    }
+    if (this.#options.acceptUnenforcedDisk === false) {
+      throw new Error(`disk_gb cannot be enforced on this host (${this.#diskLimitRefusal}), and its operator takes no instances without it`);
     }
     const notice = `disk_gb (${spec.disk_gb} GB) is not enforced on this host: ${this.#diskLimitRefusal}`;
     await this.#createContainer(spec, { ...placement, enforceDisk: false, notice });
@@ -208,15 +237,9 @@ export class DockerRuntime implements ContainerRuntime {
   }
 }
 
-/** The engine's answer when the storage driver cannot apply `StorageOpt: { size }` (Docker and podman word it alike). */
-function refusesStorageLimit(error: unknown): boolean {
-  return /storage-opt|storage opt/i.test(errorText(error));
-}
-
-function errorText(error: unknown): string {
-  const json = (error as { json?: { message?: unknown } } | null)?.json;
-  const message = typeof json?.message === "string" ? json.message : error instanceof Error ? error.message : String(error);
-  return message.replace(/^.*?(--storage-opt)/, "$1");
+/** This machine's memory and CPUs, as the agent reports and shares them. */
+export function thisMachine(): HostResources {
+  return { memory_bytes: totalmem(), cpus: availableParallelism() };
 }
 
 /** Treats one engine status as success (304 "already in that state", 404 "already gone"); 404 otherwise reads "no container". */

@@ -1,6 +1,6 @@
 // Choosing a free /28 for an instance network out of the agent's pool.
 import { describe, expect, it } from "vitest";
-import { freeSubnet, parsePool } from "./subnet-pool.ts";
+import { freeSubnet, parsePool, poolContains } from "./subnet-pool.ts";
 
 describe("instance subnets", () => {
   it("takes the first /28 of the pool that overlaps no existing network", () => {
@@ -26,5 +26,10 @@ describe("instance subnets", () => {
     ["10.213.0.0/25", '"10.213.0.0/25" must be between a /8 and a /24'],
   ])("refuses the pool %s", (pool, error) => {
     expect(parsePool(pool)).toEqual({ error });
+  });
+
+  it("knows which addresses lie in the pool (doctor probes a private address outside it)", () => {
+    expect(["10.213.0.0", "10.213.255.255", "10.212.255.255", "10.214.0.0", "fe80::1", "not an address"].map((a) => poolContains("10.213.0.0/16", a)))
+      .toEqual([true, true, false, false, false, false]);
   });
 });

@@ -1,6 +1,6 @@
 // The address pool instance networks come from: each instance gets a /28 of it (a gateway and its
 // one container), chosen so it overlaps no network the engine already has. Knowing the pool lets
-// the host firewall drop traffic between instances with one rule. IPv4 only, as Docker's bridges are.
+// the host firewall refuse traffic between instances with one rule. IPv4 only, as Docker's bridges are.
 export const DEFAULT_NETWORK_POOL = "10.213.0.0/16";
 export const INSTANCE_PREFIX = 28;
 
@@ -38,6 +38,12 @@ export function freeSubnet(pool: string, used: readonly string[]): string | null
     if (!taken.some((other) => overlaps(candidate, other))) return format(base, INSTANCE_PREFIX);
   }
   return null;
+}
+
+/** Whether the IPv4 `address` lies in `pool` (false for anything that is not an address). */
+export function poolContains(pool: string, address: string): boolean {
+  const [range, single] = [parseCidr(pool), parseCidr(`${address}/32`)];
+  return !("error" in range) && !("error" in single) && overlaps(range, single);
 }
 
 function overlaps(a: Cidr, b: Cidr): boolean {

@@ -11,11 +11,13 @@ export CONTAINERS_CONF="$STATE_DIR/containers.conf"
 
 log() { echo "podman.sh: $*" >&2; }
 
-if ! command -v podman >/dev/null || ! command -v runc >/dev/null || [ ! -x /bin/busybox ] || ! command -v curl >/dev/null; then
-  log "installing podman, runc, busybox-static, curl"
+# nftables: the tenant firewall the isolation tests set and read; openssl: the registry stand-in's certificate.
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null || [ ! -x /bin/busybox ] || ! command -v curl >/dev/null \
+  || ! command -v nft >/dev/null || ! command -v openssl >/dev/null; then
+  log "installing podman, runc, busybox-static, curl, nftables, openssl"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
-  apt-get install -y -qq podman runc busybox-static curl >/dev/null
+  apt-get install -y -qq podman runc busybox-static curl nftables openssl >/dev/null
 fi
 
 mkdir -p "$STATE_DIR"

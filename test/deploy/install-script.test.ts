@@ -29,11 +29,13 @@ describe("install.sh", () => {
   });
 
   it.skipIf(process.getuid?.() !== 0).each([
-    [["--token", TOKEN], "--server must be the service's http(s) base URL, e.g. https://api.example.com"],
+    [["--token", TOKEN], "--server must be the service's https base URL, e.g. https://api.example.com (the token must not travel unencrypted)"],
+    [["--server", "http://api.example.com", "--token", TOKEN], "--server must be the service's https base URL, e.g. https://api.example.com (the token must not travel unencrypted)"],
     [["--server", "https://api.example.com"], "--token (or AGENT_TOKEN) must be the machine's agent_token, gma_<id>_<32 characters>, from POST /admin/v1/machines"],
     [["--server", "https://api.example.com", "--token", "gma_7_short"], "--token (or AGENT_TOKEN) must be the machine's agent_token, gma_<id>_<32 characters>, from POST /admin/v1/machines"],
     [["--server", "https://api.example.com", "--token", TOKEN, "--network-pool", "10.213.0.0"], "--network-pool must be an IPv4 CIDR like 10.213.0.0/16"],
     [["--server", "https://api.example.com", "--token", TOKEN, "--state-dir", "gpu"], "--state-dir and --cache-dir must be absolute paths"],
+    [["--server", "https://api.example.com", "--token", TOKEN, "--unenforced-disk", "maybe"], "--unenforced-disk must be accept or refuse"],
     [["--server", "https://api.example.com", "--token", TOKEN], `${SCRIPT.replace(/install\.sh$/, "")}agent.mjs is missing: run npm run build:agent and copy all of dist/host-agent`],
     [["--bogus"], "unknown option --bogus (see --help)"],
   ])("refuses %j before writing anything", async (args, message) => {

@@ -10,7 +10,7 @@ import { until } from "./poll.ts";
 
 type Command = Extract<ServerMessage, { type: "command" }>;
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
-type HostVersions = Pick<Extract<AgentMessage, { type: "hello" }>, "agent_version" | "driver_version" | "cuda_version">;
+type HostVersions = Pick<Extract<AgentMessage, { type: "hello" }>, "agent_version" | "driver_version" | "cuda_version" | "degraded">;
 
 export class FakeAgent {
   readonly received: ServerMessage[] = [];
@@ -21,6 +21,8 @@ export class FakeAgent {
   private readonly listeners: ((message: ServerMessage) => void)[] = [];
   private socket: WebSocket | null = null;
   private heartbeat: ReturnType<typeof setInterval> | null = null;
+  /** The code the MachineDO last closed this agent's socket with (null while open). */
+  closedWith: number | null = null;
   readonly machineId: number;
   readonly token: string;
 
@@ -57,6 +59,11 @@ export class FakeAgent {
     if (!socket) throw new Error(`agent connect refused: ${response.status} ${await response.text()}`);
     socket.accept();
     socket.binaryType = "arraybuffer";
+    this.closedWith = null;
+    socket.addEventListener("close", (event) => {
+      this.closedWith = event.code;
+      for (const wake of this.waiters.splice(0)) wake();
+    });
     this.received.length = 0;
     socket.addEventListener("message", (event) => {
       if (typeof event.data !== "string") {

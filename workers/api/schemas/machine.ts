@@ -23,6 +23,9 @@ export const MachineList = z
         id: machineId,
         name: z.string().openapi({ description: "The name given at registration" }),
         online: z.boolean().openapi({ description: "Whether its host agent is connected now" }),
+        degraded: z.string().openapi({
+          description: 'Why its host takes no new instances now, as its agent reports it (e.g. its tenant firewall is missing); "" when it does. Launches are not placed on a degraded machine, and its free GPUs are not offered.',
+        }),
         gpus: z.array(
           z.object({
             model: z.string().openapi({ description: 'Priced GPU model id; "" for a GPU the agent does not know (never offered).' }),

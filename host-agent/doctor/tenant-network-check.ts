@@ -1,0 +1,28 @@
+// Doctor's tenant network check, a pure function of the probe's report (tenant-network-probe.ts):
+// it passes only when every attempt failed and was refused by the rule meant for it.
+import { BRIDGE_PREFIX } from "../runtime/docker-network.ts";
+import { FIREWALL_FIX, TABLE } from "../tenant-firewall/nft-table.ts";
+import { fail, ok, type CheckResult } from "./check.ts";
+import type { ProbeReport } from "./tenant-network-probe.ts";
+
+const NAME = "tenant network";
+
+export function checkTenantNetwork(report: ProbeReport, pool: string): CheckResult {
+  if (!report.ok) return fail(NAME, `the probe instances could not run (${report.error})`, "fix the docker check first; the probe needs the engine and its image (--probe-image)");
+  const { attempts, table, bridgeNamed } = report;
+  const reached = attempts.filter((a) => a.reached);
+  const unmet = attempts.filter((a) => !a.reached && !a.ruleMet);
+  if (!bridgeNamed) {
+    return fail(NAME, `the engine did not name the probe's bridge ${BRIDGE_PREFIX}…, so the rules that know instances by their bridge (all of their IPv6) miss them`, "use a Docker Engine or podman that honours the network option com.docker.network.bridge.name");
+  }
+  if (reached.length === 0 && unmet.length === 0) {
+    return ok(NAME, `a probe instance in ${pool} was refused ${attempts.map((a) => `${a.what} (${a.target})`).join(", ")}, each by its rule`);
+  }
+  const problems = [
+    ...(table.ok ? [] : [table.reason]),
+    ...reached.map((a) => `an instance reached ${a.what} (${a.target})`),
+    ...(table.ok ? unmet.map((a) => `no packet to ${a.what} (${a.target}) met the rule ${a.rule}`) : []),
+  ];
+  if (!table.ok) return fail(NAME, problems.join("; "), table.fix);
+  return fail(NAME, `${problems.join("; ")}: the table inet ${TABLE} is there but bypassed`, `${FIREWALL_FIX}; if it still fails, look for rules added to table inet ${TABLE} (nft list table inet ${TABLE})`);
+}
