@@ -1,5 +1,7 @@
-// The layering rule, checked over the import graph: every folder imports only from itself and from
-// the layers beneath it. Run by `npm test` (scripts/layers.test.ts) and by `node scripts/layers.ts`.
+// The layering rules, checked over the import graph: every folder imports only from itself and from
+// the layers beneath it; an object's folder is private to it but for its entry point (what objects
+// promise each other lives in durable-objects/contracts/); and no import circle, of any length.
+// Run by `npm test` (scripts/layers.test.ts) and by `node scripts/layers.ts`.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 
@@ -8,6 +10,8 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   { folder: "protocol/", mayImport: [] },
   { folder: "core/", mayImport: [] },
   { folder: "host-agent/", mayImport: ["protocol/"] },
+  // What crosses an object boundary: messages, request shapes, shared constants and types.
+  { folder: "durable-objects/contracts/", mayImport: ["core/", "protocol/"] },
   { folder: "durable-objects/", mayImport: ["core/", "protocol/"] },
   { folder: "workers/http/", mayImport: ["core/"] },
   { folder: "workers/proxy/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
@@ -25,6 +29,9 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   { folder: "bench/", mayImport: ["*"] },
   { folder: "test/", mayImport: ["*"] },
 ];
+
+/** The Durable Objects' folders: private to their object, whose entry point is the folder's `*-do.ts`. */
+export const OBJECT_FOLDERS = ["durable-objects/account/", "durable-objects/machine/", "durable-objects/fleet/", "durable-objects/email/"];
 
 export interface Violation {
   file: string;
@@ -46,11 +53,19 @@ export function relativeImports(file: string, source: string): string[] {
 
 const layerOf = (file: string) => LAYERS.find((layer) => file.startsWith(layer.folder));
 
-/** Imports that point up a layer or sideways into a folder the rule does not allow. */
+/** Tests stand on top of what they test: a test file, or a helper of the tests, may import anything. */
+const isTest = (file: string) => file.endsWith(".test.ts") || file.startsWith("test/");
+
+/** Every violation of the rules in `sources` (repo-relative path -> source text). */
 export function findViolations(sources: ReadonlyMap<string, string>): Violation[] {
+  return [...layerViolations(sources), ...objectFolderViolations(sources), ...importCircles(sources)];
+}
+
+/** Imports that point up a layer or sideways into a folder the rule does not allow. */
+function layerViolations(sources: ReadonlyMap<string, string>): Violation[] {
   const violations: Violation[] = [];
   for (const [file, source] of sources) {
-    if (file.endsWith(".test.ts")) continue; // tests stand on top of what they test
+    if (file.endsWith(".test.ts")) continue;
     const layer = layerOf(file);
     if (!layer) {
       violations.push({ file, imports: "", rule: "the file's folder has no place in LAYERS" });
@@ -65,6 +80,49 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
       }
     }
   }
+  return violations;
+}
+
+const objectFolderOf = (file: string) => OBJECT_FOLDERS.find((folder) => file.startsWith(folder));
+const isEntryPoint = (file: string, folder: string) => /^[^/]+-do\.ts$/.test(file.slice(folder.length));
+
+/** Imports of an object's private module (anything of its folder but its `*-do.ts`) from outside the folder. */
+function objectFolderViolations(sources: ReadonlyMap<string, string>): Violation[] {
+  const violations: Violation[] = [];
+  for (const [file, source] of sources) {
+    if (isTest(file)) continue;
+    for (const target of relativeImports(file, source)) {
+      const folder = objectFolderOf(target);
+      if (!folder || file.startsWith(folder) || isEntryPoint(target, folder)) continue;
+      violations.push({ file, imports: target, rule: `${folder} is private to its object: import its entry point, or what it promises from durable-objects/contracts/` });
+    }
+  }
+  return violations;
+}
+
+/** Import circles (type-only imports included), each reported at the import that closes it. */
+function importCircles(sources: ReadonlyMap<string, string>): Violation[] {
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of sources) edges.set(file, [...new Set(relativeImports(file, source))].filter((target) => sources.has(target)));
+  const violations: Violation[] = [];
+  // Depth-first; a file is "open" while the walk is inside it, so an edge to an open file closes a circle.
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "open");
+    path.push(file);
+    for (const target of edges.get(file) ?? []) {
+      if (state.get(target) === "open") {
+        const circle = [...path.slice(path.indexOf(target)), target];
+        violations.push({ file, imports: target, rule: `import circle: ${circle.join(" -> ")}` });
+      } else if (!state.has(target)) {
+        visit(target);
+      }
+    }
+    path.pop();
+    state.set(file, "done");
+  };
+  for (const file of [...edges.keys()].sort()) if (!state.has(file)) visit(file);
   return violations;
 }
 

@@ -15,12 +15,13 @@ import { instanceTokenFor, instanceTokens } from "../../core/credentials.ts";
 import { constantTimeEqual } from "../../core/hash.ts";
 import { newReferralCode } from "../../core/ids.ts";
 import type { Env } from "../../core/env.ts";
-import type { MachineDirective, MachineReport } from "../object-messages.ts";
+import type { MachineDirective, MachineReport } from "../contracts/object-messages.ts";
 import { Outbox, type Delivery } from "../outbox/outbox.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
 import { balanceAt, nextSettlementMs, settleAll } from "./billing.ts";
 import { DESTROYED_VISIBLE_MS, Expiry } from "./expiry.ts";
+import type { AccountContext } from "./account-context.ts";
 import * as actions from "./instance-actions.ts";
 import { findInstance, listEvents, listInstances, toInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import { checkCredential, type Caller } from "./credential-check.ts";
@@ -37,16 +38,8 @@ import { createAccountSchema } from "./schema.ts";
 import { addAccountSchemaAdditions } from "./schema-additions.ts";
 import { SerialQueue } from "./serial-queue.ts";
 import { revokeSession } from "./sessions.ts";
-import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore, type NewLoginAccount } from "./sign-in.ts";
-
-export interface AccountInfo {
-  id: string;
-  referral_code: string;
-  created_at: string;
-  /** Null for accounts the operator created without one. */
-  email: string | null;
-  balance_micros: number;
-}
+import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
+import type { AccountInfo, NewLoginAccount } from "../contracts/accounts.ts";
 
 type Ok<T> = { ok: true } & T;
 
@@ -331,7 +324,7 @@ export class AccountDO extends DurableObject<Env> {
     return row.destroyed_ms === null || row.destroyed_ms > this.clock.now() - DESTROYED_VISIBLE_MS;
   }
 
-  private context(): actions.AccountContext {
+  private context(): AccountContext {
     return {
       sql: this.sql,
       clock: this.clock,

@@ -9,12 +9,12 @@
 import { fail, type Failure } from "../../core/errors.ts";
 import { machineIdOfInstance } from "../../core/ids.ts";
 import type { PortSpec } from "../../core/port-spec.ts";
-import { isEndAppSessionsDirective, type AppOpener, type MachineDirective } from "../object-messages.ts";
-import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../machine/app-sessions.ts";
+import { isEndAppSessionsDirective, type AppOpener, type MachineDirective } from "../contracts/object-messages.ts";
+import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../contracts/credential-lifetimes.ts";
 import type { Delivery, Outbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import type { Caller } from "./credential-check.ts";
-import type { AccountContext } from "./instance-actions.ts";
+import type { AccountContext } from "./account-context.ts";
 import type { InstanceRow } from "./instance-row.ts";
 import { currentKeySet } from "./key-set.ts";
 

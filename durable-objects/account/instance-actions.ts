@@ -3,33 +3,17 @@
 // authority on GPUs, for reservations. A stop or destroy is answered once the host's MachineDO has
 // it, so the proxy refuses the very next request.
 import { fail, type Failure } from "../../core/errors.ts";
-import { iso, type Clock } from "../../core/clock.ts";
+import { iso } from "../../core/clock.ts";
 import { newInstanceId } from "../../core/ids.ts";
-import type { Env } from "../../core/env.ts";
 import type { ContainerSpec } from "../../protocol/messages.ts";
-import type { MachineDirective } from "../object-messages.ts";
-import type { Delivery, Outbox } from "../outbox/outbox.ts";
-import type { Sql } from "../sql.ts";
+import type { Delivery } from "../outbox/outbox.ts";
+import type { AccountContext } from "./account-context.ts";
 import { settleAll, settleInstance } from "./billing.ts";
 import { addEvent, findInstance, type Instance, type InstanceRow } from "./instance-row.ts";
 import { currentKeySet } from "./key-set.ts";
 import { launchTimeoutMs } from "./launch-timeout.ts";
 import { NO_READINESS } from "./port-readiness.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
-
-export interface AccountContext {
-  sql: Sql;
-  clock: Clock;
-  env: Env;
-  accountId: string;
-  /** Desired-state changes and key sets for MachineDOs, keyed by machine id. */
-  outbox: Outbox<MachineDirective>;
-  transaction<T>(fn: () => T): T;
-  /** The public instance object, with its token. */
-  show(row: InstanceRow): Promise<Instance>;
-  /** Delivers now and waits; a failure (500) when a MachineDO did not acknowledge, saying `pendingMessage`. */
-  confirm(deliveries: Delivery[], pendingMessage: string): Promise<Failure | null>;
-}
 
 export type InstanceResult = { ok: true; instance: Instance } | Failure;
 

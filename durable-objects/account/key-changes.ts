@@ -3,8 +3,8 @@
 // reserve with a set they change. A revocation is answered once every holder has acknowledged it.
 import { iso } from "../../core/clock.ts";
 import { fail, type Failure } from "../../core/errors.ts";
-import { isKeySetDirective } from "../object-messages.ts";
-import type { AccountContext } from "./instance-actions.ts";
+import { isKeySetDirective } from "../contracts/object-messages.ts";
+import type { AccountContext } from "./account-context.ts";
 import { pushKeySet } from "./key-set.ts";
 import { createKey, isRevoked, revokeKey, type CreatedKey } from "./keys.ts";
 

@@ -2,7 +2,7 @@
 // without asking this object: the SHA-256 of every live key and a version that increases with every
 // key change. This object is the authority; a change reaches every holder through the outbox, and a
 // revocation is answered only once every holder has acknowledged it.
-import type { KeySet, MachineDirective } from "../object-messages.ts";
+import type { KeySet, MachineDirective } from "../contracts/object-messages.ts";
 import type { Delivery, Outbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 

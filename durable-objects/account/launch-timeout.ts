@@ -11,7 +11,7 @@ import { iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
 import type { AlarmCapability } from "../outbox/single-alarm.ts";
 import type { Sql } from "../sql.ts";
-import type { AccountContext } from "./instance-actions.ts";
+import type { AccountContext } from "./account-context.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";
 import { NO_READINESS } from "./port-readiness.ts";
 

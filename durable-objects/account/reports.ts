@@ -3,7 +3,7 @@
 // stopped changes nothing.
 import { iso } from "../../core/clock.ts";
 import type { PortSpec } from "../../core/port-spec.ts";
-import type { MachineReport } from "../object-messages.ts";
+import type { MachineReport } from "../contracts/object-messages.ts";
 import type { Sql } from "../sql.ts";
 import { settleInstance, startAccruing } from "./billing.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";

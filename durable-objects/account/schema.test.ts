@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { deliveredAfterUpgrade } from "../../test/support/workerd/legacy-outbox.ts";
-import type { DesiredStateChange } from "../object-messages.ts";
+import type { DesiredStateChange } from "../contracts/object-messages.ts";
 import { upgradeLegacyOutbox } from "./schema.ts";
 
 describe("account schema upgrade", () => {

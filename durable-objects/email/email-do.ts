@@ -14,9 +14,9 @@ import { AttemptBudget } from "../../core/attempt-budget.ts";
 import type { Env } from "../../core/env.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { newAccountId } from "../../core/ids.ts";
-import type { AccountInfo } from "../account/account-do.ts";
-import { DUMMY_PASSWORD_HASH, verifyPassword } from "../account/password-hash.ts";
-import { wrongLogin } from "../account/sign-in.ts";
+import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../core/password-hash.ts";
+import type { SignedIn } from "../contracts/accounts.ts";
+import { wrongLogin } from "../contracts/refusals.ts";
 import { sqlFor } from "../sql.ts";
 
 /** How long a claim may stay pending before it is settled by asking the account. */
@@ -35,8 +35,6 @@ export interface Attempt {
   /** AUTH_RATE_LIMIT_PER_MIN, read by the Worker. */
   attemptsPerMinute: number;
 }
-
-export type SignedIn = { ok: true; account: AccountInfo; session: string } | Failure;
 
 export class EmailDO extends DurableObject<Env> {
   private readonly sql = sqlFor(this.ctx.storage);

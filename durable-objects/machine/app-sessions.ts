@@ -12,14 +12,12 @@ import { clock } from "../../core/clock.ts";
 import { appSessionTokens, appTickets } from "../../core/credentials.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
-import type { AppOpener, AppTicketRequest } from "../object-messages.ts";
+import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../contracts/credential-lifetimes.ts";
+import type { AppOpener, AppTicketRequest } from "../contracts/object-messages.ts";
+import type { ProxyRefusal } from "../contracts/proxy-request.ts";
 import type { Sql } from "../sql.ts";
 import type { AccountKeySets } from "./account-key-sets.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
-import type { ProxyRefusal } from "./proxy-request.ts";
-
-export const APP_TICKET_TTL_MS = 60_000;
-export const APP_SESSION_TTL_MS = 12 * 3_600_000;
 
 /** A ticket or a session as stored: whose it is, what it opens, and until when. */
 interface Grant {

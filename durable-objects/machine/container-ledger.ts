@@ -9,7 +9,7 @@ import { randomBase32 } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import type { Env } from "../../core/env.ts";
 import type { ContainerSpec, ContainerState } from "../../protocol/index.ts";
-import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveRequest } from "../object-messages.ts";
+import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveRequest } from "../contracts/object-messages.ts";
 import { Outbox, type Queued } from "../outbox/outbox.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { Sql } from "../sql.ts";

@@ -23,7 +23,7 @@ import type { Env } from "../../core/env.ts";
 import type { LogFields } from "../../core/log.ts";
 import {
   isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
-} from "../object-messages.ts";
+} from "../contracts/object-messages.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
 import { AccountKeySets } from "./account-key-sets.ts";
@@ -34,9 +34,9 @@ import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
 import { MachineRecord } from "./machine-record.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
-import { decodeLogsRequest, LOGS_PATH } from "./logs-request.ts";
+import { decodeLogsRequest, LOGS_PATH } from "../contracts/logs-request.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
-import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "./proxy-request.ts";
+import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "../contracts/proxy-request.ts";
 import { createMachineSchema } from "./schema.ts";
 
 export class MachineDO extends DurableObject<Env> {

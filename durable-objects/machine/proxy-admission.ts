@@ -11,14 +11,14 @@ import { clock } from "../../core/clock.ts";
 import { instanceTokenFor } from "../../core/credentials.ts";
 import { constantTimeEqual } from "../../core/hash.ts";
 import type { Env } from "../../core/env.ts";
-import { LAST_USED_RESOLUTION_MS } from "../account/keys.ts";
+import { LAST_USED_RESOLUTION_MS } from "../contracts/credential-lifetimes.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { AccountKeySets } from "./account-key-sets.ts";
 import type { AppSessions } from "./app-sessions.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
 import type { MachineRecord } from "./machine-record.ts";
-import type { ProxyCredential, ProxyRefusal, ProxyRequest } from "./proxy-request.ts";
+import type { ProxyCredential, ProxyRefusal, ProxyRequest } from "../contracts/proxy-request.ts";
 
 export interface AdmissionParts {
   env: Env;

@@ -5,7 +5,7 @@ import { env, exports } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { machineIdOfInstance } from "../../core/ids.ts";
-import { PROXY_REFUSAL_HEADER } from "../../durable-objects/machine/proxy-request.ts";
+import { PROXY_REFUSAL_HEADER } from "../../durable-objects/contracts/proxy-request.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { admin, call, callJson, machineOnline, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";

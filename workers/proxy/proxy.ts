@@ -8,7 +8,7 @@ import { sha256Hex } from "../../core/hash.ts";
 import { machineIdOfInstance } from "../../core/ids.ts";
 import {
   MACHINE_PROXY_URL, machineProxyInit, refusalOf, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
-} from "../../durable-objects/machine/proxy-request.ts";
+} from "../../durable-objects/contracts/proxy-request.ts";
 import { offeredSubprotocols, pathProxyPolicy, upstreamRequestHeaders } from "../../protocol/mux/headers.ts";
 import { clientIp } from "../http/rate-limit.ts";
 import { accountOf, machineOf, type Env } from "../../core/env.ts";
