@@ -6,10 +6,6 @@ import type { KeySet, MachineDirective } from "../contracts/object-messages.ts";
 import type { Delivery, Outbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 
-export function createKeySetTable(sql: Sql): void {
-  sql`CREATE TABLE IF NOT EXISTS key_set (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`;
-}
-
 /** The set as it stands (version 0 before the first key change). */
 export function currentKeySet(sql: Sql, accountId: string): KeySet {
   const version = sql<{ version: number }>`SELECT version FROM key_set`[0]?.version ?? 0;
