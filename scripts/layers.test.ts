@@ -36,6 +36,15 @@ describe("the layering rule", () => {
       ["workers/apps/app-request.ts -> workers/api/context.ts", "workers/apps/app-request.ts -> workers/proxy/proxy.ts"],
     ],
     [
+      "puts the one forwarding step beneath the ways into an instance: they import it, it imports none of them",
+      {
+        "workers/proxy/proxy.ts": 'import { forwardToInstance } from "../forward/forward-to-instance.ts";',
+        "workers/apps/app-request.ts": 'import { forwardToInstance } from "../forward/forward-to-instance.ts";',
+        "workers/forward/forward-to-instance.ts": 'import { clientIp } from "../http/rate-limit.ts";\nimport { matchProxyPath } from "../proxy/proxy-path.ts";\nimport { x } from "../apps/app-cookie.ts";',
+      },
+      ["workers/forward/forward-to-instance.ts -> workers/proxy/proxy-path.ts", "workers/forward/forward-to-instance.ts -> workers/apps/app-cookie.ts"],
+    ],
+    [
       "keeps the typed client free of the service's code and the CLI on the client alone",
       {
         "client/client.ts": 'import { ApiError } from "../core/errors.ts";',

@@ -14,9 +14,11 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   { folder: "durable-objects/contracts/", mayImport: ["core/", "protocol/"] },
   { folder: "durable-objects/", mayImport: ["core/", "protocol/"] },
   { folder: "workers/http/", mayImport: ["core/"] },
-  { folder: "workers/proxy/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  // The one forwarding step to an instance, for every way in (the path proxy, the apps origins, ...).
+  { folder: "workers/forward/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  { folder: "workers/proxy/", mayImport: ["workers/forward/", "workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/api/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
-  { folder: "workers/apps/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  { folder: "workers/apps/", mayImport: ["workers/forward/", "workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/", mayImport: ["durable-objects/", "core/", "protocol/"] },
   // The typed client stands apart: it speaks to the service over HTTP only (generated types included),
   // so it runs in a browser too. The CLI builds on it alone.

@@ -147,18 +147,15 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   /**
-   * The proxy's slow path: the Worker asks only for a key the instance's MachineDO cannot judge, or an
-   * instance it does not know (machine/proxy-admission.ts). Admits an account key or the instance's token.
+   * The proxy's slow path, for a key the instance's MachineDO cannot judge or an instance it does not
+   * know: admits an account key (never a session) or the instance's token, and names the machine,
+   * whose MachineDO alone decides whether the instance can be reached (machine/reachability.ts).
    */
   async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
-    // The proxy takes Bearer credentials only: a session never opens it.
     const admitted = (await this.views.isTokenOf(id, credential)) || (await this.callers.who(credential))?.kind === "key";
     if (!admitted) return callerRefused();
     const row = this.views.visible(id);
-    if (!row) return noInstance(id);
-    if (row.status !== "running") return fail("not_running", `instance ${id} is ${row.status}, not running`);
-    if (row.machine_online !== 1) return fail("upstream_unavailable", `the host of instance ${id} is offline`);
-    return { ok: true, machine_id: row.machine_id! };
+    return row ? { ok: true, machine_id: row.machine_id! } : noInstance(id);
   }
 
   /** A web app's one-time ticket, for any caller; in the queue, so a sign-out cannot slip in (app-openers.ts). */

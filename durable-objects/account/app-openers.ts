@@ -1,11 +1,12 @@
 // Opening an instance web app for a caller of this account, and ending what a browser session
 // opened when the session ends. The AccountDO admits the caller (a key or a session) and the
-// instance (its own, running, and the port one of its HTTP ports); the instance's MachineDO, the
-// authority for tickets and app sessions (machine/app-sessions.ts), issues the one-time ticket. A
-// key that opened an app is checked by the MachineDO on every request against the key set this
-// object pushes, so revoking it needs nothing more here. A session is not in any set: this part notes
-// which machines each session opened apps on (`app_openers`), and when a session ends (sign-out, a
-// password change elsewhere) it tells those machines through the outbox, which a sign-out waits for.
+// instance (its own, and the port one of its HTTP ports); the instance's MachineDO, the authority for
+// tickets and app sessions (machine/app-sessions.ts), decides whether it runs and issues the one-time
+// ticket. A key that opened an app is checked by the MachineDO on every request against the key set
+// this object pushes, so revoking it needs nothing more here. A session is not in any set: this part
+// notes which machines each session opened apps on (`app_openers`), and when a session ends
+// (sign-out, a password change elsewhere) it tells those machines through the outbox, which a
+// sign-out waits for.
 import { clock } from "../../core/clock.ts";
 import { machineOf, type Env } from "../../core/env.ts";
 import { fail, type Failure } from "../../core/errors.ts";
@@ -50,7 +51,6 @@ export class AppOpeners {
     const { sql, record } = this.parts;
     const ports = JSON.parse(row.ports) as PortSpec[];
     if (!ports.some((spec) => spec.port === port && spec.kind === "http")) return fail("not_found", `instance ${row.id} has no HTTP port ${port}`);
-    if (row.status !== "running") return fail("not_running", `instance ${row.id} is ${row.status}, not running`);
     // An app's host is routed by the machine its instance id names, which an id made before ids named
     // their machine does not: its app could never be reached.
     if (machineIdOfInstance(row.id) !== row.machine_id) {

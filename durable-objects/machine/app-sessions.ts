@@ -18,6 +18,7 @@ import type { ProxyRefusal } from "../contracts/proxy-request.ts";
 import type { Sql } from "../sql.ts";
 import type { AccountKeySets } from "./account-key-sets.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
+import { runningRefusal } from "./reachability.ts";
 
 /** A ticket or a session as stored: whose it is, what it opens, and until when. */
 interface Grant {
@@ -54,16 +55,15 @@ export class AppSessions {
     parts.sql`CREATE INDEX IF NOT EXISTS app_grants_by_expiry ON app_grants (expires_ms)`;
   }
 
-  /** A ticket for an instance the account has checked is its own and running (AccountDO.openApp). */
+  /** A ticket for an instance the account has checked is its own (AccountDO.openApp), while it runs (reachability.ts). */
   async issueTicket(request: AppTicketRequest): Promise<{ ok: true; ticket: string; expires_ms: number } | Failure> {
     const ticket = appTickets.issue(request.instance_id);
     const hash = await sha256Hex(ticket);
     // From here on synchronous: what is checked is what the ticket is issued for.
     const container = this.parts.ledger.container(request.instance_id);
-    if (!container || container.account_id !== request.account_id || container.desired === "destroyed") {
-      return fail("not_found", `no instance ${request.instance_id} on its host`);
-    }
-    if (container.desired !== "running") return fail("not_running", `instance ${request.instance_id} is ${container.desired}, not running`);
+    if (container && container.account_id !== request.account_id) return fail("not_found", `no instance ${request.instance_id} on its host`);
+    const notRunning = runningRefusal(request.instance_id, container);
+    if (notRunning) return notRunning;
     this.parts.keySets.apply(request.key_set);
     const nowMs = clock.now();
     this.parts.sql`DELETE FROM app_grants WHERE expires_ms <= ${nowMs}`;
@@ -71,7 +71,7 @@ export class AppSessions {
     this.insert({
       hash, kind: "ticket", instance_id: request.instance_id, port: request.port, account_id: request.account_id,
       opener_kind: request.opener.kind, opener_id: request.opener.kind === "key" ? request.opener.key_sha256 : request.opener.session_id,
-      generation: container.generation, expires_ms: expiresMs,
+      generation: container!.generation, expires_ms: expiresMs,
     });
     return { ok: true, ticket, expires_ms: expiresMs };
   }
@@ -90,7 +90,8 @@ export class AppSessions {
     const container = this.parts.ledger.container(instanceId);
     const refusal = this.refusal(ticket, container);
     if (refusal) return fail("unauthorized", refusal);
-    if (container!.desired !== "running") return fail("not_running", `instance ${instanceId} is ${container!.desired}, not running`);
+    const notRunning = runningRefusal(instanceId, container);
+    if (notRunning) return notRunning;
     const expiresMs = nowMs + APP_SESSION_TTL_MS;
     this.insert({ ...ticket, hash, kind: "session", expires_ms: expiresMs });
     return { ok: true, token, expires_ms: expiresMs };
