@@ -7,5 +7,8 @@ export const CALLER_REFUSED = "API key or session missing, wrong, expired or rev
 
 export const callerRefused = (): Failure => fail("unauthorized", CALLER_REFUSED);
 
+/** What every refusal of an instance web app's ticket or session tells a person to do. */
+export const REOPEN_APP = "open the app again from the dashboard";
+
 /** One answer for an unknown email and a wrong password, so neither tells which it was. */
 export const wrongLogin = (): Failure => fail("unauthorized", "email or password is wrong");

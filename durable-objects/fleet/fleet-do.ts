@@ -8,7 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { agentTokens } from "../../core/credentials.ts";
-import type { Env } from "../../core/env.ts";
+import { machineOf, type Env } from "../../core/env.ts";
 import type { GpuAvailability, GpuModel, HostVersions, MachineGpu, MachineState, MachineSummary } from "../contracts/fleet.ts";
 import { sqlFor } from "../sql.ts";
 import { FreeGpuIndex } from "./free-gpu-index.ts";
@@ -85,7 +85,7 @@ export class FleetDO extends DurableObject<Env> {
     const id = row!.id;
     const agentToken = agentTokens.issue(id);
     try {
-      await this.env.MACHINES.getByName(String(id)).initialize(id, name, agentToken);
+      await machineOf(this.env, id).initialize(id, name, agentToken);
     } catch {
       this.sql`DELETE FROM machines WHERE id = ${id}`;
       return fail("internal", "the machine could not be registered; try again");

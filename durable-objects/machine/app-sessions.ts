@@ -15,6 +15,7 @@ import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../contracts/credential-lifetimes.ts";
 import type { AppOpener, AppTicketRequest } from "../contracts/object-messages.ts";
 import type { ProxyRefusal } from "../contracts/proxy-request.ts";
+import { REOPEN_APP } from "../contracts/refusals.ts";
 import type { Sql } from "../sql.ts";
 import type { AccountKeySets } from "./account-key-sets.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
@@ -34,8 +35,6 @@ interface Grant {
   generation: number;
   expires_ms: number;
 }
-
-const REOPEN = "open the app again from the dashboard";
 
 export interface AppSessionParts {
   sql: Sql;
@@ -82,11 +81,11 @@ export class AppSessions {
     const hash = await sha256Hex(token);
     // From here on synchronous, so a ticket is spent exactly once.
     const ticket = this.find("ticket", ticketSha256);
-    if (!ticket) return fail("unauthorized", `the ticket is unknown or was used already; ${REOPEN}`);
+    if (!ticket) return fail("unauthorized", `the ticket is unknown or was used already; ${REOPEN_APP}`);
     this.parts.sql`DELETE FROM app_grants WHERE hash = ${ticket.hash}`;
     const nowMs = clock.now();
-    if (ticket.expires_ms <= nowMs) return fail("unauthorized", `the ticket expired (a ticket is valid ${APP_TICKET_TTL_MS / 1000} s); ${REOPEN}`);
-    if (ticket.instance_id !== instanceId || ticket.port !== port) return fail("unauthorized", `the ticket opens another app; ${REOPEN}`);
+    if (ticket.expires_ms <= nowMs) return fail("unauthorized", `the ticket expired (a ticket is valid ${APP_TICKET_TTL_MS / 1000} s); ${REOPEN_APP}`);
+    if (ticket.instance_id !== instanceId || ticket.port !== port) return fail("unauthorized", `the ticket opens another app; ${REOPEN_APP}`);
     const container = this.parts.ledger.container(instanceId);
     const refusal = this.refusal(ticket, container);
     if (refusal) return fail("unauthorized", refusal);
@@ -104,9 +103,9 @@ export class AppSessions {
   admit(instanceId: string, port: number, sessionSha256: string, container: ContainerRow | undefined): ProxyRefusal | null {
     const session = this.find("session", sessionSha256);
     const refusal = !session
-      ? `no app session; ${REOPEN}`
+      ? `no app session; ${REOPEN_APP}`
       : session.expires_ms <= clock.now()
-        ? `the app session expired (it lasts at most ${APP_SESSION_TTL_MS / 3_600_000} hours); ${REOPEN}`
+        ? `the app session expired (it lasts at most ${APP_SESSION_TTL_MS / 3_600_000} hours); ${REOPEN_APP}`
         : session.instance_id !== instanceId || session.port !== port
           ? "the app session belongs to another app"
           : this.refusal(session, container);
@@ -133,9 +132,9 @@ export class AppSessions {
     if (!container || container.desired === "destroyed") return `instance ${grant.instance_id} was destroyed`;
     // A stop is the next generation of the run it stops; a start, the one after.
     const run = container.desired === "stopped" ? container.generation - 1 : container.generation;
-    if (run !== grant.generation) return `instance ${grant.instance_id} was restarted since; ${REOPEN}`;
+    if (run !== grant.generation) return `instance ${grant.instance_id} was restarted since; ${REOPEN_APP}`;
     if (grant.opener_kind === "key" && !this.parts.keySets.isLive(grant.account_id, grant.opener_id)) {
-      return `the API key that opened the app was revoked; ${REOPEN}`;
+      return `the API key that opened the app was revoked; ${REOPEN_APP}`;
     }
     return null;
   }

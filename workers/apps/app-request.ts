@@ -11,6 +11,7 @@ import { ApiError, unwrap } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { machineIdOfInstance } from "../../core/ids.ts";
 import { APP_SESSION_TTL_MS } from "../../durable-objects/contracts/credential-lifetimes.ts";
+import { REOPEN_APP } from "../../durable-objects/contracts/refusals.ts";
 import { appOriginPolicy } from "../../protocol/mux/headers.ts";
 import { forwardToInstance } from "../forward/forward-to-instance.ts";
 import { APP_SESSION_COOKIE, type AppTarget } from "../http/app-origin.ts";
@@ -20,8 +21,6 @@ import { toApiError } from "../http/to-api-error.ts";
 import { appSessionCookie, appSessionOf } from "./app-cookie.ts";
 import { refusalResponse } from "./refusal-page.ts";
 import { ticketOf, withoutTicket } from "./ticket-url.ts";
-
-const REOPEN = "open the app again from the dashboard";
 
 /** Answers a request to an app host; `target` is "unknown" for a host under APPS_DOMAIN that names no app. */
 export async function serveAppRequest(request: Request, env: Env, target: AppTarget | "unknown", requestId: string): Promise<Response> {
@@ -41,7 +40,7 @@ export async function serveAppRequest(request: Request, env: Env, target: AppTar
 
 /** The ticket becomes the app's session: 302 to the same address without it, setting the cookie. */
 async function redeemTicket(request: Request, env: Env, machineId: number, target: AppTarget, ticket: string): Promise<Response> {
-  if (appTickets.ownerOf(ticket) !== target.instanceId) throw new ApiError("unauthorized", `the ticket is not one of this app's; ${REOPEN}`);
+  if (appTickets.ownerOf(ticket) !== target.instanceId) throw new ApiError("unauthorized", `the ticket is not one of this app's; ${REOPEN_APP}`);
   const redeemed = unwrap(await machineOf(env, machineId).redeemAppTicket(target.instanceId, target.port, await sha256Hex(ticket)));
   return new Response(null, {
     status: 302,
