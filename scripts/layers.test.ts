@@ -36,6 +36,15 @@ describe("the layering rule", () => {
       ["workers/apps/app-request.ts -> workers/api/context.ts", "workers/apps/app-request.ts -> workers/proxy/proxy.ts"],
     ],
     [
+      "puts the one forwarding step beneath the ways into an instance: they import it, it imports none of them",
+      {
+        "workers/proxy/proxy.ts": 'import { forwardToInstance } from "../forward/forward-to-instance.ts";',
+        "workers/apps/app-request.ts": 'import { forwardToInstance } from "../forward/forward-to-instance.ts";',
+        "workers/forward/forward-to-instance.ts": 'import { clientIp } from "../http/rate-limit.ts";\nimport { matchProxyPath } from "../proxy/proxy-path.ts";\nimport { x } from "../apps/app-cookie.ts";',
+      },
+      ["workers/forward/forward-to-instance.ts -> workers/proxy/proxy-path.ts", "workers/forward/forward-to-instance.ts -> workers/apps/app-cookie.ts"],
+    ],
+    [
       "keeps the typed client free of the service's code and the CLI on the client alone",
       {
         "client/client.ts": 'import { ApiError } from "../core/errors.ts";',
@@ -59,6 +68,23 @@ describe("the layering rule", () => {
         "dashboard/pages/launch/launch-form.tsx": 'import { planLaunch } from "../../../workers/api/launch-rules.ts";\nimport { Field } from "../../components/field.tsx";',
       },
       ["dashboard/pages/launch/launch-form.tsx -> workers/api/launch-rules.ts"],
+    ],
+    [
+      "keeps each object's folder private but for its entry point: what objects promise each other comes from the contracts",
+      {
+        "workers/main.ts": 'import { AccountDO } from "../durable-objects/account/account-do.ts";',
+        "workers/api/routes/x.ts": 'import { SESSION_IDLE_MS } from "../../../durable-objects/account/sessions.ts";\nimport { y } from "../../../durable-objects/contracts/y.ts";',
+        "durable-objects/email/email-do.ts": 'import { wrongLogin } from "../account/sign-in.ts";\nimport type { MachineDO } from "../machine/machine-do.ts";',
+        "durable-objects/machine/proxy-admission.ts": 'import { ProxyRequest } from "../contracts/proxy-request.ts";\nimport { a } from "./account-key-sets.ts";',
+        "bench/fleet/load.ts": 'import { FreeGpuIndex } from "../../durable-objects/fleet/free-gpu-index.ts";',
+        "workers/proxy/proxy.test.ts": 'import { admit } from "../../durable-objects/machine/proxy-admission.ts";',
+      },
+      ["workers/api/routes/x.ts -> durable-objects/account/sessions.ts", "durable-objects/email/email-do.ts -> durable-objects/account/sign-in.ts", "bench/fleet/load.ts -> durable-objects/fleet/free-gpu-index.ts"],
+    ],
+    [
+      "keeps the contracts beneath the objects: they import no object's folder",
+      { "durable-objects/contracts/proxy-request.ts": 'import type { ProxyTarget } from "../machine/proxy-bridge.ts";\nimport { z } from "zod";' },
+      ["durable-objects/contracts/proxy-request.ts -> durable-objects/machine/proxy-bridge.ts", "durable-objects/contracts/proxy-request.ts -> durable-objects/machine/proxy-bridge.ts"],
     ],
   ])("%s", (_, tree, found) => {
     expect(findViolations(new Map(Object.entries(tree))).map((v) => `${v.file} -> ${v.imports}`)).toEqual(found);
@@ -99,6 +125,22 @@ describe("the layering rule", () => {
       "protocol/mux/contract-suite.ts -> vitest", "workers/http/helper.ts -> cloudflare:test", "workers/http/helper.ts -> vitest/config",
     ]);
     expect(testRunnerImports('import x from "vitest-like";\nimport "./vitest.ts";')).toEqual([]);
+  });
+
+  it("finds every import circle, type-only imports and longer circles included", () => {
+    const tree = new Map([
+      ["durable-objects/fleet/fleet-do.ts", 'import { FreeGpuIndex } from "./free-gpu-index.ts";'],
+      ["durable-objects/fleet/free-gpu-index.ts", 'import type { MachineGpu } from "./fleet-do.ts";'],
+      ["cli/forward/forwarder.ts", 'import { forwardUpgrade } from "./upgrade.ts";'],
+      ["cli/forward/upgrade.ts", 'import { towardsClient } from "./headers.ts";'],
+      ["cli/forward/headers.ts", 'import type { OpenUpstream } from "./forwarder.ts";'],
+      ["core/ids.ts", 'import { sha256Hex } from "./hash.ts";'],
+      ["core/hash.ts", "export const sha256Hex = 1;"],
+    ]);
+    expect(findViolations(tree)).toEqual([
+      { file: "cli/forward/headers.ts", imports: "cli/forward/forwarder.ts", rule: "import circle: cli/forward/forwarder.ts -> cli/forward/upgrade.ts -> cli/forward/headers.ts -> cli/forward/forwarder.ts" },
+      { file: "durable-objects/fleet/free-gpu-index.ts", imports: "durable-objects/fleet/fleet-do.ts", rule: "import circle: durable-objects/fleet/fleet-do.ts -> durable-objects/fleet/free-gpu-index.ts -> durable-objects/fleet/fleet-do.ts" },
+    ]);
   });
 
   it("lets tests and tooling import anything, and flags a folder with no layer", () => {

@@ -1,6 +1,8 @@
-// The layering rule, checked over the import graph: every folder imports only from itself and from
-// the layers beneath it, and production code never from a dev folder (dev-code.ts), which only the dev
-// entries, tests and tooling use. Run by `npm test` (scripts/layers.test.ts) and by `node scripts/layers.ts`.
+// The layering rules, checked over the import graph: every folder imports only from itself and from
+// the layers beneath it; an object's folder is private to it but for its entry point (what objects
+// promise each other lives in durable-objects/contracts/); no import circle, of any length; and
+// production code never imports a dev folder (dev-code.ts), which only the dev entries, tests and
+// tooling use. Run by `npm test` (scripts/layers.test.ts) and by `node scripts/layers.ts`.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { DEV_FOLDERS } from "./dev-code.ts";
@@ -15,13 +17,17 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   // The dev agent: its entry and stand-ins, on top of the agent.
   { folder: "host-agent/dev/", mayImport: ["host-agent/", "protocol/"] },
   { folder: "host-agent/", mayImport: ["protocol/"] },
+  // What crosses an object boundary: messages, request shapes, shared constants and types.
+  { folder: "durable-objects/contracts/", mayImport: ["core/", "protocol/"] },
   { folder: "durable-objects/", mayImport: ["core/", "protocol/"] },
   // The dev Worker: its entry, the bench's routes and the dev MachineDO, on top of the Worker.
   { folder: "workers/dev/", mayImport: ["workers/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/http/", mayImport: ["core/"] },
-  { folder: "workers/proxy/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  // The one forwarding step to an instance, for every way in (the path proxy, the apps origins, ...).
+  { folder: "workers/forward/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  { folder: "workers/proxy/", mayImport: ["workers/forward/", "workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/api/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
-  { folder: "workers/apps/", mayImport: ["workers/http/", "durable-objects/", "core/", "protocol/"] },
+  { folder: "workers/apps/", mayImport: ["workers/forward/", "workers/http/", "durable-objects/", "core/", "protocol/"] },
   { folder: "workers/", mayImport: ["durable-objects/", "core/", "protocol/"] },
   // The typed client stands apart: it speaks to the service over HTTP only (generated types included),
   // so it runs in a browser too. The CLI builds on it alone.
@@ -34,6 +40,9 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
   { folder: "bench/", mayImport: ["*"] },
   { folder: "test/", mayImport: ["*"] },
 ];
+
+/** The Durable Objects' folders: private to their object, whose entry point is the folder's `*-do.ts`. */
+export const OBJECT_FOLDERS = ["durable-objects/account/", "durable-objects/machine/", "durable-objects/fleet/", "durable-objects/email/"];
 
 export interface Violation {
   file: string;
@@ -67,11 +76,19 @@ const FLOOR = ["standards/"];
 const layerOf = (file: string) => LAYERS.find((layer) => file.startsWith(layer.folder));
 const isDev = (file: string) => DEV_FOLDERS.some((folder) => file.startsWith(folder));
 
-/** Imports that point up a layer or sideways into a folder the rule does not allow. */
+/** Tests stand on top of what they test: a test file, or a helper of the tests, may import anything. */
+const isTest = (file: string) => file.endsWith(".test.ts") || file.startsWith("test/");
+
+/** Every violation of the rules in `sources` (repo-relative path -> source text). */
 export function findViolations(sources: ReadonlyMap<string, string>): Violation[] {
+  return [...layerViolations(sources), ...objectFolderViolations(sources), ...importCircles(sources)];
+}
+
+/** Imports that point up a layer or sideways into a folder the rule does not allow. */
+function layerViolations(sources: ReadonlyMap<string, string>): Violation[] {
   const violations: Violation[] = [];
   for (const [file, source] of sources) {
-    if (file.endsWith(".test.ts")) continue; // tests stand on top of what they test
+    if (file.endsWith(".test.ts")) continue;
     const layer = layerOf(file);
     if (!layer) {
       violations.push({ file, imports: "", rule: "the file's folder has no place in LAYERS" });
@@ -94,6 +111,49 @@ export function findViolations(sources: ReadonlyMap<string, string>): Violation[
       }
     }
   }
+  return violations;
+}
+
+const objectFolderOf = (file: string) => OBJECT_FOLDERS.find((folder) => file.startsWith(folder));
+const isEntryPoint = (file: string, folder: string) => /^[^/]+-do\.ts$/.test(file.slice(folder.length));
+
+/** Imports of an object's private module (anything of its folder but its `*-do.ts`) from outside the folder. */
+function objectFolderViolations(sources: ReadonlyMap<string, string>): Violation[] {
+  const violations: Violation[] = [];
+  for (const [file, source] of sources) {
+    if (isTest(file)) continue;
+    for (const target of relativeImports(file, source)) {
+      const folder = objectFolderOf(target);
+      if (!folder || file.startsWith(folder) || isEntryPoint(target, folder)) continue;
+      violations.push({ file, imports: target, rule: `${folder} is private to its object: import its entry point, or what it promises from durable-objects/contracts/` });
+    }
+  }
+  return violations;
+}
+
+/** Import circles (type-only imports included), each reported at the import that closes it. */
+function importCircles(sources: ReadonlyMap<string, string>): Violation[] {
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of sources) edges.set(file, [...new Set(relativeImports(file, source))].filter((target) => sources.has(target)));
+  const violations: Violation[] = [];
+  // Depth-first; a file is "open" while the walk is inside it, so an edge to an open file closes a circle.
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "open");
+    path.push(file);
+    for (const target of edges.get(file) ?? []) {
+      if (state.get(target) === "open") {
+        const circle = [...path.slice(path.indexOf(target)), target];
+        violations.push({ file, imports: target, rule: `import circle: ${circle.join(" -> ")}` });
+      } else if (!state.has(target)) {
+        visit(target);
+      }
+    }
+    path.pop();
+    state.set(file, "done");
+  };
+  for (const file of [...edges.keys()].sort()) if (!state.has(file)) visit(file);
   return violations;
 }
 

@@ -1,7 +1,8 @@
 // What the fleet simulation does to one FleetDO: a fleet of simulated machines seeded straight into its
 // tables, then closed-loop callers of the RPC methods the service uses (placement for a launch, a
 // MachineDO's index update, GET /v1/gpus' listing) for a fixed time, counting completed calls.
-import type { FleetDO, MachineState } from "../../durable-objects/fleet/fleet-do.ts";
+import type { MachineState } from "../../durable-objects/contracts/fleet.ts";
+import type { FleetDO } from "../../durable-objects/fleet/fleet-do.ts";
 
 /** GPU models of the simulated fleet, each on an equal share of its machines. */
 export const SIM_MODELS = ["rtx4090", "l40s", "a100-80gb", "h100-80gb", "h200"] as const;

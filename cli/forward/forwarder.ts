@@ -8,21 +8,12 @@ import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
 import { towardsClient, towardsService } from "./headers.ts";
 import { forwardUpgrade } from "./upgrade.ts";
-
-export interface ForwardTarget {
-  apiUrl: string;
-  apiKey: string;
-  instanceId: string;
-  port: number;
-}
+import type { ForwardTarget, OpenUpstream } from "./upstream.ts";
 
 export interface Forwarder {
   url: string;
   close(): Promise<void>;
 }
-
-/** How to open a request to the service, for plain requests and upgrades alike. */
-export type OpenUpstream = (path: string, method: string, headers: string[]) => ReturnType<typeof httpRequest>;
 
 export async function startForwarder(target: ForwardTarget, localPort: number): Promise<Forwarder> {
   const prefix = new URL(`${target.apiUrl}/v1/instances/${encodeURIComponent(target.instanceId)}/proxy/${target.port}`);

@@ -3,7 +3,7 @@
 // codes pass unchanged; a refusal (401, 409, 502 ...) is relayed as a plain response.
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import type { ForwardTarget, OpenUpstream } from "./forwarder.ts";
+import type { ForwardTarget, OpenUpstream } from "./upstream.ts";
 import { towardsClient, towardsService, withoutHeader, type RawHeaders } from "./headers.ts";
 
 export function forwardUpgrade(open: OpenUpstream, target: ForwardTarget, req: IncomingMessage, socket: Socket, head: Buffer): void {

@@ -2,16 +2,35 @@
 // a session (the gpr_session cookie). Both are checked on the same call as the operation they
 // allow, so a revoked key or session fails on its very next use.
 import { apiKeys, sessionTokens } from "../../core/credentials.ts";
-import { iso } from "../../core/clock.ts";
+import { clock, iso } from "../../core/clock.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import type { Sql } from "../sql.ts";
+import type { AccountRecord } from "./account-record.ts";
 import { findLiveKey } from "./keys.ts";
 import { findLiveSession } from "./sessions.ts";
 
 export type Caller = { kind: "key"; keySha256: string } | { kind: "session"; sessionId: string };
 
-/** Who `credential` is, or null when it is no live key or session of this account. */
-export async function checkCredential(sql: Sql, credential: string, nowMs: number): Promise<Caller | null> {
+export class Callers {
+  private readonly sql: Sql;
+  private readonly record: AccountRecord;
+
+  constructor(sql: Sql, record: AccountRecord) {
+    this.sql = sql;
+    this.record = record;
+  }
+
+  /** Who `credential` is, or null when it is no live key or session of this account (or there is no account). */
+  async who(credential: string): Promise<Caller | null> {
+    return this.record.info() === undefined ? null : checkCredential(this.sql, credential, clock.now());
+  }
+
+  async admits(credential: string): Promise<boolean> {
+    return (await this.who(credential)) !== null;
+  }
+}
+
+async function checkCredential(sql: Sql, credential: string, nowMs: number): Promise<Caller | null> {
   if (apiKeys.ownerOf(credential) !== null) {
     const keySha256 = await sha256Hex(credential);
     return findLiveKey(sql, keySha256, iso(nowMs)) ? { kind: "key", keySha256 } : null;

@@ -2,9 +2,11 @@
 // listed (7 days), idempotency keys once they no longer dedupe (24 hours). Runs on the object's alarm.
 import type { Sql } from "../sql.ts";
 import type { AlarmCapability } from "../outbox/single-alarm.ts";
-import { IDEMPOTENCY_TTL_MS } from "./instance-actions.ts";
 
 export const DESTROYED_VISIBLE_MS = 7 * 24 * 3_600_000;
+
+/** How long an Idempotency-Key of a launch answers with the instance it made. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 
 export class Expiry implements AlarmCapability {
   private readonly sql: Sql;

@@ -2,13 +2,9 @@
 // without asking this object: the SHA-256 of every live key and a version that increases with every
 // key change. This object is the authority; a change reaches every holder through the outbox, and a
 // revocation is answered only once every holder has acknowledged it.
-import type { KeySet, MachineDirective } from "../object-messages.ts";
+import type { KeySet, MachineDirective } from "../contracts/object-messages.ts";
 import type { Delivery, Outbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
-
-export function createKeySetTable(sql: Sql): void {
-  sql`CREATE TABLE IF NOT EXISTS key_set (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`;
-}
 
 /** The set as it stands (version 0 before the first key change). */
 export function currentKeySet(sql: Sql, accountId: string): KeySet {

@@ -6,6 +6,7 @@ import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { apiKeys, keyPrefix } from "../../core/credentials.ts";
 import { newKeyId } from "../../core/ids.ts";
 import { fail, type Failure } from "../../core/errors.ts";
+import { LAST_USED_RESOLUTION_MS } from "../contracts/credential-lifetimes.ts";
 import type { Sql } from "../sql.ts";
 
 export const MAX_LIVE_KEYS = 50;
@@ -57,9 +58,6 @@ export function revokeKey(sql: Sql, keyId: string, at: string): boolean {
 export function isRevoked(sql: Sql, keyId: string): boolean {
   return sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NOT NULL`.length > 0;
 }
-
-/** How stale last_used_at may get: writing it on every request puts a storage commit on every proxied request. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Finds the live key matching `key`, records its use (to the minute), and says whether it matched. */
 export function findLiveKey(sql: Sql, keyHash: string, at: string): boolean {

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { machineIdOfInstance } from "../../core/ids.ts";
 import { callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
-import type { ReserveRequest } from "../object-messages.ts";
+import type { ReserveRequest } from "../contracts/object-messages.ts";
 
 describe("launch ids", () => {
   it("each placement candidate gets its own id naming it; the refused attempt's row is gone", async () => {

@@ -11,8 +11,8 @@ import { iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
 import type { AlarmCapability } from "../outbox/single-alarm.ts";
 import type { Sql } from "../sql.ts";
-import type { AccountContext } from "./instance-actions.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";
+import type { MachineDirectives } from "./machine-directives.ts";
 import { NO_READINESS } from "./port-readiness.ts";
 
 /**
@@ -32,37 +32,42 @@ export function launchTimeoutMessage(timeoutMs: number): string {
   return `the host did not start the container within ${duration(timeoutMs)}; its GPUs are released (start the instance to try again)`;
 }
 
-export class LaunchTimeout implements AlarmCapability {
-  private readonly sql: Sql;
-  private readonly context: () => AccountContext;
+export interface LaunchTimeoutParts {
+  sql: Sql;
+  env: Env;
+  transaction<T>(fn: () => T): T;
+  directives: MachineDirectives;
+}
 
-  constructor(sql: Sql, context: () => AccountContext) {
-    this.sql = sql;
-    this.context = context;
+export class LaunchTimeout implements AlarmCapability {
+  private readonly parts: LaunchTimeoutParts;
+
+  constructor(parts: LaunchTimeoutParts) {
+    this.parts = parts;
   }
 
   nextAlarmMs(): number | null {
-    return this.sql<{ at: number | null }>`SELECT MIN(launch_deadline_ms) AS at FROM instances
+    return this.parts.sql<{ at: number | null }>`SELECT MIN(launch_deadline_ms) AS at FROM instances
       WHERE status IN ('creating', 'starting') AND machine_id IS NOT NULL`[0]?.at ?? null;
   }
 
   /** Gives up every launch and start past its deadline; the outbox (next on the alarm) tells their hosts. */
   onAlarm(nowMs: number): void {
-    const overdue = this.sql<InstanceRow>`SELECT * FROM instances
+    const overdue = this.parts.sql<InstanceRow>`SELECT * FROM instances
       WHERE status IN ('creating', 'starting') AND machine_id IS NOT NULL AND launch_deadline_ms <= ${nowMs}`;
     if (overdue.length === 0) return;
-    const ctx = this.context();
-    const message = launchTimeoutMessage(launchTimeoutMs(ctx.env));
-    for (const row of overdue) ctx.transaction(() => giveUp(ctx, row, message, nowMs));
+    const message = launchTimeoutMessage(launchTimeoutMs(this.parts.env));
+    for (const row of overdue) this.parts.transaction(() => this.giveUp(row, message, nowMs));
   }
-}
 
-function giveUp(ctx: AccountContext, row: InstanceRow, message: string, nowMs: number): void {
-  const generation = row.generation + 1;
-  ctx.sql`UPDATE instances SET status = 'error', status_message = ${message}, generation = ${generation}, readiness = ${NO_READINESS}
-          WHERE id = ${row.id}`;
-  addEvent(ctx.sql, row.id, `Error: ${message}`, iso(nowMs));
-  ctx.outbox.enqueue(String(row.machine_id!), { instance_id: row.id, desired: "stopped", generation });
+  private giveUp(row: InstanceRow, message: string, nowMs: number): void {
+    const { sql } = this.parts;
+    const generation = row.generation + 1;
+    sql`UPDATE instances SET status = 'error', status_message = ${message}, generation = ${generation}, readiness = ${NO_READINESS}
+        WHERE id = ${row.id}`;
+    addEvent(sql, row.id, `Error: ${message}`, iso(nowMs));
+    this.parts.directives.enqueue(String(row.machine_id!), { instance_id: row.id, desired: "stopped", generation });
+  }
 }
 
 function duration(ms: number): string {

@@ -3,15 +3,38 @@
 // stopped changes nothing.
 import { iso } from "../../core/clock.ts";
 import type { PortSpec } from "../../core/port-spec.ts";
-import type { MachineReport } from "../object-messages.ts";
+import type { MachineReport } from "../contracts/object-messages.ts";
 import type { Sql } from "../sql.ts";
 import { settleInstance, startAccruing } from "./billing.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";
 import { recordKeyUse } from "./keys.ts";
 import { NO_READINESS, withoutReadyPorts, withReadyPorts } from "./port-readiness.ts";
+import type { Settlement } from "./settlement.ts";
+
+/** The reports of MachineDOs, each batch applied with billing settled in the same transaction. */
+export class MachineReports {
+  private readonly sql: Sql;
+  private readonly transaction: <T>(fn: () => T) => T;
+  private readonly settlement: Settlement;
+
+  constructor(sql: Sql, transaction: <T>(fn: () => T) => T, settlement: Settlement) {
+    this.sql = sql;
+    this.transaction = transaction;
+    this.settlement = settlement;
+  }
+
+  /** Returns the instance ids this account does not have on that machine (the MachineDO removes them). */
+  apply(machineId: number, reports: MachineReport[]): string[] {
+    return this.transaction(() => {
+      const unknown = applyReports(this.sql, machineId, reports);
+      this.settlement.settleNow();
+      return unknown;
+    });
+  }
+}
 
 /** Applies reports in order; returns instance ids this account does not have on that machine. */
-export function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): string[] {
+function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): string[] {
   const unknown = new Set<string>();
   const [seen] = sql<{ last_seq: number }>`SELECT last_seq FROM machine_seq WHERE machine_id = ${machineId}`;
   let lastSeq = seen?.last_seq ?? 0;

@@ -1,16 +1,25 @@
-// AccountDO's SQLite schema, created idempotently in the constructor.
-import { createOutboxTable } from "../outbox/outbox.ts";
+// AccountDO's SQLite schema, every table of it, created idempotently in the constructor; an object
+// created by an older release upgrades in place (its additions run on every start). Each table is
+// read and written by the part named beside it; the outbox's own table is the outbox's (outbox.ts).
+import { addColumnIfMissing } from "../add-column.ts";
+import { replaceLegacyOutbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
 
 export function createAccountSchema(sql: Sql): void {
+  // account-record.ts; its balance is changed by ledger.ts alone.
   sql`CREATE TABLE IF NOT EXISTS account (
     id TEXT PRIMARY KEY, referral_code TEXT NOT NULL, created_at TEXT NOT NULL, balance_micros INTEGER NOT NULL)`;
+  // keys.ts, and key-set.ts's version of the set.
   sql`CREATE TABLE IF NOT EXISTS api_keys (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, hash TEXT NOT NULL,
     created_at TEXT NOT NULL, last_used_at TEXT, revoked_at TEXT)`;
+  sql`CREATE TABLE IF NOT EXISTS key_set (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`;
+  // ledger.ts writes it, ledger-page.ts reads it.
   sql`CREATE TABLE IF NOT EXISTS ledger (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, amount_micros INTEGER NOT NULL,
     instance_id TEXT, note TEXT NOT NULL, created_at TEXT NOT NULL)`;
+  // instance-row.ts; changed by instance-actions.ts, reports.ts, billing.ts, launch-timeout.ts, expiry.ts.
   sql`CREATE TABLE IF NOT EXISTS instances (
     id TEXT PRIMARY KEY, label TEXT NOT NULL, status TEXT NOT NULL, status_message TEXT NOT NULL,
     desired_state TEXT NOT NULL, gpu_model TEXT NOT NULL, gpu_count INTEGER NOT NULL, template TEXT NOT NULL,
@@ -21,10 +30,16 @@ export function createAccountSchema(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, instance_id TEXT NOT NULL, message TEXT NOT NULL, created_at TEXT NOT NULL)`;
   sql`CREATE INDEX IF NOT EXISTS events_by_instance ON events (instance_id, seq)`;
+  // instance-actions.ts (launch's Idempotency-Key).
   sql`CREATE TABLE IF NOT EXISTS idempotency (
     key TEXT PRIMARY KEY, body_hash TEXT NOT NULL, instance_id TEXT NOT NULL, created_ms INTEGER NOT NULL)`;
+  // reports.ts: the last report applied from each machine.
   sql`CREATE TABLE IF NOT EXISTS machine_seq (machine_id INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL)`;
+  // app-openers.ts: which machines each browser session opened web apps on.
+  sql`CREATE TABLE IF NOT EXISTS app_openers (session_id TEXT NOT NULL, machine_id INTEGER NOT NULL, opened_ms INTEGER NOT NULL,
+    PRIMARY KEY (session_id, machine_id))`;
   upgradeLegacyOutbox(sql);
+  addAccountSchemaAdditions(sql);
 }
 
 /**
@@ -33,10 +48,31 @@ export function createAccountSchema(sql: Sql): void {
  */
 export function upgradeLegacyOutbox(sql: Sql): void {
   if (sql`SELECT 1 FROM pragma_table_info('outbox') WHERE name = 'machine_id'`.length === 0) return;
-  sql`ALTER TABLE outbox RENAME TO outbox_legacy`;
-  createOutboxTable(sql);
-  sql`INSERT INTO outbox (destination, message, attempts, next_ms)
+  replaceLegacyOutbox(sql, () => sql`INSERT INTO outbox (destination, message, attempts, next_ms)
       SELECT machine_id, json_object('instance_id', instance_id, 'desired', desired, 'generation', generation), attempts, next_ms
-      FROM outbox_legacy ORDER BY seq`;
-  sql`DROP TABLE outbox_legacy`;
+      FROM outbox_legacy ORDER BY seq`);
+}
+
+/** What the schema gained with sign-in, sessions, the ledger's running balance, port readiness and launch deadlines. */
+export function addAccountSchemaAdditions(sql: Sql): void {
+  // Null for accounts the operator created without one.
+  addColumnIfMissing(sql, "account", "email", "TEXT");
+  if (addColumnIfMissing(sql, "ledger", "balance_after_micros", "INTEGER")) {
+    // Rows written before the column existed: their running balance, once.
+    sql`UPDATE ledger SET balance_after_micros = (SELECT SUM(earlier.amount_micros) FROM ledger AS earlier WHERE earlier.seq <= ledger.seq)`;
+  }
+  // sign-in.ts and sessions.ts.
+  sql`CREATE TABLE IF NOT EXISTS password (
+    algorithm TEXT NOT NULL, iterations INTEGER NOT NULL, salt TEXT NOT NULL, hash TEXT NOT NULL, updated_at TEXT NOT NULL)`;
+  sql`CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, last_used_ms INTEGER NOT NULL)`;
+  // Which HTTP ports answer in the instance's current run (port-readiness.ts): none, for rows from before.
+  addColumnIfMissing(sql, "instances", "readiness", "TEXT NOT NULL DEFAULT '{}'");
+  // Written when a sign-up that was to create this account was given up: it never can be created later (sign-in.ts).
+  sql`CREATE TABLE IF NOT EXISTS abandoned_signup (at TEXT NOT NULL)`;
+  // When a launch or start not yet confirmed by its host is given up (launch-timeout.ts). A launch
+  // or start still waiting from before gets the default timeout from its creation.
+  if (addColumnIfMissing(sql, "instances", "launch_deadline_ms", "INTEGER")) {
+    sql`UPDATE instances SET launch_deadline_ms = created_ms + ${DEFAULT_LAUNCH_TIMEOUT_MS} WHERE status IN ('creating', 'starting')`;
+  }
 }

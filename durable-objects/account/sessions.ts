@@ -7,9 +7,7 @@ import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { iso } from "../../core/clock.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import type { Sql } from "../sql.ts";
-import { LAST_USED_RESOLUTION_MS } from "./keys.ts";
-
-export const SESSION_IDLE_MS = 30 * 24 * 3_600_000;
+import { LAST_USED_RESOLUTION_MS, SESSION_IDLE_MS } from "../contracts/credential-lifetimes.ts";
 
 /** A new session's token (shown to the client once) and its hash (all that is stored). */
 export async function newSessionToken(accountId: string): Promise<{ token: string; hash: string }> {

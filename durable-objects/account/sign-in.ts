@@ -7,23 +7,15 @@ import { iso } from "../../core/clock.ts";
 import { newReferralCode } from "../../core/ids.ts";
 import type { Sql } from "../sql.ts";
 import { changeBalance } from "./ledger.ts";
-import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword, type PasswordHash } from "./password-hash.ts";
+import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword, type PasswordHash } from "../../core/password-hash.ts";
+import type { NewLoginAccount } from "../contracts/accounts.ts";
+import { wrongLogin } from "../contracts/refusals.ts";
 import { insertSession, newSessionToken, revokeOtherSessions } from "./sessions.ts";
 
 export interface LoginStore {
   sql: Sql;
   transaction<T>(fn: () => T): T;
   nowMs(): number;
-}
-
-/** One answer for an unknown email and a wrong password, so neither tells which it was. */
-export const wrongLogin = (): Failure => fail("unauthorized", "email or password is wrong");
-
-export interface NewLoginAccount {
-  accountId: string;
-  email: string;
-  password: string;
-  creditMicros: number;
 }
 
 /** Creates the account with its email, password and first session. Refused if it exists or its sign-up was abandoned. */

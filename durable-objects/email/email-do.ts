@@ -1,4 +1,4 @@
-// EmailDO, one per normalized email (addressed by getByName(email)). Authority for: which account
+// EmailDO, one per normalized email (addressed by emailOf, core/env.ts). Authority for: which account
 // holds this email, and the email's budget of sign-up and sign-in attempts. Two sign-ups with one
 // email reach this one object, which claims the email synchronously before anything is awaited,
 // so exactly one of them can win.
@@ -11,12 +11,12 @@
 // nothing for longer than PENDING_MS.
 import { DurableObject } from "cloudflare:workers";
 import { AttemptBudget } from "../../core/attempt-budget.ts";
-import type { Env } from "../../core/env.ts";
+import { accountOf, type Env } from "../../core/env.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { newAccountId } from "../../core/ids.ts";
-import type { AccountInfo } from "../account/account-do.ts";
-import { DUMMY_PASSWORD_HASH, verifyPassword } from "../account/password-hash.ts";
-import { wrongLogin } from "../account/sign-in.ts";
+import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../core/password-hash.ts";
+import type { SignedIn } from "../contracts/accounts.ts";
+import { wrongLogin } from "../contracts/refusals.ts";
 import { sqlFor } from "../sql.ts";
 
 /** How long a claim may stay pending before it is settled by asking the account. */
@@ -35,8 +35,6 @@ export interface Attempt {
   /** AUTH_RATE_LIMIT_PER_MIN, read by the Worker. */
   attemptsPerMinute: number;
 }
-
-export type SignedIn = { ok: true; account: AccountInfo; session: string } | Failure;
 
 export class EmailDO extends DurableObject<Env> {
   private readonly sql = sqlFor(this.ctx.storage);
@@ -63,7 +61,7 @@ export class EmailDO extends DurableObject<Env> {
     // Synchronous with the check above: a second sign-up arriving from here on finds this claim.
     this.sql`INSERT INTO holder (email, account_id, state, claimed_ms) VALUES (${attempt.email}, ${accountId}, 'pending', ${Date.now()})`;
     await this.ctx.storage.setAlarm(Date.now() + PENDING_MS);
-    const created = await this.env.ACCOUNTS.getByName(accountId)
+    const created = await accountOf(this.env, accountId)
       .createWithLogin({ accountId, email: attempt.email, password: attempt.password, creditMicros })
       .catch(() => null);
     if (created?.ok) {
@@ -86,7 +84,7 @@ export class EmailDO extends DurableObject<Env> {
       await verifyPassword(attempt.password, DUMMY_PASSWORD_HASH);
       return wrongLogin();
     }
-    return this.env.ACCOUNTS.getByName(holder.account_id).signIn(attempt.email, attempt.password);
+    return accountOf(this.env, holder.account_id).signIn(attempt.email, attempt.password);
   }
 
   override async alarm(): Promise<void> {
@@ -105,7 +103,7 @@ export class EmailDO extends DurableObject<Env> {
 
   /** Asks the account of a pending claim whether it exists; keeps or releases the email by the answer. */
   private async settlePending(pending: Holder): Promise<"active" | "released"> {
-    const { exists } = await this.env.ACCOUNTS.getByName(pending.account_id).abandonSignup(pending.email);
+    const { exists } = await accountOf(this.env, pending.account_id).abandonSignup(pending.email);
     const current = this.holder();
     // Someone else settled it while we asked.
     if (current?.account_id !== pending.account_id || current.state !== "pending") return exists ? "active" : "released";

@@ -8,62 +8,12 @@ import { DurableObject } from "cloudflare:workers";
 import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { agentTokens } from "../../core/credentials.ts";
-import type { Env } from "../../core/env.ts";
+import { machineOf, type Env } from "../../core/env.ts";
+import type { GpuAvailability, GpuModel, HostVersions, MachineGpu, MachineState, MachineSummary } from "../contracts/fleet.ts";
 import { sqlFor } from "../sql.ts";
 import { FreeGpuIndex } from "./free-gpu-index.ts";
 import { placeLaunch, type Placement, type PlacementRequest } from "./placement.ts";
 import { createFleetSchema } from "./schema.ts";
-
-export interface GpuModel {
-  model: string;
-  display_name: string;
-  vram_gb: number;
-  price_hour_micros: number;
-  tier: string;
-  arch: string;
-}
-
-export interface GpuAvailability extends GpuModel {
-  free_gpus: number;
-  max_per_server: number;
-}
-
-/** A machine's GPU as the fleet indexes it: `model` "" is a GPU the agent does not know. */
-export interface MachineGpu {
-  model: string;
-  index: number;
-  name: string;
-}
-
-/** What its agent last said about the host (all "" until an agent has connected). */
-export interface HostVersions {
-  agent_version: string;
-  driver_version: string;
-  cuda_version: string;
-}
-
-/** What a MachineDO tells the fleet about its machine. */
-export interface MachineState extends HostVersions {
-  /** Increases with every change on the MachineDO: an older state arriving late is ignored. */
-  version: number;
-  online: boolean;
-  /** Why the machine takes no new instances now ("" when it does): placement skips it. */
-  degraded: string;
-  last_seen_at: string | null;
-  gpus: MachineGpu[];
-  free_indices: number[];
-  cached_models: string[];
-}
-
-export interface MachineSummary extends HostVersions {
-  id: number;
-  name: string;
-  online: boolean;
-  degraded: string;
-  gpus: MachineGpu[];
-  free_gpus: number;
-  last_seen_at: string | null;
-}
 
 interface MachineRow extends HostVersions {
   id: number;
@@ -136,7 +86,7 @@ export class FleetDO extends DurableObject<Env> {
     const id = row!.id;
     const agentToken = agentTokens.issue(id);
     try {
-      await this.env.MACHINES.getByName(String(id)).initialize(id, name, agentToken);
+      await machineOf(this.env, id).initialize(id, name, agentToken);
     } catch {
       this.sql`DELETE FROM machines WHERE id = ${id}`;
       return fail("internal", "the machine could not be registered; try again");

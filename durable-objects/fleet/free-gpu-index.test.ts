@@ -1,7 +1,7 @@
 // The FleetDO's free-GPU index in memory: what it offers, and that only the newest index update counts.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { MachineState } from "./fleet-do.ts";
+import type { MachineState } from "../contracts/fleet.ts";
 import { FreeGpuIndex, freeByModel } from "./free-gpu-index.ts";
 
 const gpus = [

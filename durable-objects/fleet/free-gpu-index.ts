@@ -3,7 +3,7 @@
 // index update it applies. Placement and GET /v1/gpus read it without a query or a JSON parse per
 // machine: scanning 10,000 rows of JSON per launch is what bounded the fleet (docs/scaling.md). The
 // machines table stays the durable copy; this is derived from it.
-import type { MachineGpu } from "./fleet-do.ts";
+import type { MachineGpu } from "../contracts/fleet.ts";
 
 export interface IndexedMachine {
   /** Free GPUs per known model (a GPU of model "" is never counted, so never offered). */

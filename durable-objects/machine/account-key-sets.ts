@@ -5,7 +5,7 @@
 // forgotten with the account's last container here (the ledger says when): the AccountDO stops
 // pushing to a machine once its instances there are destroyed, and a later launch brings the set anew.
 import { constantTimeEqual } from "../../core/hash.ts";
-import type { KeySet } from "../object-messages.ts";
+import type { KeySet } from "../contracts/object-messages.ts";
 import type { Sql } from "../sql.ts";
 
 export class AccountKeySets {

@@ -12,14 +12,14 @@ import { clock } from "../../core/clock.ts";
 import { appSessionTokens, appTickets } from "../../core/credentials.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
-import type { AppOpener, AppTicketRequest } from "../object-messages.ts";
+import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../contracts/credential-lifetimes.ts";
+import type { AppOpener, AppTicketRequest } from "../contracts/object-messages.ts";
+import type { ProxyRefusal } from "../contracts/proxy-request.ts";
+import { REOPEN_APP } from "../contracts/refusals.ts";
 import type { Sql } from "../sql.ts";
 import type { AccountKeySets } from "./account-key-sets.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
-import type { ProxyRefusal } from "./proxy-request.ts";
-
-export const APP_TICKET_TTL_MS = 60_000;
-export const APP_SESSION_TTL_MS = 12 * 3_600_000;
+import { runningRefusal } from "./reachability.ts";
 
 /** A ticket or a session as stored: whose it is, what it opens, and until when. */
 interface Grant {
@@ -35,8 +35,6 @@ interface Grant {
   generation: number;
   expires_ms: number;
 }
-
-const REOPEN = "open the app again from the dashboard";
 
 export interface AppSessionParts {
   sql: Sql;
@@ -56,16 +54,15 @@ export class AppSessions {
     parts.sql`CREATE INDEX IF NOT EXISTS app_grants_by_expiry ON app_grants (expires_ms)`;
   }
 
-  /** A ticket for an instance the account has checked is its own and running (AccountDO.openApp). */
+  /** A ticket for an instance the account has checked is its own (AccountDO.openApp), while it runs (reachability.ts). */
   async issueTicket(request: AppTicketRequest): Promise<{ ok: true; ticket: string; expires_ms: number } | Failure> {
     const ticket = appTickets.issue(request.instance_id);
     const hash = await sha256Hex(ticket);
     // From here on synchronous: what is checked is what the ticket is issued for.
     const container = this.parts.ledger.container(request.instance_id);
-    if (!container || container.account_id !== request.account_id || container.desired === "destroyed") {
-      return fail("not_found", `no instance ${request.instance_id} on its host`);
-    }
-    if (container.desired !== "running") return fail("not_running", `instance ${request.instance_id} is ${container.desired}, not running`);
+    if (container && container.account_id !== request.account_id) return fail("not_found", `no instance ${request.instance_id} on its host`);
+    const notRunning = runningRefusal(request.instance_id, container);
+    if (notRunning) return notRunning;
     this.parts.keySets.apply(request.key_set);
     const nowMs = clock.now();
     this.parts.sql`DELETE FROM app_grants WHERE expires_ms <= ${nowMs}`;
@@ -73,7 +70,7 @@ export class AppSessions {
     this.insert({
       hash, kind: "ticket", instance_id: request.instance_id, port: request.port, account_id: request.account_id,
       opener_kind: request.opener.kind, opener_id: request.opener.kind === "key" ? request.opener.key_sha256 : request.opener.session_id,
-      generation: container.generation, expires_ms: expiresMs,
+      generation: container!.generation, expires_ms: expiresMs,
     });
     return { ok: true, ticket, expires_ms: expiresMs };
   }
@@ -84,15 +81,16 @@ export class AppSessions {
     const hash = await sha256Hex(token);
     // From here on synchronous, so a ticket is spent exactly once.
     const ticket = this.find("ticket", ticketSha256);
-    if (!ticket) return fail("unauthorized", `the ticket is unknown or was used already; ${REOPEN}`);
+    if (!ticket) return fail("unauthorized", `the ticket is unknown or was used already; ${REOPEN_APP}`);
     this.parts.sql`DELETE FROM app_grants WHERE hash = ${ticket.hash}`;
     const nowMs = clock.now();
-    if (ticket.expires_ms <= nowMs) return fail("unauthorized", `the ticket expired (a ticket is valid ${APP_TICKET_TTL_MS / 1000} s); ${REOPEN}`);
-    if (ticket.instance_id !== instanceId || ticket.port !== port) return fail("unauthorized", `the ticket opens another app; ${REOPEN}`);
+    if (ticket.expires_ms <= nowMs) return fail("unauthorized", `the ticket expired (a ticket is valid ${APP_TICKET_TTL_MS / 1000} s); ${REOPEN_APP}`);
+    if (ticket.instance_id !== instanceId || ticket.port !== port) return fail("unauthorized", `the ticket opens another app; ${REOPEN_APP}`);
     const container = this.parts.ledger.container(instanceId);
     const refusal = this.refusal(ticket, container);
     if (refusal) return fail("unauthorized", refusal);
-    if (container!.desired !== "running") return fail("not_running", `instance ${instanceId} is ${container!.desired}, not running`);
+    const notRunning = runningRefusal(instanceId, container);
+    if (notRunning) return notRunning;
     const expiresMs = nowMs + APP_SESSION_TTL_MS;
     this.insert({ ...ticket, hash, kind: "session", expires_ms: expiresMs });
     return { ok: true, token, expires_ms: expiresMs };
@@ -105,9 +103,9 @@ export class AppSessions {
   admit(instanceId: string, port: number, sessionSha256: string, container: ContainerRow | undefined): ProxyRefusal | null {
     const session = this.find("session", sessionSha256);
     const refusal = !session
-      ? `no app session; ${REOPEN}`
+      ? `no app session; ${REOPEN_APP}`
       : session.expires_ms <= clock.now()
-        ? `the app session expired (it lasts at most ${APP_SESSION_TTL_MS / 3_600_000} hours); ${REOPEN}`
+        ? `the app session expired (it lasts at most ${APP_SESSION_TTL_MS / 3_600_000} hours); ${REOPEN_APP}`
         : session.instance_id !== instanceId || session.port !== port
           ? "the app session belongs to another app"
           : this.refusal(session, container);
@@ -134,9 +132,9 @@ export class AppSessions {
     if (!container || container.desired === "destroyed") return `instance ${grant.instance_id} was destroyed`;
     // A stop is the next generation of the run it stops; a start, the one after.
     const run = container.desired === "stopped" ? container.generation - 1 : container.generation;
-    if (run !== grant.generation) return `instance ${grant.instance_id} was restarted since; ${REOPEN}`;
+    if (run !== grant.generation) return `instance ${grant.instance_id} was restarted since; ${REOPEN_APP}`;
     if (grant.opener_kind === "key" && !this.parts.keySets.isLive(grant.account_id, grant.opener_id)) {
-      return `the API key that opened the app was revoked; ${REOPEN}`;
+      return `the API key that opened the app was revoked; ${REOPEN_APP}`;
     }
     return null;
   }

@@ -7,9 +7,9 @@ import { clock } from "../../core/clock.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
-import type { Env } from "../../core/env.ts";
+import { accountOf, type Env } from "../../core/env.ts";
 import type { ContainerSpec, ContainerState } from "../../protocol/index.ts";
-import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveRequest } from "../object-messages.ts";
+import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveRequest } from "../contracts/object-messages.ts";
 import { Outbox, type Queued } from "../outbox/outbox.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { Sql } from "../sql.ts";
@@ -209,7 +209,7 @@ export class ContainerLedger {
   private async sendReports(accountId: string, batch: Queued<MachineReportBody>[]): Promise<void> {
     const machine = this.record.read()!;
     const reports = batch.map(({ seq, message }) => ({ ...message, seq }) as MachineReport);
-    const { unknown } = await this.env.ACCOUNTS.getByName(accountId).applyMachineReports(machine.id, reports);
+    const { unknown } = await accountOf(this.env, accountId).applyMachineReports(machine.id, reports);
     for (const instanceId of unknown) this.forgetOrphan(instanceId, accountId);
   }
 

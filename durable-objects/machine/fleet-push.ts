@@ -3,7 +3,7 @@
 // retried by the alarm a second later until FleetDO has the latest version.
 import { iso } from "../../core/clock.ts";
 import { errorText, log } from "../../core/log.ts";
-import type { Env } from "../../core/env.ts";
+import { fleetOf, type Env } from "../../core/env.ts";
 import type { AlarmCapability } from "../outbox/single-alarm.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
 import type { MachineHealth } from "./host-health.ts";
@@ -47,7 +47,7 @@ export class FleetPush implements AlarmCapability {
     const reserved = this.ledger.reservedGpuIndices();
     const lastSeenMs = this.liveness.lastSeenMs();
     try {
-      await this.env.FLEET.getByName("fleet").reportMachine(machine.id, {
+      await fleetOf(this.env).reportMachine(machine.id, {
         ...this.record.versions(),
         version: machine.state_version,
         online: machine.online === 1,

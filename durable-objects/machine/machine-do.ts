@@ -25,7 +25,9 @@ import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
 import type { LogFields } from "../../core/log.ts";
 import {
   isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
-} from "../object-messages.ts";
+} from "../contracts/object-messages.ts";
+import { decodeLogsRequest, LOGS_PATH } from "../contracts/logs-request.ts";
+import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "../contracts/proxy-request.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
 import { AccountKeySets } from "./account-key-sets.ts";
@@ -38,9 +40,8 @@ import { MachineHealth } from "./host-health.ts";
 import { MachineRecord } from "./machine-record.ts";
 import { MetricsStore } from "./metrics-store.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
-import { decodeLogsRequest, LOGS_PATH } from "./logs-request.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
-import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "./proxy-request.ts";
+import { hostOffline } from "./reachability.ts";
 import { createMachineSchema } from "./schema.ts";
 
 export class MachineDO extends DurableObject<Env> {
@@ -193,7 +194,8 @@ export class MachineDO extends DurableObject<Env> {
     const noLogs = () => errorResponse("not_running", `the host has no logs for instance ${instanceId}`);
     // A container being destroyed takes its logs with it.
     if (!row || row.desired === "destroyed") return noLogs();
-    if (!this.record.isOnline()) return errorResponse("upstream_unavailable", `the host of instance ${instanceId} is offline`);
+    const offline = this.record.isOnline() ? null : hostOffline(instanceId);
+    if (offline) return errorResponse(offline.code, offline.message);
     const requestId = decoded.request.requestId || undefined;
     const response = await this.bridge.openLogs(decoded.request, () => ({ request_id: requestId, ...this.containerLogIds(instanceId) }));
     if (response.status !== 404) return response;

@@ -2,7 +2,7 @@
 // connection, state and fleet versions) and, as its agent's last hello said, its GPUs and cached models.
 import { sha256Hex } from "../../core/hash.ts";
 import type { GpuInfo } from "../../protocol/index.ts";
-import type { HostVersions } from "../fleet/fleet-do.ts";
+import type { HostVersions } from "../contracts/fleet.ts";
 import type { Sql } from "../sql.ts";
 
 export interface MachineRow {

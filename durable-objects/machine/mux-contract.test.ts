@@ -3,7 +3,8 @@
 // and echoes every WebSocket message.
 import { decodeAgentMessage, decodeDataFrame, decodeServerMessage, encodeDataFrame, encodeMessage, type AgentMessage } from "../../protocol/index.ts";
 import { runMuxContract, sentFrameLog, type MuxEndUnderTest } from "../../test/support/mux/contract-suite.ts";
-import { ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
+import type { ProxyTarget } from "../contracts/proxy-request.ts";
+import { ProxyBridge } from "./proxy-bridge.ts";
 
 const target = (method: string): ProxyTarget => ({ instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/contract", method, headers: [] });
 

@@ -1,7 +1,8 @@
 // Proxy admission, the MachineDO's part of the hot path: it is the authority for which credentials
 // open the proxy of the containers it hosts, answering from what it alone holds (each container's
 // account, desired and reported state; the accounts' key sets; whether the host is online) without
-// asking any other object, and without a storage write per request.
+// asking any other object, and without a storage write per request. The instance's state is judged
+// by the one rule every way in shares (reachability.ts).
 // A key not in the container's account's set may be another account's valid key (404) or a wrong
 // one (401): it cannot tell, so it answers `ask_account` and the Worker asks the key's AccountDO (the
 // slow path, for refusals and legacy ids only). So does an instance it does not know (an id made
@@ -9,16 +10,19 @@
 // judged here alone (app-sessions.ts): it is never the account's to judge.
 import { clock } from "../../core/clock.ts";
 import { instanceTokenFor } from "../../core/credentials.ts";
-import { constantTimeEqual } from "../../core/hash.ts";
 import type { Env } from "../../core/env.ts";
-import { LAST_USED_RESOLUTION_MS } from "../account/keys.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import { constantTimeEqual } from "../../core/hash.ts";
+import { LAST_USED_RESOLUTION_MS } from "../contracts/credential-lifetimes.ts";
+import type { ProxyCredential, ProxyRefusal, ProxyRequest } from "../contracts/proxy-request.ts";
+import { callerRefused } from "../contracts/refusals.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { AccountKeySets } from "./account-key-sets.ts";
 import type { AppSessions } from "./app-sessions.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
 import type { MachineRecord } from "./machine-record.ts";
-import type { ProxyCredential, ProxyRefusal, ProxyRequest } from "./proxy-request.ts";
+import { reachRefusal } from "./reachability.ts";
 
 export interface AdmissionParts {
   env: Env;
@@ -49,21 +53,17 @@ export class ProxyAdmission {
       const refusal = this.parts.appSessions.admit(id, request.port, credential.session_sha256, container);
       if (refusal) return refusal;
     }
-    if (!container) {
-      const judged = credential.kind === "admitted_by_account" || credential.kind === "app_session";
-      return judged ? refused("upstream_unavailable", "the instance has no running container on its host") : ASK_ACCOUNT;
-    }
     if (credential.kind === "key" || credential.kind === "instance_token") {
-      const refusal = await this.checkCredential(container, credential);
+      // An instance this machine does not know: only the credential's account can say whose it is.
+      const refusal = container ? await this.checkCredential(container, credential) : ASK_ACCOUNT;
       if (refusal) return refusal;
     }
-    if (container.desired !== "running") return refused("not_running", `instance ${id} is ${container.desired}, not running`);
-    if (container.actual !== "running") return refused("not_running", `instance ${id} is not running yet (its container is ${container.actual})`);
-    if (!this.parts.record.isOnline()) return refused("upstream_unavailable", `the host of instance ${id} is offline`);
+    const unreachable = reachRefusal(id, container, this.parts.record.isOnline());
+    if (unreachable) return refused(unreachable);
     if (Number(declaredLength ?? 0) > MAX_REQUEST_BODY_BYTES) {
-      return refused("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`);
+      return refused(fail("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`));
     }
-    if (credential.kind === "key") this.noteKeyUse(container.account_id, credential.key_sha256);
+    if (credential.kind === "key") this.noteKeyUse(container!.account_id, credential.key_sha256);
     return null;
   }
 
@@ -71,7 +71,7 @@ export class ProxyAdmission {
     if (credential.kind === "instance_token") {
       // Bound to this instance and its account: any other token is wrong, whoever holds it.
       const expected = await instanceTokenFor(this.parts.env.INSTANCE_TOKEN_SECRET, container.account_id, container.instance_id);
-      return constantTimeEqual(credential.token, expected) ? null : refused("unauthorized", "API key or session missing, wrong, expired or revoked");
+      return constantTimeEqual(credential.token, expected) ? null : refused(callerRefused());
     }
     return this.parts.keySets.isLive(container.account_id, credential.key_sha256) ? null : ASK_ACCOUNT;
   }
@@ -87,4 +87,4 @@ export class ProxyAdmission {
   }
 }
 
-const refused = (code: Extract<ProxyRefusal, { kind: "refused" }>["code"], message: string): ProxyRefusal => ({ kind: "refused", code, message });
+const refused = ({ code, message }: Failure): ProxyRefusal => ({ kind: "refused", code, message });

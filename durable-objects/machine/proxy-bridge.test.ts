@@ -3,7 +3,8 @@ import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { LogFields } from "../../core/log.ts";
 import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
-import { LOGS_ANSWER_TIMEOUT_MS, ProxyBridge, type ProxyTarget } from "./proxy-bridge.ts";
+import type { ProxyTarget } from "../contracts/proxy-request.ts";
+import { LOGS_ANSWER_TIMEOUT_MS, ProxyBridge } from "./proxy-bridge.ts";
 
 const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };
 

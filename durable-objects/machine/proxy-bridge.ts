@@ -5,20 +5,11 @@
 // goes away every stream is failed at once so nothing waits forever.
 import { log, type LogFields } from "../../core/log.ts";
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
+import type { LogsRequest } from "../contracts/logs-request.ts";
+import type { ProxyTarget } from "../contracts/proxy-request.ts";
 import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
 import { HttpStream } from "./http-stream.ts";
-import type { LogsRequest } from "./logs-request.ts";
 import { WsStream } from "./ws-stream.ts";
-
-export interface ProxyTarget {
-  instanceId: string;
-  port: number;
-  /** Path and query exactly as the client sent them. */
-  target: string;
-  method: string;
-  /** The upstream request headers, computed once by the Worker (protocol/mux/headers.ts). */
-  headers: [string, string][];
-}
 
 type StreamMessage = Extract<AgentMessage, { stream: number }>;
 

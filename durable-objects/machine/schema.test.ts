@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { deliveredAfterUpgrade } from "../../test/support/workerd/legacy-outbox.ts";
-import type { MachineReportBody } from "../object-messages.ts";
+import type { MachineReportBody } from "../contracts/object-messages.ts";
 import { upgradeLegacyReports } from "./schema.ts";
 
 const report: MachineReportBody = { kind: "event", instance_id: "i-aaaaaaaaaaaaaaaa", message: "queued before", at: 1 };

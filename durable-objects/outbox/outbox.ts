@@ -43,10 +43,23 @@ export const IMMEDIATE_ATTEMPTS = 3;
 /** Retries wait 1 s, 2 s, 4 s ... doubling per failed attempt, and never more than this. */
 export const MAX_RETRY_DELAY_MS = 60_000;
 
-export function createOutboxTable(sql: Sql): void {
+/** The outbox owns its table: created here only, by the constructor or in place of an older one. */
+function createOutboxTable(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS outbox (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, destination TEXT NOT NULL, message TEXT NOT NULL,
     attempts INTEGER NOT NULL, next_ms INTEGER NOT NULL)`;
+}
+
+/**
+ * For an object whose `outbox` table has an older shape: it becomes `outbox_legacy`, the shared table
+ * is created, `moveRows` copies the old rows into it (oldest first, so they keep their order), and
+ * the old table is dropped.
+ */
+export function replaceLegacyOutbox(sql: Sql, moveRows: () => void): void {
+  sql`ALTER TABLE outbox RENAME TO outbox_legacy`;
+  createOutboxTable(sql);
+  moveRows();
+  sql`DROP TABLE outbox_legacy`;
 }
 
 export class Outbox<Message> implements AlarmCapability {

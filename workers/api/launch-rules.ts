@@ -1,7 +1,7 @@
 // The launch rules that need the catalog and the GPU model: template, model, image, VRAM, price.
 // Field shapes (types, ranges, env names) are already checked by the LaunchBody schema.
 import type { LaunchPlan } from "../../core/launch-plan.ts";
-import type { GpuModel } from "../../durable-objects/fleet/fleet-do.ts";
+import type { GpuModel } from "../../durable-objects/contracts/fleet.ts";
 import { launchCommand, resolveImage } from "./catalog/launch-commands.ts";
 import { findModel } from "./catalog/models.ts";
 import { findTemplate, templates } from "./catalog/templates.ts";

@@ -1,25 +1,26 @@
 // A request to an instance web app's origin, `{instance id}-{port}.{APPS_DOMAIN}`: every method, path
 // and query goes to `http://localhost:{port}{path}?{query}` inside the instance exactly as sent,
-// through the same MachineDO bridge as the path proxy. The instance id names its machine, whose
-// MachineDO is the authority for the app's tickets and sessions (durable-objects/machine/
-// app-sessions.ts): it turns a ticket into the app session, and admits each request by it. Nothing
-// of the API is reachable here; refusals are a page for a person or JSON for a client (refusal-page.ts).
+// through the same forwarding step as the path proxy (workers/forward). The instance id names its
+// machine, whose MachineDO is the authority for the app's tickets and sessions (durable-objects/
+// machine/app-sessions.ts): it turns a ticket into the app session, and admits each request by it.
+// Nothing of the API is reachable here; refusals are a page for a person or JSON for a client
+// (refusal-page.ts).
 import { appTickets } from "../../core/credentials.ts";
 import { machineOf, type Env } from "../../core/env.ts";
 import { ApiError, unwrap } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { machineIdOfInstance } from "../../core/ids.ts";
-import { APP_SESSION_TTL_MS } from "../../durable-objects/machine/app-sessions.ts";
-import { MACHINE_PROXY_URL, machineProxyInit, refusalOf, type ProxyRequest } from "../../durable-objects/machine/proxy-request.ts";
-import { appOriginPolicy, offeredSubprotocols, upstreamRequestHeaders } from "../../protocol/mux/headers.ts";
+import { APP_SESSION_TTL_MS } from "../../durable-objects/contracts/credential-lifetimes.ts";
+import { REOPEN_APP } from "../../durable-objects/contracts/refusals.ts";
+import { appOriginPolicy } from "../../protocol/mux/headers.ts";
+import { forwardToInstance } from "../forward/forward-to-instance.ts";
 import { APP_SESSION_COOKIE, type AppTarget } from "../http/app-origin.ts";
 import { admitAppRequest, clientIp } from "../http/rate-limit.ts";
+import { rawPathAndQuery } from "../http/raw-url.ts";
 import { toApiError } from "../http/to-api-error.ts";
 import { appSessionCookie, appSessionOf } from "./app-cookie.ts";
 import { refusalResponse } from "./refusal-page.ts";
 import { ticketOf, withoutTicket } from "./ticket-url.ts";
-
-const REOPEN = "open the app again from the dashboard";
 
 /** Answers a request to an app host; `target` is "unknown" for a host under APPS_DOMAIN that names no app. */
 export async function serveAppRequest(request: Request, env: Env, target: AppTarget | "unknown", requestId: string): Promise<Response> {
@@ -31,7 +32,7 @@ export async function serveAppRequest(request: Request, env: Env, target: AppTar
     await admitAppRequest(clientIp(request), env, Date.now());
     const ticket = ticketOf(request.url);
     if (ticket !== null) return await redeemTicket(request, env, machineId, target, ticket);
-    return await forwardToApp(request, env, machineId, target, requestId);
+    return await forwardToApp(request, env, target, requestId);
   } catch (error) {
     return refusalResponse(toApiError(error), request.headers.get("accept"));
   }
@@ -39,7 +40,7 @@ export async function serveAppRequest(request: Request, env: Env, target: AppTar
 
 /** The ticket becomes the app's session: 302 to the same address without it, setting the cookie. */
 async function redeemTicket(request: Request, env: Env, machineId: number, target: AppTarget, ticket: string): Promise<Response> {
-  if (appTickets.ownerOf(ticket) !== target.instanceId) throw new ApiError("unauthorized", `the ticket is not one of this app's; ${REOPEN}`);
+  if (appTickets.ownerOf(ticket) !== target.instanceId) throw new ApiError("unauthorized", `the ticket is not one of this app's; ${REOPEN_APP}`);
   const redeemed = unwrap(await machineOf(env, machineId).redeemAppTicket(target.instanceId, target.port, await sha256Hex(ticket)));
   return new Response(null, {
     status: 302,
@@ -54,32 +55,16 @@ async function redeemTicket(request: Request, env: Env, machineId: number, targe
   });
 }
 
-async function forwardToApp(request: Request, env: Env, machineId: number, target: AppTarget, requestId: string): Promise<Response> {
+async function forwardToApp(request: Request, env: Env, target: AppTarget, requestId: string): Promise<Response> {
   const session = appSessionOf(request.headers.get("cookie"), target.instanceId);
   if ("refusal" in session) throw new ApiError("unauthorized", session.refusal);
-  const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
-  const exchange: ProxyRequest = {
+  return forwardToInstance(request, env, {
     instanceId: target.instanceId,
     port: target.port,
-    target: pathAndQuery(request.url),
-    method: request.method,
-    headers: upstreamRequestHeaders(request.headers, appOriginPolicy(APP_SESSION_COOKIE), { clientIp: clientIp(request), url: request.url }),
-    credential: { kind: "app_session", session_sha256: await sha256Hex(session.token) },
+    target: rawPathAndQuery(request.url),
+    policy: appOriginPolicy(APP_SESSION_COOKIE),
+    // An app session is judged by the MachineDO alone: there is no account to ask.
+    admission: { credential: { kind: "app_session", session_sha256: await sha256Hex(session.token) } },
     requestId,
-    websocket: websocket ? { protocols: offeredSubprotocols(request.headers) } : null,
-  };
-  // HTTP gives a GET or HEAD body no meaning and fetch cannot carry one: it is not forwarded.
-  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
-  const response = await machineOf(env, machineId).fetch(MACHINE_PROXY_URL, machineProxyInit(exchange, body, request.headers.get("content-length")));
-  const refusal = refusalOf(response);
-  if (refusal === null) return response;
-  await response.body?.cancel().catch(() => undefined);
-  // An app session is judged by the MachineDO alone: asking the account would be a broken MachineDO.
-  throw refusal.kind === "refused" ? new ApiError(refusal.code, refusal.message) : new ApiError("internal", "the instance's host asked the account to judge an app session");
-}
-
-/** The path and query exactly as the client encoded them (at least "/"). */
-function pathAndQuery(rawUrl: string): string {
-  const pathStart = rawUrl.indexOf("/", rawUrl.indexOf("//") + 2);
-  return pathStart < 0 ? "/" : rawUrl.slice(pathStart);
+  });
 }

@@ -5,7 +5,7 @@ import { env, exports } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { machineIdOfInstance } from "../../core/ids.ts";
-import { PROXY_REFUSAL_HEADER } from "../../durable-objects/machine/proxy-request.ts";
+import { PROXY_REFUSAL_HEADER } from "../../durable-objects/contracts/proxy-request.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { admin, call, callJson, machineOnline, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
@@ -133,6 +133,27 @@ describe("proxy admission", () => {
     expect(await callJson("GET", `/v1/instances/${instance.id}/proxy/8888/`, { key })).toMatchObject({
       status: 502, body: { error: "upstream_unavailable", message: `the host of instance ${instance.id} is offline` },
     });
+  });
+
+  it("the instance's state is its MachineDO's to judge, on the slow path too: destroyed and gone from its host is 409 not_running", async () => {
+    const { key } = await newAccount();
+    const instance = await runningInstance(agent, key);
+    expect((await call("DELETE", `/v1/instances/${instance.id}`, { key })).status).toBe(204);
+    await agent.waitForCommand(instance.id, "destroy");
+    agent.report(instance.id, "destroyed");
+    const containers = () => runInDurableObject(env.MACHINES.getByName(String(agent.machineId)), (_, state) =>
+      state.storage.sql.exec("SELECT instance_id FROM containers WHERE instance_id = ?", instance.id).toArray().length);
+    await until(containers, (n) => n === 0, "the container gone from its MachineDO");
+    // Neither credential can be judged by a machine that no longer knows the instance: its account
+    // admits the caller, and the machine answers for the instance's state.
+    const calls = await counting();
+    for (const credential of [key, instance.token]) {
+      expect(await callJson("GET", `/v1/instances/${instance.id}/proxy/8888/health`, { key: credential }), credential).toMatchObject({
+        status: 409, body: { error: "not_running", message: `instance ${instance.id} is not running: its host has no container for it` },
+      });
+    }
+    expect(calls.openProxyCalls()).toBe(2);
+    expect(agent.httpRequests(instance.id).length).toBe(0);
   });
 
   it("an instance whose id does not name its machine (made before ids did) is served through the slow path, body included", async () => {

@@ -1,6 +1,7 @@
 // Parses /v1/instances/{id}/proxy/{port}/{path} from the raw URL, so the path and query reach the
 // upstream exactly as the client encoded them.
 import { ApiError } from "../../core/errors.ts";
+import { rawPathAndQuery } from "../http/raw-url.ts";
 
 export interface ProxyPath {
   instanceId: string;
@@ -15,8 +16,7 @@ const PROXY_PATH = /^\/v1\/instances\/([^/?#]+)\/proxy(?:\/([^/?#]*))?([^?#]*)(\
 
 /** The proxy target of `rawUrl`, or null when it is not a proxy path. Throws 400 on a bad port. */
 export function matchProxyPath(rawUrl: string): ProxyPath | null {
-  const pathStart = rawUrl.indexOf("/", rawUrl.indexOf("//") + 2);
-  const match = PROXY_PATH.exec(pathStart < 0 ? "/" : rawUrl.slice(pathStart));
+  const match = PROXY_PATH.exec(rawPathAndQuery(rawUrl));
   if (!match) return null;
   const [, instanceId = "", portText = "", rest = "", query = ""] = match;
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : NaN;

@@ -4,6 +4,7 @@ import { accountOf, fleetOf } from "../../../core/env.ts";
 import { models } from "../catalog/models.ts";
 import { templates } from "../catalog/templates.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
+import { CALLER_REFUSED } from "../../../durable-objects/contracts/refusals.ts";
 import type { ApiEnv } from "../context.ts";
 import { Me, meBody } from "../schemas/account.ts";
 import { Catalog } from "../schemas/catalog.ts";
@@ -60,4 +61,4 @@ function authenticate(env: ApiEnv["Bindings"], vars: ApiEnv["Variables"]): Promi
   return accountOf(env, vars.accountId).authenticate(vars.credential);
 }
 
-const unauthorized = () => new ApiError("unauthorized", "API key or session missing, wrong, expired or revoked");
+const unauthorized = () => new ApiError("unauthorized", CALLER_REFUSED);

@@ -2,7 +2,7 @@
 // of this API: the Worker entry hands every request to such a host to workers/apps before the API
 // sees it. So it is only registered here, as a path of its own on a server of its own.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../../../durable-objects/machine/app-sessions.ts";
+import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../../../durable-objects/contracts/credential-lifetimes.ts";
 import { APP_TICKET_PARAM } from "../../http/app-origin.ts";
 import type { ApiEnv } from "../context.ts";
 import { ErrorBody } from "../schemas/common.ts";

@@ -5,7 +5,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { iso } from "../../../core/clock.ts";
 import { accountOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
-import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../../../durable-objects/machine/app-sessions.ts";
+import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../../../durable-objects/contracts/credential-lifetimes.ts";
 import { APP_TICKET_PARAM, appOrigin } from "../../http/app-origin.ts";
 import type { ApiEnv } from "../context.ts";
 import { INSTANCE_ID_DESCRIPTION, json } from "../schemas/common.ts";

@@ -5,7 +5,7 @@ import worker from "../../main.ts";
 import { BASE, call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { auditLedger } from "../../../test/support/workerd/ledger-audit.ts";
 import { asBrowser, browser, PASSWORD, sessionCookie, signIn, signUp, uniqueEmail } from "../../../test/support/workerd/session-client.ts";
-import { PASSWORD_ITERATIONS } from "../../../durable-objects/account/password-hash.ts";
+import { PASSWORD_ITERATIONS } from "../../../core/password-hash.ts";
 import type { Env } from "../../../core/env.ts";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

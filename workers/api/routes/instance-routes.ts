@@ -3,6 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, fleetOf } from "../../../core/env.ts";
 import { sha256Hex } from "../../../core/hash.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
+import { CALLER_REFUSED } from "../../../durable-objects/contracts/refusals.ts";
 import type { ApiEnv } from "../context.ts";
 import type { LaunchPlan } from "../../../core/launch-plan.ts";
 import { planLaunch } from "../launch-rules.ts";
@@ -84,7 +85,7 @@ export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationH
     } catch (error) {
       // A bad key is refused before anything about the catalog rules is revealed; a good request
       // has its key checked once, by launch itself.
-      if (!(await account.authenticate(c.var.credential))) throw new ApiError("unauthorized", "API key or session missing, wrong, expired or revoked");
+      if (!(await account.authenticate(c.var.credential))) throw new ApiError("unauthorized", CALLER_REFUSED);
       throw error;
     }
     const idem = key ? { key, bodyHash: await sha256Hex(JSON.stringify(body)) } : null;

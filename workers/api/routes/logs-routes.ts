@@ -4,7 +4,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, machineOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
-import { logsRequestUrl } from "../../../durable-objects/machine/logs-request.ts";
+import { logsRequestUrl } from "../../../durable-objects/contracts/logs-request.ts";
 import { requestIdOf } from "../../http/request-id.ts";
 import type { ApiEnv } from "../context.ts";
 import { InstanceIdParam } from "../schemas/common.ts";

@@ -1,7 +1,7 @@
 // GET /me (account fields grouped under `account`, apart from the balance), API keys, and the
 // operator's account bodies.
 import { z } from "@hono/zod-openapi";
-import type { AccountInfo } from "../../../durable-objects/account/account-do.ts";
+import type { AccountInfo } from "../../../durable-objects/contracts/accounts.ts";
 import { timestamp } from "./common.ts";
 
 const accountId = z.string().openapi({ description: "The account's id: `acc-` and 16 lowercase base32 characters; its keys and sessions carry it" });

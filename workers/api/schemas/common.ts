@@ -1,6 +1,7 @@
 // Schemas shared by many routes: the error body, the instance id path parameter, and the JSON
 // request bodies and responses that wrap a schema.
 import { z } from "@hono/zod-openapi";
+import { CALLER_REFUSED } from "../../../durable-objects/contracts/refusals.ts";
 
 export const ErrorBody = z
   .object({
@@ -29,7 +30,7 @@ export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 502;
 export function errors(...statuses: ErrorStatus[]) {
   const described: Record<number, string> = {
     400: "Malformed request (bad_request) or invalid parameter (invalid)",
-    401: "API key or session missing, wrong, expired or revoked (unauthorized)",
+    401: `${CALLER_REFUSED} (unauthorized)`,
     403: "Signed in with the session cookie, but Origin is missing or not this service (forbidden)",
     402: "Balance does not cover one hour (insufficient_funds)",
     404: "No such instance or key in the account (not_found)",

@@ -4,7 +4,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { sessionTokens } from "../../../core/credentials.ts";
-import { SESSION_IDLE_MS } from "../../../durable-objects/account/sessions.ts";
+import { SESSION_IDLE_MS } from "../../../durable-objects/contracts/credential-lifetimes.ts";
 
 export const SESSION_COOKIE = "gpr_session";
 

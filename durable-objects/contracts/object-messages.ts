@@ -1,5 +1,5 @@
 // Messages between Durable Objects, delivered by retried outboxes and applied idempotently.
-import type { ContainerSpec, ContainerState } from "../protocol/messages.ts";
+import type { ContainerSpec, ContainerState } from "../../protocol/messages.ts";
 
 /** MachineDO -> AccountDO, numbered per machine; the AccountDO applies each seq once, in order. */
 export type MachineReport =

@@ -1,7 +1,7 @@
 // Password hashing: salted PBKDF2-HMAC-SHA256 through WebCrypto. Each stored hash keeps its own
 // algorithm, iteration count and salt, so the parameters can be raised later: a hash made with
 // lower ones is re-made at the next successful sign-in.
-import { constantTimeEqual } from "../../core/hash.ts";
+import { constantTimeEqual } from "./hash.ts";
 
 export const PASSWORD_ALGORITHM = "PBKDF2-SHA256";
 /**

@@ -7,11 +7,21 @@
 // a fetch, and both values are encoded and schema-checked by the functions below, nowhere else.
 import { z } from "zod";
 import { STATUS_OF, type ErrorCode } from "../../core/errors.ts";
-import type { ProxyTarget } from "./proxy-bridge.ts";
+
+/** Where a proxied exchange goes, and what it asks there. */
+export interface ProxyTarget {
+  instanceId: string;
+  port: number;
+  /** Path and query exactly as the client sent them. */
+  target: string;
+  method: string;
+  /** The upstream request headers, computed once by the Worker (protocol/mux/headers.ts). */
+  headers: [string, string][];
+}
 
 export const PROXY_REQUEST_HEADER = "x-gpr-proxy-request";
 
-/** The caller's credential as the MachineDO checks it (proxy-admission.ts). */
+/** The caller's credential as the MachineDO checks it (machine/proxy-admission.ts). */
 export type ProxyCredential =
   /** An API key, by its SHA-256 only. */
   | { kind: "key"; key_sha256: string }
@@ -19,7 +29,7 @@ export type ProxyCredential =
   | { kind: "instance_token"; token: string }
   /** The slow path's second hop: the account (AccountDO.openProxy) has admitted the caller. */
   | { kind: "admitted_by_account" }
-  /** An instance web app's session (the `gpr_app` cookie of its origin), by its SHA-256 only (app-sessions.ts). */
+  /** An instance web app's session (the `gpr_app` cookie of its origin), by its SHA-256 only (machine/app-sessions.ts). */
   | { kind: "app_session"; session_sha256: string };
 
 export interface ProxyRequest extends ProxyTarget {

@@ -1,0 +1,94 @@
+// Settling the account's billing, and what a used-up balance does: every instance meant to run is
+// stopped, its host told through the outbox. The alarm settles at least every minute (billing.ts);
+// a caller's request that notices a used-up balance is answered only once the hosts have the stops,
+// so the proxy refuses the very next request. Reads show the balance settled up to now without writing.
+import { clock, iso } from "../../core/clock.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import type { Delivery } from "../outbox/outbox.ts";
+import type { AlarmCapability, SingleAlarm } from "../outbox/single-alarm.ts";
+import type { AccountInfo } from "../contracts/accounts.ts";
+import type { Sql } from "../sql.ts";
+import type { AccountRecord } from "./account-record.ts";
+import { balanceAt, nextSettlementMs, settleAll } from "./billing.ts";
+import { STOP_PENDING_MESSAGE, type InstanceActions } from "./instance-actions.ts";
+import { balanceOf, changeBalance, MAX_BALANCE_MICROS } from "./ledger.ts";
+import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
+import type { MachineDirectives } from "./machine-directives.ts";
+
+export interface SettlementParts {
+  sql: Sql;
+  transaction<T>(fn: () => T): T;
+  record: AccountRecord;
+  instances: InstanceActions;
+  directives: MachineDirectives;
+  alarms: SingleAlarm;
+}
+
+export class Settlement implements AlarmCapability {
+  private readonly parts: SettlementParts;
+
+  constructor(parts: SettlementParts) {
+    this.parts = parts;
+  }
+
+  nextAlarmMs(nowMs: number): number | null {
+    return nextSettlementMs(this.parts.sql, nowMs);
+  }
+
+  onAlarm(): void {
+    this.settleNow();
+  }
+
+  /** Charges accrued time; a used-up balance stops what runs. Returns those stops, for their hosts. */
+  settleNow(): Delivery[] {
+    return this.parts.transaction(() =>
+      settleAll(this.parts.sql, clock.now()) <= 0 ? this.parts.instances.stopForLackOfFunds() : []);
+  }
+
+  /**
+   * The balance settled up to now, for a read that writes nothing; null when it is used up, where the
+   * read must settle for real (settleForRequest) so what runs is stopped before it answers.
+   */
+  balanceForRead(): number | null {
+    const balance = balanceAt(this.parts.sql, clock.now());
+    return balance > 0 ? balance : null;
+  }
+
+  /** Settles for a caller's request: a stop it causes is acknowledged by the hosts before the answer. */
+  async settleForRequest(): Promise<Failure | null> {
+    const stops = this.settleNow();
+    if (stops.length === 0) return null;
+    const failure = await this.parts.directives.confirm(stops, STOP_PENDING_MESSAGE);
+    this.parts.alarms.afterChange();
+    return failure;
+  }
+
+  /** The account with its balance as a read shows it: settled up to now (for real only when used up). */
+  async accountAsRead(): Promise<{ ok: true; account: AccountInfo } | Failure> {
+    const balance = this.balanceForRead();
+    if (balance !== null) return { ok: true, account: { ...this.parts.record.info()!, balance_micros: balance } };
+    return (await this.settleForRequest()) ?? { ok: true, account: this.parts.record.info()! };
+  }
+
+  /** A page of the ledger (ledger-page.ts), settled up to now first so a charge due is on it. */
+  async ledgerPage(limit: number, before: number | null): Promise<{ ok: true; items: LedgerEntry[]; next_cursor: string | null } | Failure> {
+    return (await this.settleForRequest()) ?? { ok: true, ...ledgerPage(this.parts.sql, limit, before) };
+  }
+
+  /** For a read: settles for real only when the balance is used up (see balanceForRead). */
+  settleForRead(): Promise<Failure | null> {
+    return this.balanceForRead() === null ? this.settleForRequest() : Promise.resolve(null);
+  }
+
+  /** The operator's credit (or debit, when negative), on a balance settled first; the balance after. */
+  credit(amountMicros: number, note: string): { ok: true; balance_micros: number } | Failure {
+    const { sql } = this.parts;
+    const balance = this.parts.transaction(() => {
+      settleAll(sql, clock.now());
+      if (Math.abs(balanceOf(sql) + amountMicros) > MAX_BALANCE_MICROS) return null;
+      return changeBalance(sql, { kind: amountMicros >= 0 ? "credit" : "debit", amountMicros, note, at: iso(clock.now()) });
+    });
+    if (balance === null) return fail("invalid", `amount_micros: the balance would go beyond ±${MAX_BALANCE_MICROS} micro-dollars`);
+    return { ok: true, balance_micros: balance };
+  }
+}

@@ -1,0 +1,24 @@
+// What the AccountDO answers about an account, and the sign-up and sign-in it does for the EmailDO
+// (which decides which account holds an email). The refusal of a wrong email or password is
+// worded in refusals.ts, since the EmailDO gives it too.
+import type { Failure } from "../../core/errors.ts";
+
+export interface AccountInfo {
+  id: string;
+  referral_code: string;
+  created_at: string;
+  /** Null for accounts the operator created without one. */
+  email: string | null;
+  balance_micros: number;
+}
+
+/** EmailDO -> AccountDO: the account to create, once the email is claimed for `accountId`. */
+export interface NewLoginAccount {
+  accountId: string;
+  email: string;
+  password: string;
+  creditMicros: number;
+}
+
+/** A sign-up or sign-in answered: the account and its new session's token (shown once). */
+export type SignedIn = { ok: true; account: AccountInfo; session: string } | Failure;

@@ -1,0 +1,27 @@
+// A caller presenting `Authorization: Bearer` with an API key or an instance token (the path proxy;
+// next, SSH). The MachineDO is shown a key's SHA-256 only, or the token itself (it derives the
+// expected one); what it cannot judge goes to the credential's own AccountDO (a wrong key 401,
+// another account's 404), which names the instance's machine when it admits the caller.
+import { apiKeys, bearerToken, instanceTokens } from "../../core/credentials.ts";
+import { accountOf, type Env } from "../../core/env.ts";
+import { ApiError } from "../../core/errors.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import type { ProxyCredential } from "../../durable-objects/contracts/proxy-request.ts";
+import type { Admission } from "./forward-to-instance.ts";
+
+/** The admission of the request's Bearer credential to instance `instanceId`; 401 when it is neither kind. */
+export async function bearerAdmission(request: Request, env: Env, instanceId: string): Promise<Admission> {
+  const credential = bearerToken(request.headers.get("authorization"));
+  const presented = credential === null ? null : await presentedCredential(credential);
+  if (credential === null || presented === null) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY or instance token>");
+  return { credential: presented.credential, askAccount: () => accountOf(env, presented.accountId).openProxy(credential, instanceId) };
+}
+
+/** Who the credential claims to be (its account) and what the MachineDO is shown of it; null when it is neither kind. */
+async function presentedCredential(credential: string): Promise<{ accountId: string; credential: ProxyCredential } | null> {
+  const keyAccount = apiKeys.ownerOf(credential);
+  if (keyAccount !== null) return { accountId: keyAccount, credential: { kind: "key", key_sha256: await sha256Hex(credential) } };
+  const tokenAccount = instanceTokens.ownerOf(credential);
+  if (tokenAccount !== null) return { accountId: tokenAccount, credential: { kind: "instance_token", token: credential } };
+  return null;
+}
