@@ -57,9 +57,9 @@ describe("the layering rule", () => {
       {
         "cli/forward/headers.ts": 'import { hopByHopIn } from "../../standards/hop-by-hop.ts";',
         "protocol/mux/headers.ts": 'import { hopByHopIn } from "../../standards/hop-by-hop.ts";',
-        "standards/hop-by-hop.ts": 'import { upstreamRequestHeaders } from "../protocol/mux/headers.ts";',
+        "standards/hop-by-hop.ts": 'import { encodeFrame } from "../protocol/mux/frames.ts";',
       },
-      ["standards/hop-by-hop.ts -> protocol/mux/headers.ts"],
+      ["standards/hop-by-hop.ts -> protocol/mux/frames.ts"],
     ],
     [
       "keeps the dashboard on the typed client alone, its .tsx files included",
