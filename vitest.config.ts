@@ -1,5 +1,6 @@
 // Two test projects: code that runs in workerd (the Worker and its Durable Objects), and code that
 // runs on Node (protocol, host agent, end-to-end tests against `wrangler dev`, bench reporting).
+import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { fuzzSettingsFrom } from "./test/fuzz/fuzz-settings.ts";
@@ -8,6 +9,11 @@ export default defineConfig({
   test: {
     // Logs of passing tests are noise; a failing test shows its own.
     silent: "passed-only",
+    // Much of a file's time is spent waiting (a stack starting, an agent reconnecting, a container
+    // engine, a browser), not computing: one file more than the cores keeps them busy without
+    // starving the stacks' agents. Vitest's own default, one file fewer than the cores, runs the
+    // suite one file at a time on 2 cores.
+    maxWorkers: availableParallelism() + 1,
     projects: [
       {
         plugins: [

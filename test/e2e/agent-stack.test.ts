@@ -6,7 +6,9 @@ import WebSocket from "ws";
 import { startChild } from "../../scripts/dev/processes.ts";
 import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
-const stack = useE2eStack();
+// A heartbeat timeout short enough to watch a silent agent go offline; the other files keep the
+// Worker's default, so a machine busy running files side by side never takes their hosts offline.
+const stack = useE2eStack({ HEARTBEAT_TIMEOUT_MS: "6000" });
 
 type Gpu = { model: string; free_gpus: number; max_per_server: number };
 const gpu = async (model: string) => (await stack.api<{ gpus: Gpu[] }>("GET", "/v1/gpus")).body.gpus.find((g) => g.model === model)!;
