@@ -37,9 +37,12 @@ describe("upstream request headers under the path proxy policy", () => {
     expect(headers).toMatchObject({ "content-length": "5", "sec-websocket-protocol": "chat", "sec-websocket-key": "k" });
   });
 
-  it("appends the client to an X-Forwarded-For it sent, and replaces the -Proto, -Host and -Prefix it sent", () => {
-    const headers = Object.fromEntries(upstream({ "x-forwarded-for": "10.0.0.1", "x-forwarded-proto": "gopher", "x-forwarded-host": "evil", "x-forwarded-prefix": "/evil", host: "api.test" }));
-    expect(headers).toMatchObject({ "x-forwarded-for": "10.0.0.1, 203.0.113.9", "x-forwarded-proto": "https", "x-forwarded-host": "api.test", "x-forwarded-prefix": prefix });
+  it("sends only the service's own word on where the request came from: the caller's X-Forwarded-*, Forwarded and X-Real-IP never cross", () => {
+    const headers = Object.fromEntries(upstream({
+      "x-forwarded-for": "10.0.0.1", "x-forwarded-proto": "gopher", "x-forwarded-host": "evil", "x-forwarded-prefix": "/evil", "x-forwarded-port": "1",
+      forwarded: "for=10.0.0.1", "x-real-ip": "10.0.0.1", host: "api.test",
+    }));
+    expect(headers).toEqual({ "x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https", "x-forwarded-host": "api.test", "x-forwarded-prefix": prefix });
   });
 });
 

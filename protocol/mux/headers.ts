@@ -38,9 +38,13 @@ export interface Forwarded {
   url: string;
 }
 
-/** Set by the platform in front of us, or used between the Worker and its objects. */
-const PLATFORM_PREFIXES = ["cf-", "x-gpr-"];
-const REPLACED = new Set(["host", "authorization", "cookie", "x-upstream-authorization"]);
+/**
+ * Set by the platform in front of us, or used between the Worker and its objects; and what says
+ * where a request came from, which the upstream hears from us alone (a client's own X-Forwarded-For
+ * or X-Real-IP would let it pass for any address to an app that trusts its proxy).
+ */
+const PLATFORM_PREFIXES = ["cf-", "x-gpr-", "x-forwarded-"];
+const REPLACED = new Set(["host", "authorization", "cookie", "x-upstream-authorization", "forwarded", "x-real-ip"]);
 
 /** The headers the upstream receives, as [name, value] pairs, for a request under `policy`. */
 export function upstreamRequestHeaders(incoming: Headers, policy: UpstreamPolicy, forwarded: Forwarded): [string, string][] {
@@ -55,12 +59,10 @@ export function upstreamRequestHeaders(incoming: Headers, policy: UpstreamPolicy
   const cookie = keptCookies(incoming.get("cookie"), policy.dropCookies);
   if (cookie) headers.set("cookie", cookie);
   const url = new URL(forwarded.url);
-  const forwardedFor = incoming.get("x-forwarded-for");
-  headers.set("x-forwarded-for", forwardedFor ? `${forwardedFor}, ${forwarded.clientIp}` : forwarded.clientIp);
+  headers.set("x-forwarded-for", forwarded.clientIp);
   headers.set("x-forwarded-proto", url.protocol.replace(":", ""));
   headers.set("x-forwarded-host", incoming.get("host") ?? url.host);
-  if (policy.prefix === null) headers.delete("x-forwarded-prefix");
-  else headers.set("x-forwarded-prefix", policy.prefix);
+  if (policy.prefix !== null) headers.set("x-forwarded-prefix", policy.prefix);
   return [...headers];
 }
 
