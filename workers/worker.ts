@@ -1,17 +1,21 @@
 // The Worker's request handling, for both entries (main.ts, the production Worker; dev/dev-main.ts, the
-// dev Worker, which adds its own routes): a host of an instance web app (`{instance id}-{port}.{APPS_DOMAIN}`)
-// is the app's, whatever the path; on any other host, rate limit, then the agent endpoint, the proxy,
-// or the API; any other path is the dashboard's static files (env.ASSETS).
+// dev Worker, which adds its own routes): plain http to a public host goes to https; a host of an
+// instance web app (`{instance id}-{port}.{APPS_DOMAIN}`) is the app's, whatever the path; on any
+// other host, the agent endpoint, the path proxy, or the service's own origin: rate limit, then the
+// API, or for any other path the dashboard's static files (env.ASSETS).
 import { logAccess } from "./access-log.ts";
 import { connectAgent } from "./agent-connect.ts";
 import { serveAppRequest } from "./apps/app-request.ts";
 import { createApiApp } from "./api/app.ts";
-import { matchAppHost } from "./http/app-origin.ts";
+import { matchAppHost, type AppTarget } from "./http/app-origin.ts";
 import { admitRequest, clientIp } from "./http/rate-limit.ts";
 import { errorResponseFor, unexpectedErrorOf } from "./http/to-api-error.ts";
 import { newRequestId, rememberRequestId, withRequestId } from "./http/request-id.ts";
+import { httpsRedirect, withOriginHeaders, withProxiedHeaders } from "./http/security-headers.ts";
 import type { Env } from "../core/env.ts";
+import { ApiError } from "../core/errors.ts";
 import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
+import type { ProxyPath } from "./proxy/proxy-path.ts";
 
 /** Routes only the dev Worker has: tried for the paths under `prefix`, before the dashboard, the rate limit and the API. */
 export interface DevRoutes {
@@ -31,14 +35,18 @@ export function createWorker(devRoutes: DevRoutes | null = null): Worker {
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
       const startedMs = Date.now();
       const requestId = newRequestId();
+      const url = new URL(request.url);
+      const way = wayIn(request, url, env);
       let response: Response;
       try {
-        response = await route(request, env, ctx, requestId, devRoutes);
+        response = httpsRedirect(url) ?? await route(request, env, ctx, requestId, way, devRoutes);
       } catch (error) {
         response = errorResponseFor(error, requestId);
       }
       const unexpected = unexpectedErrorOf(response);
       response = withRequestId(response, requestId);
+      if (way.kind === "origin") response = withOriginHeaders(response, url);
+      if (way.kind === "proxy") response = withProxiedHeaders(response, url);
       // A body refused unread (401, 413, 429 ...) is cancelled, so the runtime answers now instead of
       // waiting for the client to send all of it.
       if (request.body && !request.bodyUsed) await request.body.cancel().catch(() => undefined);
@@ -51,13 +59,27 @@ export function createWorker(devRoutes: DevRoutes | null = null): Worker {
 /** The Worker's own paths (and the dev routes' prefix in the dev Worker); any other path is the dashboard's. */
 const WORKER_PREFIXES = ["/v1", "/admin", "/agent"];
 
-async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string, devRoutes: DevRoutes | null): Promise<Response> {
-  const url = new URL(request.url);
+/** Which way into the service a request takes: each has its own routes and its own response headers. */
+type Way = { kind: "app"; app: AppTarget | "unknown" } | { kind: "agent" } | { kind: "proxy"; path: ProxyPath | ApiError } | { kind: "origin" };
+
+function wayIn(request: Request, url: URL, env: Env): Way {
   // First: nothing of the API, the agent endpoint or the dashboard is reachable on an app's origin.
   const app = matchAppHost(url.host, env.APPS_DOMAIN);
-  if (app !== null) return serveAppRequest(request, env, app, requestId);
-  const path = url.pathname;
-  if (path === "/agent/v1/connect") return connectAgent(request, env);
+  if (app !== null) return { kind: "app", app };
+  if (url.pathname === "/agent/v1/connect") return { kind: "agent" };
+  const path = matchProxyPath(request.url);
+  return path ? { kind: "proxy", path } : { kind: "origin" };
+}
+
+async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string, way: Way, devRoutes: DevRoutes | null): Promise<Response> {
+  if (way.kind === "app") return serveAppRequest(request, env, way.app, requestId);
+  if (way.kind === "agent") return connectAgent(request, env);
+  if (way.kind === "proxy") {
+    await admitRequest(clientIp(request), env, Date.now());
+    if (way.path instanceof ApiError) throw way.path;
+    return proxyRequest(request, env, way.path, requestId);
+  }
+  const path = new URL(request.url).pathname;
   if (devRoutes && path.startsWith(`${devRoutes.prefix}/`)) {
     const answer = await devRoutes.route(request, env);
     if (answer) return answer;
@@ -69,8 +91,6 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
   const dashboardPath = !prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
   if (dashboardPath && (request.method === "GET" || request.method === "HEAD")) return env.ASSETS.fetch(request);
   if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
-  const proxyTarget = matchProxyPath(request.url);
-  if (proxyTarget) return proxyRequest(request, env, proxyTarget, requestId);
   // The API's Hono app is handed only the request: its routes find the id by it.
   rememberRequestId(request, requestId);
   return api.fetch(request, env, ctx);

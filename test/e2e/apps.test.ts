@@ -96,6 +96,12 @@ describe("an app's origin with its session", () => {
     expect(response.headers["set-cookie"]).toEqual(["dev_app_server=1; Path=/; HttpOnly; SameSite=Lax"]);
   });
 
+  it("several Set-Cookie headers stay separate", async () => {
+    const cookie = await session(jupyter, 8888);
+    const response = await appRequest(`${origin(jupyter, 8888)}/echo/cookies?set_cookies=2`, { headers: { cookie } });
+    expect(response.headers["set-cookie"]).toEqual(["echo_0=0; Path=/", "echo_1=1; Path=/"]);
+  });
+
   it("server-sent events arrive one by one", async () => {
     const cookie = await session(jupyter, 8888);
     const response = await openAppRequest(`${origin(jupyter, 8888)}/sse?n=5&interval_ms=200`, { headers: { cookie } });

@@ -39,11 +39,16 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
   let browser: Browser;
   let page: Page;
   let base: string;
+  const blocked: string[] = [];
 
   beforeAll(async () => {
     // Agents sample every second, so charts fill without waiting for the production 10 s.
     [stack, browser] = await Promise.all([startE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000" }, { AGENT_METRICS_INTERVAL_MS: "1000" }), launchBrowser()]);
     base = stack.baseUrl;
+    // Chromium reports each thing the origin's Content-Security-Policy blocked as a console error.
+    browser.context.on("console", (message) => {
+      if (message.type() === "error" && /Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
     page = await browser.context.newPage();
   }, 120_000);
 
@@ -384,4 +389,8 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await page.getByTestId("ledger-row").first().waitFor();
     await shot("billing");
   }, 180_000);
+
+  it("showed every page above without the Content-Security-Policy blocking a script, a style or a request", () => {
+    expect(blocked).toEqual([]);
+  });
 });

@@ -14,13 +14,16 @@ export interface ProxyPath {
 
 const PROXY_PATH = /^\/v1\/instances\/([^/?#]+)\/proxy(?:\/([^/?#]*))?([^?#]*)(\?[^#]*)?/;
 
-/** The proxy target of `rawUrl`, or null when it is not a proxy path. Throws 400 on a bad port. */
-export function matchProxyPath(rawUrl: string): ProxyPath | null {
+/**
+ * The proxy target of `rawUrl`, or null when it is not a proxy path; a proxy path with a bad port is
+ * still the proxy's (rate limited like any other), answered with the 400 returned here.
+ */
+export function matchProxyPath(rawUrl: string): ProxyPath | ApiError | null {
   const match = PROXY_PATH.exec(rawPathAndQuery(rawUrl));
   if (!match) return null;
   const [, instanceId = "", portText = "", rest = "", query = ""] = match;
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : NaN;
-  if (!(port >= 1 && port <= 65535)) throw new ApiError("invalid", "port: must be an integer from 1 to 65535");
+  if (!(port >= 1 && port <= 65535)) return new ApiError("invalid", "port: must be an integer from 1 to 65535");
   return {
     instanceId,
     port,
