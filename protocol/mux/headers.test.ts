@@ -48,11 +48,11 @@ describe("upstream request headers under the path proxy policy", () => {
 
 describe("upstream request headers under the app-origin policy", () => {
   // An instance web app on its own origin: its own credentials and cookies pass, the platform's session cookie does not.
-  const appOrigin = appOriginPolicy("gpr_app");
+  const appOrigin = appOriginPolicy(["gpr_app", "__Host-gpr_app"]);
 
   it("passes Authorization and the app's cookies, removes only the named platform cookie, and sends no prefix", () => {
     const headers = Object.fromEntries(upstreamRequestHeaders(
-      new Headers({ authorization: "Bearer app-session", cookie: "a=1; gpr_app=secret;b=2", "x-forwarded-prefix": "/spoofed" }),
+      new Headers({ authorization: "Bearer app-session", cookie: "a=1; gpr_app=secret;b=2; __Host-gpr_app=secret", "x-forwarded-prefix": "/spoofed" }),
       appOrigin,
       forwarded,
     ));

@@ -24,11 +24,11 @@ export function pathProxyPolicy(prefix: string): UpstreamPolicy {
 
 /**
  * An instance web app on an origin of its own: Authorization and the app's cookies belong to the app
- * there, so they pass; only the platform's own cookie (`sessionCookie`, its app session) is removed,
- * and there is no path prefix.
+ * there, so they pass; only the platform's own cookies (`sessionCookies`, its app session under
+ * each of its names) are removed, and there is no path prefix.
  */
-export function appOriginPolicy(sessionCookie: string): UpstreamPolicy {
-  return { authorization: "pass", dropCookies: [sessionCookie], prefix: null };
+export function appOriginPolicy(sessionCookies: readonly string[]): UpstreamPolicy {
+  return { authorization: "pass", dropCookies: sessionCookies, prefix: null };
 }
 
 /** Where the request came from, for the X-Forwarded-* headers. */

@@ -14,11 +14,12 @@ import { APP_SESSION_TTL_MS } from "../../durable-objects/contracts/credential-l
 import { REOPEN_APP } from "../../durable-objects/contracts/refusals.ts";
 import { appOriginPolicy } from "../../protocol/mux/headers.ts";
 import { forwardToInstance } from "../forward/forward-to-instance.ts";
-import { APP_SESSION_COOKIE, type AppTarget } from "../http/app-origin.ts";
+import { APP_SESSION_COOKIE, SECURE_APP_SESSION_COOKIE, type AppTarget } from "../http/app-origin.ts";
 import { admitAppRequest, clientIp } from "../http/rate-limit.ts";
 import { rawPathAndQuery } from "../http/raw-url.ts";
 import { toApiError } from "../http/to-api-error.ts";
 import { appSessionCookie, appSessionOf } from "./app-cookie.ts";
+import { otherSiteRefusal } from "./other-site.ts";
 import { refusalResponse } from "./refusal-page.ts";
 import { ticketOf, withoutTicket } from "./ticket-url.ts";
 
@@ -30,6 +31,8 @@ export async function serveAppRequest(request: Request, env: Env, target: AppTar
       throw new ApiError("not_found", "no such app: an app's address is {instance id}-{port} under the apps domain, as the dashboard's Open gives it");
     }
     await admitAppRequest(clientIp(request), env, Date.now());
+    const otherSite = otherSiteRefusal(request.method, request.headers);
+    if (otherSite !== null) throw new ApiError("forbidden", otherSite);
     const ticket = ticketOf(request.url);
     if (ticket !== null) return await redeemTicket(request, env, machineId, target, ticket);
     return await forwardToApp(request, env, target, requestId);
@@ -56,13 +59,13 @@ async function redeemTicket(request: Request, env: Env, machineId: number, targe
 }
 
 async function forwardToApp(request: Request, env: Env, target: AppTarget, requestId: string): Promise<Response> {
-  const session = appSessionOf(request.headers.get("cookie"), target.instanceId);
+  const session = appSessionOf(request.headers.get("cookie"), target.instanceId, new URL(request.url).protocol);
   if ("refusal" in session) throw new ApiError("unauthorized", session.refusal);
   return forwardToInstance(request, env, {
     instanceId: target.instanceId,
     port: target.port,
     target: rawPathAndQuery(request.url),
-    policy: appOriginPolicy(APP_SESSION_COOKIE),
+    policy: appOriginPolicy([APP_SESSION_COOKIE, SECURE_APP_SESSION_COOKIE]),
     // An app session is judged by the MachineDO alone: there is no account to ask.
     admission: { credential: { kind: "app_session", session_sha256: await sha256Hex(session.token) } },
     requestId,

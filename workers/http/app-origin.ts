@@ -2,8 +2,18 @@
 // `{instance id}-{port}.{APPS_DOMAIN}`, so an app's JavaScript never runs on the API's origin. The
 // API builds these addresses (POST .../open) and the Worker entry recognises them (workers/apps).
 
-/** The cookie of an app's session on its origin (workers/apps/app-cookie.ts). */
+/** The cookie of an app's session on its origin over http, the local stack's (workers/apps/app-cookie.ts). */
 export const APP_SESSION_COOKIE = "gpr_app";
+
+/**
+ * Over https, the same cookie under the `__Host-` prefix: a browser takes it only from the app's own
+ * host (Secure, Path=/, no Domain), so another app under the apps domain, same-site with it, cannot
+ * plant or overwrite one with `Domain={APPS_DOMAIN}`.
+ */
+export const SECURE_APP_SESSION_COOKIE = `__Host-${APP_SESSION_COOKIE}`;
+
+/** The app session's cookie name on an origin served over `protocol` ("http:" or "https:"). */
+export const appSessionCookieName = (protocol: string) => (protocol === "https:" ? SECURE_APP_SESSION_COOKIE : APP_SESSION_COOKIE);
 
 /** The query parameter of an app address that carries its one-time ticket. */
 export const APP_TICKET_PARAM = "gpr_ticket";

@@ -41,7 +41,7 @@ const openRoute = callerRoute([400, 404, 409], {
     "The address of the web app (Jupyter, ComfyUI, Gradio ...) on HTTP port `port` of a running instance, on an origin of its " +
     "own: `{instance id}-{port}.{APPS_DOMAIN}`, with a one-time ticket valid " + `${APP_TICKET_TTL_MS / 1000} s` + " for that instance " +
     "and port only. The first request with the ticket is redirected to the same address without it and gets the app's session " +
-    `cookie \`gpr_app\` (at most ${APP_SESSION_TTL_MS / 3_600_000} h, for this run of the instance); every request on that origin then ` +
+    `cookie \`__Host-gpr_app\` (\`gpr_app\` on a local http stack; at most ${APP_SESSION_TTL_MS / 3_600_000} h, for this run of the instance); every request on that origin then ` +
     "goes to `http://localhost:{port}{path}` inside the instance exactly as sent. The app's session ends when the instance stops " +
     "or is destroyed, and when the key or the session that opened it is revoked or signs out. 404 not_found when the instance " +
     "has no such HTTP port, 409 not_running when it is not running.",
