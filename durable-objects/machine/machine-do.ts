@@ -41,7 +41,7 @@ import { MachineRecord } from "./machine-record.ts";
 import { MetricsStore } from "./metrics-store.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
-import { hostOffline } from "./reachability.ts";
+import { hostOffline, runningRefusal } from "./reachability.ts";
 import { createMachineSchema } from "./schema.ts";
 
 export class MachineDO extends DurableObject<Env> {
@@ -169,9 +169,16 @@ export class MachineDO extends DurableObject<Env> {
     const refusal = await this.admission.admit(target, request.headers.get("content-length"));
     if (refusal) return refusalResponse(refusal, request.body);
     const logIds = () => ({ request_id: target.requestId, ...this.containerLogIds(target.instanceId), port: target.port });
+    // Admitted, its container was here; a destroy may have removed it since (the admission awaits).
+    const row = this.ledger.container(target.instanceId);
+    if (!row) {
+      const { code, message } = runningRefusal(target.instanceId, row)!;
+      return refusalResponse({ kind: "refused", code, message }, request.body);
+    }
+    const owner = { instanceId: target.instanceId, accountId: row.account_id };
     const response = target.websocket
-      ? await this.bridge.openWebSocket(target, target.websocket.protocols, logIds)
-      : await this.bridge.openHttp(target, request.body, logIds);
+      ? await this.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds)
+      : await this.bridge.openHttp(target, owner, request.body, logIds);
     // Only this object refuses: an upstream header of that name would pass for a refusal.
     response.headers.delete(PROXY_REFUSAL_HEADER);
     response.headers.set("x-request-id", target.requestId);
@@ -197,7 +204,8 @@ export class MachineDO extends DurableObject<Env> {
     const offline = this.record.isOnline() ? null : hostOffline(instanceId);
     if (offline) return errorResponse(offline.code, offline.message);
     const requestId = decoded.request.requestId || undefined;
-    const response = await this.bridge.openLogs(decoded.request, () => ({ request_id: requestId, ...this.containerLogIds(instanceId) }));
+    const owner = { instanceId, accountId: row.account_id };
+    const response = await this.bridge.openLogs(decoded.request, owner, () => ({ request_id: requestId, ...this.containerLogIds(instanceId) }));
     if (response.status !== 404) return response;
     await response.body?.cancel();
     return noLogs();

@@ -49,7 +49,7 @@ async function machineEnd(): Promise<MuxEndUnderTest> {
           if (left === 0) controller.close();
         },
       });
-      const pending = bridge.openHttp(target(body ? "POST" : "GET"), body);
+      const pending = bridge.openHttp(target(body ? "POST" : "GET"), { instanceId: "i-aaaaaaaaaaaaaaaa", accountId: "a-contract" }, body);
       const stream = lastOpened("http_request");
       // The agent answers at once, and the client reads whatever response body the peer sends.
       fromAgent({ type: "http_response", stream, status: 200, headers: [] });
@@ -57,7 +57,7 @@ async function machineEnd(): Promise<MuxEndUnderTest> {
       return stream;
     },
     async openWebSocket() {
-      const pending = bridge.openWebSocket(target("GET"), []);
+      const pending = bridge.openWebSocket(target("GET"), { instanceId: "i-aaaaaaaaaaaaaaaa", accountId: "a-contract" }, []);
       const stream = lastOpened("ws_open");
       fromAgent({ type: "ws_accepted", stream, protocol: "" });
       const client = (await pending).webSocket;

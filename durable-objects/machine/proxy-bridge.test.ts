@@ -5,8 +5,10 @@ import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import type { ProxyTarget } from "../contracts/proxy-request.ts";
 import { LOGS_ANSWER_TIMEOUT_MS, ProxyBridge } from "./proxy-bridge.ts";
+import { STREAMS_PER_ACCOUNT, STREAMS_PER_INSTANCE, type StreamOwner } from "./stream-quota.ts";
 
 const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };
+const owner: StreamOwner = { instanceId: target.instanceId, accountId: "a-test" };
 
 function recordingSocket() {
   const sent: (string | Uint8Array)[] = [];
@@ -18,7 +20,7 @@ function recordingSocket() {
 function openExchange(logIds?: () => LogFields) {
   const { socket, controls } = recordingSocket();
   const bridge = new ProxyBridge(() => socket);
-  const pending = bridge.openHttp(target, null, logIds);
+  const pending = bridge.openHttp(target, owner, null, logIds);
   const [request] = controls();
   const stream: number = request.stream;
   return {
@@ -45,7 +47,7 @@ function capturedLog(method: "warn" | "log"): () => unknown[] {
 describe("ProxyBridge", () => {
   it("with no agent socket a request is 502 upstream_unavailable at once", async () => {
     const bridge = new ProxyBridge(() => null);
-    const response = await bridge.openHttp(target, null);
+    const response = await bridge.openHttp(target, owner, null);
     expect(response.status).toBe(502);
     expect(await response.json()).toMatchObject({ error: "upstream_unavailable" });
   });
@@ -155,7 +157,7 @@ describe("ProxyBridge", () => {
   it("opens a logs stream like a GET: logs_open, then the agent's response relayed", async () => {
     const { socket, controls } = recordingSocket();
     const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events", requestId: "" });
+    const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events", requestId: "" }, owner);
     const [open] = controls();
     expect(open).toEqual({ type: "logs_open", stream: expect.any(Number), instance_id: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events" });
     bridge.onMessage({ type: "http_response", stream: open.stream, status: 200, headers: [["content-type", "text/event-stream"]] });
@@ -170,7 +172,7 @@ describe("ProxyBridge", () => {
     try {
       const { socket, controls } = recordingSocket();
       const bridge = new ProxyBridge(() => socket);
-      const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 1, follow: false, format: "text", requestId: "" });
+      const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 1, follow: false, format: "text", requestId: "" }, owner);
       vi.advanceTimersByTime(LOGS_ANSWER_TIMEOUT_MS);
       const response = await pending;
       expect(response.status).toBe(502);
@@ -186,5 +188,56 @@ describe("ProxyBridge", () => {
     const bridge = new ProxyBridge(() => null);
     expect(bridge.onBinary(new Uint8Array([1, 0]))).toMatch(/shorter/);
     expect(bridge.onBinary(new Uint8Array([9, 0, 0, 0, 1]))).toMatch(/unknown/);
+  });
+});
+
+describe("ProxyBridge's caps on open streams", () => {
+  /** Opens `count` HTTP exchanges for `who` on `bridge`, unanswered (as a slow upstream or client holds them). */
+  const openMany = (bridge: ProxyBridge, who: StreamOwner, count: number) =>
+    Array.from({ length: count }, () => bridge.openHttp({ ...target, instanceId: who.instanceId }, who, null));
+
+  it("refuses an instance's stream beyond its cap with 429 rate_limited and Retry-After, and nothing is sent to the agent for it", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    openMany(bridge, owner, STREAMS_PER_INSTANCE);
+    const sent = controls().length;
+    const refused = await bridge.openWebSocket(target, owner, []);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await refused.json()).toEqual({ error: "rate_limited", message: expect.stringContaining(`instance ${owner.instanceId} has ${STREAMS_PER_INSTANCE} streams open`) });
+    expect((await bridge.openLogs({ instanceId: owner.instanceId, tail: 1, follow: false, format: "text", requestId: "" }, owner)).status).toBe(429);
+    expect(controls().length).toBe(sent);
+    expect(bridge.openStreams).toBe(STREAMS_PER_INSTANCE);
+  });
+
+  it("gives the place back when a stream ends, however it ends: answered, or the agent gone", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    openMany(bridge, owner, STREAMS_PER_INSTANCE);
+    const first = controls()[0].stream as number;
+    bridge.onMessage({ type: "http_response", stream: first, status: 204, headers: [] });
+    bridge.onMessage({ type: "end", stream: first });
+    await until(async () => bridge.openStreams, (n) => n === STREAMS_PER_INSTANCE - 1, "the answered stream to end");
+    expect(controls().filter((m) => m.type === "http_request").length).toBe(STREAMS_PER_INSTANCE);
+    void bridge.openHttp(target, owner, null);
+    expect(controls().filter((m) => m.type === "http_request").length).toBe(STREAMS_PER_INSTANCE + 1);
+    bridge.abortAll();
+    expect(bridge.openStreams).toBe(0);
+    void bridge.openHttp(target, owner, null);
+    expect(bridge.openStreams).toBe(1);
+  });
+
+  it("counts an account's instances on the machine together, and leaves other tenants their own", async () => {
+    const { socket } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const instances = ["i-bbbbbbbbbbbbbbbb", "i-cccccccccccccccc"].map((instanceId) => ({ instanceId, accountId: "a-busy" }));
+    for (const who of instances) openMany(bridge, who, STREAMS_PER_ACCOUNT / 2);
+    const third = { instanceId: "i-dddddddddddddddd", accountId: "a-busy" };
+    const refused = await bridge.openHttp({ ...target, instanceId: third.instanceId }, third, null);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "rate_limited", message: expect.stringContaining(`have ${STREAMS_PER_ACCOUNT} streams open, the most one account may`) });
+    const neighbour = { instanceId: "i-eeeeeeeeeeeeeeee", accountId: "a-neighbour" };
+    void bridge.openHttp({ ...target, instanceId: neighbour.instanceId }, neighbour, null);
+    expect(bridge.openStreams).toBe(STREAMS_PER_ACCOUNT + 1);
   });
 });

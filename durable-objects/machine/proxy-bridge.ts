@@ -9,6 +9,7 @@ import type { LogsRequest } from "../contracts/logs-request.ts";
 import type { ProxyTarget } from "../contracts/proxy-request.ts";
 import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
 import { HttpStream } from "./http-stream.ts";
+import { StreamQuota, type StreamOwner } from "./stream-quota.ts";
 import { WsStream } from "./ws-stream.ts";
 
 type StreamMessage = Extract<AgentMessage, { stream: number }>;
@@ -18,6 +19,7 @@ export const LOGS_ANSWER_TIMEOUT_MS = 30_000;
 
 export class ProxyBridge {
   private readonly streams = new StreamTable<BridgeStream>();
+  private readonly quota = new StreamQuota();
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
@@ -30,26 +32,31 @@ export class ProxyBridge {
     return this.streams.size;
   }
 
-  /** `logIds`: the ids of the request, for the stream's log lines (taken only when one is written). */
-  openHttp(target: ProxyTarget, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({})): Promise<Response> {
-    return this.openHttpStream(target.method, body, logIds, (id) => ({
+  /**
+   * `owner`: whose stream it is, counted against its caps (stream-quota.ts); `logIds`: the ids of the
+   * request, for the stream's log lines (taken only when one is written).
+   */
+  openHttp(target: ProxyTarget, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({})): Promise<Response> {
+    return this.openHttpStream(owner, target.method, body, logIds, (id) => ({
       type: "http_request", stream: id, instance_id: target.instanceId, port: target.port,
       method: target.method, path: target.target, headers: target.headers, has_body: body !== null,
     }));
   }
 
   /** A container's logs: the agent answers as it answers a GET, so the response is relayed the same way. */
-  openLogs(request: LogsRequest, logIds: () => LogFields = () => ({})): Promise<Response> {
-    return this.openHttpStream("GET", null, () => ({ ...logIds(), stream: "logs" }), (id) => ({
+  openLogs(request: LogsRequest, owner: StreamOwner, logIds: () => LogFields = () => ({})): Promise<Response> {
+    return this.openHttpStream(owner, "GET", null, () => ({ ...logIds(), stream: "logs" }), (id) => ({
       type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
     }), LOGS_ANSWER_TIMEOUT_MS);
   }
 
-  openWebSocket(target: ProxyTarget, protocols: string[], logIds: () => LogFields = () => ({})): Promise<Response> {
+  openWebSocket(target: ProxyTarget, owner: StreamOwner, protocols: string[], logIds: () => LogFields = () => ({})): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
+    const release = this.quota.take(owner);
+    if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: "websocket" }));
+    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: "websocket" }), release);
     const stream = new WsStream(id, link);
     this.streams.add(id, stream);
     link.sendControl({
@@ -84,12 +91,15 @@ export class ProxyBridge {
 
   /** `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502. */
   private openHttpStream(
-    method: string, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields, opening: (id: number) => ServerMessage, headTimeoutMs?: number,
+    owner: StreamOwner, method: string, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields,
+    opening: (id: number) => ServerMessage, headTimeoutMs?: number,
   ): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
+    const release = this.quota.take(owner);
+    if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream, () => ({ stream: "http", ...logIds() }));
+    const link = this.link(socket, id, () => stream, () => ({ stream: "http", ...logIds() }), release);
     const stream = new HttpStream(id, link, method);
     this.streams.add(id, stream);
     link.sendControl(opening(id));
@@ -110,11 +120,15 @@ export class ProxyBridge {
     return id;
   }
 
-  private link(socket: WebSocket, id: number, stream: () => BridgeStream, logIds: () => LogFields): StreamLink {
+  /** `release`: gives the stream's place in its owner's caps back when the stream is over. */
+  private link(socket: WebSocket, id: number, stream: () => BridgeStream, logIds: () => LogFields, release: () => void): StreamLink {
     return {
       sendControl: (message: ServerMessage) => sendQuietly(socket, encodeMessage(message)),
       sendData: (frame) => sendQuietly(socket, frame),
-      close: () => this.streams.remove(id, stream()),
+      close: () => {
+        this.streams.remove(id, stream());
+        release();
+      },
       logIds: () => ({ ...logIds(), stream_id: id }),
     };
   }

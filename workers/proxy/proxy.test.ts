@@ -8,6 +8,7 @@ import { call, callJson, newAccount, seedGpuModels } from "../../test/support/wo
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
+import { STREAMS_PER_INSTANCE } from "../../durable-objects/machine/stream-quota.ts";
 
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
 type WsOpen = Extract<ServerMessage, { type: "ws_open" }>;
@@ -57,6 +58,25 @@ describe("proxy entry", () => {
     expect(response.headers.get("connection")).toBeNull();
     expect(await response.text()).toBe("");
     agent.disconnect();
+  });
+
+  it("refuses a stream beyond the instance's cap with 429 rate_limited and Retry-After, and takes one again once another ends", async () => {
+    const { agent, key, id } = await runningInstance();
+    const held = Array.from({ length: STREAMS_PER_INSTANCE }, (_, n) => call("GET", `/v1/instances/${id}/proxy/8888/slow/${n}`, { key }));
+    await until(async () => agent.httpRequests(id).length, (n) => n === STREAMS_PER_INSTANCE, "every held stream at the agent");
+    const refused = await call("GET", `/v1/instances/${id}/proxy/8888/one-more`, { key });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await refused.json()).toMatchObject({ error: "rate_limited" });
+    const [first] = agent.httpRequests(id);
+    agent.send({ type: "http_response", stream: first!.stream, status: 200, headers: [] });
+    agent.send({ type: "end", stream: first!.stream });
+    expect((await held[0]!).status).toBe(200);
+    const again = call("GET", `/v1/instances/${id}/proxy/8888/again`, { key });
+    await until(async () => agent.httpRequests(id).some((r) => r.path === "/again"), (seen) => seen, "the stream after one ended");
+    agent.disconnect();
+    expect((await again).status).toBe(502);
+    await Promise.all(held.slice(1).map(async (pending) => (await pending).body?.cancel()));
   });
 
   it("a GET that says it carries a body (Transfer-Encoding: chunked) is forwarded without one, not refused with 500", async () => {

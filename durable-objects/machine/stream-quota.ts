@@ -1,0 +1,52 @@
+// How many streams (proxied requests and WebSockets, log streams) one instance, and one account, may
+// hold open through a machine's MachineDO at once. Each open stream may hold up to a credit window
+// (4 MiB) in the object's memory while its client reads slowly, and every tenant of the machine
+// shares that object: without a cap one slow tenant could hold the memory the others' streams need.
+// The MachineDO alone counts them (streams live in its memory), so the count is exact.
+import { ApiError } from "../../core/errors.ts";
+
+/** More than a browser opens for a page, and the 64-at-once the benchmarks drive through one instance. */
+export const STREAMS_PER_INSTANCE = 100;
+/** An account's instances on one machine together. */
+export const STREAMS_PER_ACCOUNT = 200;
+/** Streams end as their clients finish: a second is long enough for one to free up. */
+const RETRY_AFTER_S = 1;
+
+export interface StreamOwner {
+  instanceId: string;
+  accountId: string;
+}
+
+export class StreamQuota {
+  private readonly perInstance = new Map<string, number>();
+  private readonly perAccount = new Map<string, number>();
+
+  /** A stream for `owner`: the function that gives it back (once, however often called), or the 429 to answer. */
+  take(owner: StreamOwner): (() => void) | Response {
+    const instance = this.perInstance.get(owner.instanceId) ?? 0;
+    const account = this.perAccount.get(owner.accountId) ?? 0;
+    if (instance >= STREAMS_PER_INSTANCE) return tooMany(`instance ${owner.instanceId} has ${instance} streams open, the most one instance may`);
+    if (account >= STREAMS_PER_ACCOUNT) return tooMany(`the account's instances on this host have ${account} streams open, the most one account may`);
+    this.perInstance.set(owner.instanceId, instance + 1);
+    this.perAccount.set(owner.accountId, account + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      decrement(this.perInstance, owner.instanceId);
+      decrement(this.perAccount, owner.accountId);
+    };
+  }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
+}
+
+function tooMany(message: string): Response {
+  const response = new ApiError("rate_limited", `${message}; retry once one has ended`).toResponse();
+  response.headers.set("retry-after", String(RETRY_AFTER_S));
+  return response;
+}
