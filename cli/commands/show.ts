@@ -24,6 +24,7 @@ export function showCommand(f: Factory) {
         ["model", instance.model],
         ["image", instance.image],
         ["disk", `${instance.disk_gb} GB`],
+        ...(instance.memory_gb !== null && instance.vcpus !== null ? [["memory and CPUs", `${instance.memory_gb} GB, ${instance.vcpus} vCPUs`] as [string, string]] : []),
         ["price", `${dollars(instance.price_hour_micros)}/hour`],
         ["machine", `${instance.machine_id} (${instance.machine_online ? "online" : "offline"})`],
         ["created", instance.created_at],

@@ -74,7 +74,10 @@ export class InstanceActions {
         continue;
       }
       this.parts.transaction(() => {
-        sql`UPDATE instances SET machine_id = ${machineId}, launch_deadline_ms = ${nowMs + launchTimeoutMs(env)} WHERE id = ${id}`;
+        const share = reserved.share;
+        sql`UPDATE instances SET machine_id = ${machineId}, launch_deadline_ms = ${nowMs + launchTimeoutMs(env)},
+              memory_mib = ${share ? share.memory_bytes / 1024 ** 2 : null}, milli_cpus = ${share ? Math.floor(share.nano_cpus / 1_000_000) : null}
+            WHERE id = ${id}`;
         addEvent(sql, id, `Created on machine ${machineId}; waiting for the host to start the container`, iso(nowMs));
         if (idem) {
           sql`INSERT OR REPLACE INTO idempotency (key, body_hash, instance_id, created_ms)

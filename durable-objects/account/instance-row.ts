@@ -34,13 +34,16 @@ export interface InstanceRow {
   readiness: string;
   /** When the last launch or start is given up unless its host confirms it first (launch-timeout.ts). */
   launch_deadline_ms: number | null;
+  /** Its share of the host's memory (whole MiB) and CPUs (thousandths), which its container is limited to; null when unknown. */
+  memory_mib: number | null;
+  milli_cpus: number | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;
@@ -48,6 +51,9 @@ export type Instance = Omit<
   token: string;
   machine_id: number;
   machine_online: boolean;
+  /** Whole GiB of memory and CPUs (to a hundredth) its container may use; null when its host has not said what it has. */
+  memory_gb: number | null;
+  vcpus: number | null;
 };
 
 export function toInstance(row: InstanceRow, token: string): Instance {
@@ -63,6 +69,8 @@ export function toInstance(row: InstanceRow, token: string): Instance {
     model: row.model,
     image: row.image,
     disk_gb: row.disk_gb,
+    memory_gb: row.memory_mib === null ? null : Math.floor(row.memory_mib / 1024),
+    vcpus: row.milli_cpus === null ? null : Math.floor(row.milli_cpus / 10) / 100,
     ports: instancePorts(JSON.parse(row.ports) as PortSpec[], row.readiness),
     env: JSON.parse(row.env) as Record<string, string>,
     token,

@@ -75,4 +75,8 @@ export function addAccountSchemaAdditions(sql: Sql): void {
   if (addColumnIfMissing(sql, "instances", "launch_deadline_ms", "INTEGER")) {
     sql`UPDATE instances SET launch_deadline_ms = created_ms + ${DEFAULT_LAUNCH_TIMEOUT_MS} WHERE status IN ('creating', 'starting')`;
   }
+  // What the instance got of its host's memory and CPUs, as its MachineDO said at the reservation;
+  // null for instances from before, and on a host whose agent has not said what it has.
+  addColumnIfMissing(sql, "instances", "memory_mib", "INTEGER");
+  addColumnIfMissing(sql, "instances", "milli_cpus", "INTEGER");
 }

@@ -138,6 +138,7 @@ export class AgentSession {
       record.replaceGpus(hello.gpus);
       record.replaceCache(hello.cached_models);
       record.replaceVersions(hello);
+      if (hello.host) record.replaceResources(hello.host);
       health.replace(hello.degraded ?? "");
       ledger.takeReportedStates(reported, nowMs);
       if (!wasOnline) ledger.reportHost(true, nowMs);

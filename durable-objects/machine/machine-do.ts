@@ -22,6 +22,7 @@ import { DurableObject } from "cloudflare:workers";
 import { errorResponse, fail, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
 import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
+import type { ResourceShare } from "../../protocol/resource-share.ts";
 import type { LogFields } from "../../core/log.ts";
 import {
   isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
@@ -93,12 +94,14 @@ export class MachineDO extends DurableObject<Env> {
 
   // ---- reservations, desired states and key sets (RPC from AccountDOs) ----
 
-  reserve(request: ReserveRequest): { ok: true; gpu_indices: number[] } | Failure {
+  /** `share`: what the instance gets of the host's memory and CPUs, as its agent will limit it (null before a hello said). */
+  reserve(request: ReserveRequest): { ok: true; gpu_indices: number[]; share: ResourceShare | null } | Failure {
     // Placement skips a degraded machine; this catches a launch that raced its report.
     if (this.health.degraded()) return fail("no_capacity", "the machine takes no new instances now");
     const reserved = this.ledger.reserve(request);
-    if (reserved.ok) this.keySets.apply(request.key_set);
-    return reserved;
+    if (!reserved.ok) return reserved;
+    this.keySets.apply(request.key_set);
+    return { ...reserved, share: this.record.shareFor(request.gpu_count) };
   }
 
   reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {

@@ -1,7 +1,9 @@
 // The machine itself in MachineDO storage: its row (identity, agent token hash, online, current agent
-// connection, state and fleet versions) and, as its agent's last hello said, its GPUs and cached models.
+// connection, state and fleet versions) and, as its agent's last hello said, its GPUs, cached models
+// and memory and CPUs.
 import { sha256Hex } from "../../core/hash.ts";
 import type { GpuInfo } from "../../protocol/index.ts";
+import { resourceShare, type HostResources, type ResourceShare } from "../../protocol/resource-share.ts";
 import type { HostVersions } from "../contracts/fleet.ts";
 import type { Sql } from "../sql.ts";
 
@@ -89,6 +91,19 @@ export class MachineRecord {
   versions(): HostVersions {
     return this.sql<HostVersions>`SELECT agent_version, driver_version, cuda_version FROM host_versions`[0]
       ?? { agent_version: "", driver_version: "", cuda_version: "" };
+  }
+
+  replaceResources(host: HostResources): void {
+    this.sql`INSERT OR REPLACE INTO host_resources (id, memory_bytes, cpus) VALUES (1, ${host.memory_bytes}, ${host.cpus})`;
+  }
+
+  /**
+   * What an instance of `gpuCount` GPUs gets of this host's memory and CPUs (the agent sets the same
+   * limits, by the same rule); null until an agent has said what the host has.
+   */
+  shareFor(gpuCount: number): ResourceShare | null {
+    const host = this.sql<HostResources>`SELECT memory_bytes, cpus FROM host_resources`[0];
+    return host ? resourceShare(host, this.gpus().length, gpuCount) : null;
   }
 
   cachedModels(): string[] {

@@ -14,6 +14,7 @@ export function createMachineSchema(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS cached_models (hf TEXT PRIMARY KEY)`;
   sql`CREATE TABLE IF NOT EXISTS host_versions (id INTEGER PRIMARY KEY CHECK (id = 1), agent_version TEXT NOT NULL, driver_version TEXT NOT NULL, cuda_version TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS host_health (id INTEGER PRIMARY KEY CHECK (id = 1), degraded TEXT NOT NULL)`;
+  sql`CREATE TABLE IF NOT EXISTS host_resources (id INTEGER PRIMARY KEY CHECK (id = 1), memory_bytes INTEGER NOT NULL, cpus INTEGER NOT NULL)`;
   upgradeLegacyReports(sql);
 }
 

@@ -28,6 +28,12 @@ export function InstanceDetails({ instance }: { instance: Instance }) {
       </dd>
       <dt>Disk</dt>
       <dd>{instance.disk_gb} GB</dd>
+      {instance.memory_gb !== null && instance.vcpus !== null && (
+        <>
+          <dt>Memory and CPUs</dt>
+          <dd data-testid="instance-share">{instance.memory_gb} GB memory, {instance.vcpus} vCPUs</dd>
+        </>
+      )}
       <dt>Price</dt>
       <dd>{formatPerHour(instance.price_hour_micros)}</dd>
       <dt>Created</dt>

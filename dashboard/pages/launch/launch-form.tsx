@@ -10,6 +10,9 @@ import { navigate } from "../../router/router.tsx";
 import { countChoices, effectiveModel, fittingModels, launchRequest, parseEnv, type LaunchChoices } from "./launch-choices.ts";
 import { LaunchSummary } from "./launch-summary.tsx";
 
+/** What comes with the GPUs; the instance's page shows the figures once it is placed. */
+const SHARE_HINT = "Memory and CPUs come with the GPUs: their share of the host's, shown on the instance once it is placed";
+
 const FIELDS = ["gpu_model", "gpu_count", "template", "model", "image", "label", "disk_gb", "env"];
 
 interface LaunchFormProps {
@@ -68,7 +71,7 @@ export function LaunchForm({ gpus, templates, models, balanceMicros }: LaunchFor
           </select>
         )}
       </Field>
-      <Field label="GPU count" error={fieldError(error, "gpu_count")} hint={template?.multi_gpu === false ? `${template.name} runs on one GPU` : undefined}>
+      <Field label="GPU count" error={fieldError(error, "gpu_count")} hint={template?.multi_gpu === false ? `${template.name} runs on one GPU` : SHARE_HINT}>
         {(control) => (
           <select {...control} value={count} onChange={(e) => set({ count: Number(e.target.value) })}>
             {counts.map((n) => (

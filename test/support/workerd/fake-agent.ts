@@ -3,7 +3,7 @@
 import { exports } from "cloudflare:workers";
 import {
   decodeDataFrame, decodeServerMessage, encodeDataFrame, encodeMessage, PROTOCOL_VERSION, type AgentMessage, type ContainerReport, type DataKind,
-  type PortReadiness, type ServerMessage,
+  type HostResources, type PortReadiness, type ServerMessage,
 } from "../../../protocol/index.ts";
 import { admin, machineOnline, seedGpuModels } from "./api-client.ts";
 import { until } from "./poll.ts";
@@ -46,10 +46,12 @@ export class FakeAgent {
 
   /**
    * Connects and says hello with `gpus` (model ids, or a model and an nvidia-smi name), the containers
-   * it has, and the host's versions (by default a CUDA new enough for every template).
+   * it has, and the host's versions (by default a CUDA new enough for every template) and its memory
+   * and CPUs (none by default, as from an older agent).
    */
   async connect(
-    gpus: (string | { model: string; name: string })[], containers: ContainerReport[] = [], cached: string[] = [], host: Partial<HostVersions> = {},
+    gpus: (string | { model: string; name: string })[], containers: ContainerReport[] = [], cached: string[] = [],
+    host: Partial<HostVersions> & { host?: HostResources } = {},
     readiness?: PortReadiness[],
   ): Promise<void> {
     const response = await exports.default.fetch(new Request("http://gpu.test/agent/v1/connect", {

@@ -78,6 +78,10 @@ export const Instance = z
     model: z.string().openapi({ description: "The catalog model id it serves; \"\" when none" }),
     image: z.string().openapi({ description: "The container image it runs: the template's (the build for its GPU's architecture) or, for `custom`, the launch's" }),
     disk_gb: z.number().int().openapi({ description: "Disk size in GB" }),
+    memory_gb: z.number().int().nullable().openapi({
+      description: "Memory its container may use, in whole GiB (no swap): its share of the host by GPUs, after the host's reserve; null when its host has not said what it has",
+    }),
+    vcpus: z.number().nullable().openapi({ description: "CPUs its container may use (to a hundredth), shared the same way; null when unknown" }),
     ports: z.array(InstancePort).openapi({ description: "The template's ports, each with whether its server is ready" }),
     env: z.record(z.string(), z.string()).openapi({
       description: "The environment variables given at launch; `{}` when none. The container also gets `INSTANCE_TOKEN` (this `token`) and `PROXY_BASE_PATH`",
