@@ -105,7 +105,7 @@ describe("POST /v1/instances validation", () => {
     expect(status).toBe(201);
     expect(Object.keys(body).sort()).toEqual([
       "created_at", "desired_state", "disk_gb", "env", "gpu_count", "gpu_model", "id", "image", "label", "machine_id",
-      "machine_online", "model", "ports", "price_hour_micros", "started_at", "status", "status_message", "template", "token",
+      "machine_online", "memory_gb", "model", "ports", "price_hour_micros", "started_at", "status", "status_message", "template", "token", "vcpus",
     ]);
     expect(body).toMatchObject({
       id: expect.stringMatching(/^i-[a-z2-7]{16}$/), label: "my-llm", status: "creating", status_message: "", desired_state: "running",
