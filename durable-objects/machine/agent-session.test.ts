@@ -2,7 +2,7 @@
 // timeout, malformed frames.
 import { describe, expect, it } from "vitest";
 import { exports } from "cloudflare:workers";
-import { admin, machineOnline, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { admin, callJson, machineOnline, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 
@@ -45,11 +45,18 @@ describe("agent endpoint", () => {
   });
 
   it("a malformed frame is logged and the connection keeps working", async () => {
+    await seedGpuModels();
     const agent = await FakeAgent.register("noisy");
     await agent.connect(["rtx4090"]);
     agent.send({ type: "bogus" } as never);
     agent.send({ type: "container", instance_id: "not-an-id", state: "running", message: "" } as never);
-    agent.send({ type: "cache", models: ["org/model"] });
+    // Working both ways after them: a launch reaches the agent as a command, and its report lands.
+    const { key } = await newAccount();
+    const launched = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } });
+    expect(launched.status).toBe(201);
+    await agent.waitForCommand(launched.body.id, "create");
+    agent.report(launched.body.id, "running");
+    await until(() => callJson<{ status: string }>("GET", `/v1/instances/${launched.body.id}`, { key }), (r) => r.body.status === "running", "running");
     expect(await machineOnline(agent.machineId)).toBe(true);
     // The object logs each rejected frame, and the machine going offline, after this test's last
     // request: leaving waits for all of it, so no log line outlives the test's environment.

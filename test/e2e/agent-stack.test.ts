@@ -1,4 +1,5 @@
 // Host agents against the real control plane: wrangler dev, real agent processes, local runtime.
+import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,6 +25,11 @@ describe("host agents", () => {
   });
 
   it("a killed agent takes its machine offline and its GPUs out of free_gpus; restarted, it is back", async () => {
+    // SIGKILL: no goodbye from the agent, only its socket closed by the kernel.
+    const agent = stack.agents.get("dev-2")!;
+    const exited = once(agent.process, "exit");
+    process.kill(-agent.process.pid!, "SIGKILL");
+    await exited;
     await stack.stopAgent("dev-2");
     await stack.waitForMachines({ "dev-2": false });
     expect(await gpu("h100-80gb")).toMatchObject({ free_gpus: 0, max_per_server: 0 });

@@ -16,7 +16,14 @@ export async function healthAnswers(port: number): Promise<boolean> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}/health`);
     return res.status === 200 && (await res.text()) === "ok";
-  } catch {
-    return false;
+  } catch (error) {
+    // Nothing listening (yet, or any more) is "no"; any other failure is the test's to see.
+    if (connectionRefused(error)) return false;
+    throw error;
   }
+}
+
+function connectionRefused(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } }).cause;
+  return cause?.code === "ECONNREFUSED" || cause?.code === "ECONNRESET";
 }

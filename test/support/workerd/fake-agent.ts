@@ -106,8 +106,10 @@ export class FakeAgent {
   send(message: AgentMessage): void {
     try {
       this.socket?.send(encodeMessage(message));
-    } catch {
-      this.stopHeartbeats(); // the MachineDO closed us
+    } catch (error) {
+      // Only a socket the MachineDO has closed under us may refuse a send; anything else is a failure.
+      if (this.socket?.readyState === WebSocket.OPEN) throw error;
+      this.stopHeartbeats();
     }
   }
 
