@@ -2,9 +2,9 @@
 // container server inside. From Node, with every *.localhost name resolved to loopback as Chromium
 // does (the browser's view is in dashboard.test.ts). The ticket's 60 s are on the test clock in
 // workers/apps/app-tickets.test.ts.
-import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
+import { BLOCK_BYTES, payloadBlock, payloadSha256 } from "../../host-agent/dev/container/seeded-bytes.ts";
 import { appCookieOf, appRequest, appWebSocket, openAppRequest } from "./support/app-origin.ts";
 import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 
@@ -115,19 +115,16 @@ describe("an app's origin with its session", () => {
 
   it("a 64 MB upload streams through to the app intact", async () => {
     const cookie = await session(jupyter, 8888);
+    // The seeded payload: no two blocks alike, so a piece lost, doubled or reordered changes the digest.
     const size = 64 * 1024 * 1024;
-    const chunk = Buffer.alloc(1024 * 1024);
-    for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31) % 251;
-    const expected = createHash("sha256");
-    for (let sent = 0; sent < size; sent += chunk.length) expected.update(chunk);
     const body = Readable.from((function* () {
-      for (let sent = 0; sent < size; sent += chunk.length) yield chunk;
+      for (let index = 0; index < size / BLOCK_BYTES; index++) yield payloadBlock(index);
     })());
     const response = await appRequest(`${origin(jupyter, 8888)}/echo/upload`, {
       method: "POST", headers: { cookie, "content-type": "application/octet-stream", "content-length": String(size) }, body,
     });
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.body)).toMatchObject({ body_bytes: size, body_sha256: expected.digest("hex") });
+    expect(JSON.parse(response.body)).toMatchObject({ body_bytes: size, body_sha256: payloadSha256(size) });
   }, 120_000);
 
   it("a WebSocket opens with the cookie and echoes; without it the upgrade is refused", async () => {

@@ -1,8 +1,9 @@
 // The proxy on the real stack: worker in workerd (wrangler dev), real host agent, dev container server.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
+import { BLOCK_BYTES, payloadBlock, payloadSha256 } from "../../host-agent/dev/container/seeded-bytes.ts";
 import WebSocket from "ws";
 import { readEventArrivals } from "../support/agent/event-arrivals.ts";
 import { peakGrowth } from "./support/rss.ts";
@@ -104,10 +105,12 @@ describe("HTTP pass-through", () => {
     expect(arrivals[4]! - arrivals[0]!).toBeGreaterThan(900);
   });
 
-  it("downloads stream with the exact bytes", async () => {
+  it("downloads stream with the exact bytes: the digest of what arrived is the one the server reports", async () => {
     const response = await fetch(stack.proxyUrl(llm, 8000, "/bytes?n=10000000"), { headers: auth() });
     const body = Buffer.from(await response.arrayBuffer());
     expect(body.length).toBe(10_000_000);
+    const reported = (await (await fetch(stack.proxyUrl(llm, 8000, "/bytes/sha256?n=10000000"), { headers: auth() })).json()) as { sha256: string };
+    expect(createHash("sha256").update(body).digest("hex")).toBe(reported.sha256);
   });
 
   it("a response with a declared length keeps its Content-Length (download progress works)", async () => {
@@ -129,20 +132,16 @@ describe("HTTP pass-through", () => {
 
 describe("large bodies and flow control", () => {
   it("a 512 MB streamed upload arrives intact while workerd and the agent stay bounded", async () => {
+    // The seeded payload: no two blocks alike, so a piece lost, doubled or reordered changes the digest.
     const size = 512 * 1024 * 1024;
-    const chunk = Buffer.alloc(1024 * 1024);
-    for (let i = 0; i < chunk.length; i++) chunk[i] = (i * 31) & 0xff;
-    const expected = createHash("sha256");
-    for (let i = 0; i < size / chunk.length; i++) expected.update(chunk);
+    let sent = 0;
     const body = new ReadableStream<Uint8Array>({
-      start() {},
       pull(controller) {
         if (sent >= size) return controller.close();
-        controller.enqueue(chunk);
-        sent += chunk.length;
+        controller.enqueue(payloadBlock(sent / BLOCK_BYTES));
+        sent += BLOCK_BYTES;
       },
     });
-    let sent = 0;
     const { result, growthBytes } = await peakGrowth(
       { workerd: stack.worker.process.pid!, agent: stack.agents.get("dev-1")!.process.pid! },
       async () => {
@@ -153,7 +152,7 @@ describe("large bodies and flow control", () => {
       },
     );
     expect(result.body_bytes).toBe(size);
-    expect(result.body_sha256).toBe(expected.digest("hex"));
+    expect(result.body_sha256).toBe(payloadSha256(size));
     console.log(`512 MB upload RSS growth: ${JSON.stringify(Object.fromEntries(Object.entries(growthBytes).map(([k, v]) => [k, `${(v / 1048576).toFixed(1)} MB`])))}`);
     // Buffering the body anywhere would grow one of them by ~512 MB.
     expect(growthBytes.workerd!).toBeLessThan(256 * 1024 * 1024);
@@ -246,7 +245,7 @@ describe("WebSockets through the proxy", () => {
       return socket;
     };
     const socket = await open();
-    const big = Buffer.alloc(MAX_WS_MESSAGE_BYTES, 7);
+    const big = randomBytes(MAX_WS_MESSAGE_BYTES);
     const echoed = new Promise<Buffer>((resolve) => socket.once("message", (data: Buffer) => resolve(data)));
     socket.send(big);
     expect((await echoed).equals(big)).toBe(true);

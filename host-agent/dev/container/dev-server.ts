@@ -4,7 +4,7 @@
 // /api, / for ComfyUI and Ollama), and the bench's fast routes under /fast/ (fast-routes.ts).
 // Each request but a fast one is logged as one line: on stdout, or on stderr when it failed (4xx, 5xx).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { streamBytes } from "./bytes-route.ts";
+import { sendBytesDigest, streamBytes } from "./bytes-route.ts";
 import { echoRequest } from "./echo-route.ts";
 import { serveFast } from "./fast-routes.ts";
 import { sendJson } from "./json-io.ts";
@@ -48,6 +48,8 @@ async function routeRequest(req: IncomingMessage, res: ServerResponse, servedMod
       return streamEvents(res, queryInt(query, "n", 10), queryInt(query, "interval_ms", 100));
     case "GET /bytes":
       return streamBytes(res, queryInt(query, "n", 0), query.get("chunked") === "1");
+    case "GET /bytes/sha256":
+      return sendBytesDigest(res, queryInt(query, "n", 0));
     case "GET /v1/models":
       return sendJson(res, 200, { object: "list", data: [{ id: servedModel, object: "model", created: startedAt, owned_by: "dev" }] });
     case "POST /v1/chat/completions":
