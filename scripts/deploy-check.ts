@@ -21,7 +21,8 @@ const KIB = 1024;
  * compressed upload). Measured 2026-11-23: 1,125,149 B raw / 204,062 B gzip (1098.8 / 199.3 KiB)
  * with every zod locale, 755,142 B / 161,911 B (737.4 / 158.1 KiB) with English alone (wrangler.toml's
  * `alias`); later that day 826.6 / 182.7 KiB, after the rest of the second wave and a description on
- * every field of the API (GET /v1/openapi.json serves them: 12.4 / 3.3 KiB of it). The budget leaves
+ * every field of the API (GET /v1/openapi.json serves them: 12.4 / 3.3 KiB of it). 2026-11-25, with the
+ * Stripe client (~780 KiB as written) and the deployments minified: 706.0 / 174.4 KiB. The budget leaves
  * about 20% for what comes next; Cloudflare's own limit is many times larger, so it guards start-up
  * time and notices a dependency pulled in by mistake.
  */

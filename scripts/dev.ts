@@ -1,6 +1,9 @@
-// `npm run dev`: the whole service locally (README: "Quick start"). `--fresh` starts empty.
+// `npm run dev`: the whole service locally (README: "Quick start"). `--fresh` starts empty;
+// `--stripe-stand-in` turns card payments on against a local stand-in of Stripe's Checkout.
+import { randomBytes } from "node:crypto";
 import { buildDashboardIfStale } from "./dev/dashboard.ts";
 import { startStack } from "./dev/stack.ts";
+import { startStripeStandIn } from "./dev/stripe-stand-in.ts";
 
 const port = Number(process.env.PORT ?? 8787);
 const stateDir = process.env.DEV_STATE_DIR ?? ".wrangler/state";
@@ -14,12 +17,20 @@ await buildDashboardIfStale().catch((error: Error) => {
   process.exit(1);
 });
 
+const stripeSecrets = { STRIPE_SECRET_KEY: "sk_test_dev_stand_in", STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString("base64")}` };
+const stripe = process.argv.includes("--stripe-stand-in")
+  ? await startStripeStandIn({ secretKey: stripeSecrets.STRIPE_SECRET_KEY, webhookSecret: stripeSecrets.STRIPE_WEBHOOK_SECRET, webhookUrl: () => `http://127.0.0.1:${port}/v1/billing/stripe/webhook` })
+  : null;
+
 const stack = await startStack({
   port,
   stateDir,
   adminToken,
   fresh: process.argv.includes("--fresh"),
-  vars: passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "LAUNCH_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS", "APPS_DOMAIN", "APPS_RATE_LIMIT_RPS"]),
+  vars: {
+    ...passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "LAUNCH_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS", "APPS_DOMAIN", "APPS_RATE_LIMIT_RPS", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_URL"]),
+    ...(stripe ? { ...stripeSecrets, STRIPE_API_URL: stripe.url } : {}),
+  },
   agentEnv: { ...passed(["DEV_READY_DELAY_MS"]), ADMIN_TOKEN: adminToken },
   echo: true,
 }).catch((error: Error) => {
@@ -38,6 +49,7 @@ GPU rental, local stack
   admin token    ${adminToken}
   machines       dev-1 (8 x rtx4090), dev-2 (2 x h100-80gb), local runtime
   state          ${stateDir}
+  payments       ${stripe ? `on, Stripe stand-in at ${stripe.url} (its Checkout page pays)` : "off (--stripe-stand-in turns them on locally)"}
 
 Try:
   curl -H "Authorization: Bearer ${stack.setup.account.key}" ${base}/gpus
@@ -49,6 +61,7 @@ const shutdown = async () => {
   if (stopping) return;
   stopping = true;
   await stack.stop();
+  await stripe?.stop();
   process.exit(0);
 };
 process.on("SIGINT", shutdown);

@@ -12,9 +12,10 @@ import { fail, type Failure } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, NewLoginAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
+import type { PaymentEvent } from "../contracts/payments.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
-import { sqlFor, type Sql } from "../sql.ts";
+import { sqlFor } from "../sql.ts";
 import { AccountRecord, noSuchAccount } from "./account-record.ts";
 import { AppOpeners } from "./app-openers.ts";
 import { Callers } from "./credential-check.ts";
@@ -27,6 +28,7 @@ import type { CreatedKey, KeySummary } from "./keys.ts";
 import { LaunchTimeout } from "./launch-timeout.ts";
 import type { LedgerEntry } from "./ledger-page.ts";
 import { MachineDirectives } from "./machine-directives.ts";
+import { Payments } from "./payments.ts";
 import { MachineReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
@@ -37,7 +39,6 @@ import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signIn
 type Ok<T> = { ok: true } & T;
 
 export class AccountDO extends DurableObject<Env> {
-  private readonly sql: Sql;
   private readonly record: AccountRecord;
   private readonly callers: Callers;
   private readonly logins: LoginStore;
@@ -46,6 +47,7 @@ export class AccountDO extends DurableObject<Env> {
   private readonly keys: KeyChanges;
   private readonly apps: AppOpeners;
   private readonly settlement: Settlement;
+  private readonly payments: Payments;
   private readonly reports: MachineReports;
   private readonly alarms: SingleAlarm;
   private readonly queue = new SerialQueue();
@@ -53,7 +55,6 @@ export class AccountDO extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = sqlFor(ctx.storage);
-    this.sql = sql;
     createAccountSchema(sql);
     const transaction = <T,>(fn: () => T): T => ctx.storage.transactionSync(fn);
     // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
@@ -68,6 +69,7 @@ export class AccountDO extends DurableObject<Env> {
     this.keys = new KeyChanges(parts);
     this.apps = new AppOpeners(parts);
     this.settlement = new Settlement({ ...parts, instances: this.instances, alarms: this.alarms });
+    this.payments = new Payments({ sql, transaction, settlement: this.settlement });
     this.reports = new MachineReports(sql, transaction, this.settlement);
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
     this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), directives);
@@ -146,11 +148,7 @@ export class AccountDO extends DurableObject<Env> {
     return found.ok ? { ok: true, machine_id: found.instance.machine_id } : found;
   }
 
-  /**
-   * The proxy's slow path, for a key the instance's MachineDO cannot judge or an instance it does not
-   * know: admits an account key (never a session) or the instance's token, and names the machine,
-   * whose MachineDO alone decides whether the instance can be reached (machine/reachability.ts).
-   */
+  /** The proxy's slow path (a key the MachineDO cannot judge, an instance it does not know): a key or the instance's token; names its machine. */
   async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
     const admitted = (await this.views.isTokenOf(id, credential)) || (await this.callers.who(credential))?.kind === "key";
     if (!admitted) return callerRefused();
@@ -178,7 +176,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /** From the EmailDO, for a sign-up it lost track of: does the account exist? If not, it never will. */
   abandonSignup(email: string): { exists: boolean } {
-    return abandonSignupUnlessCreated(this.sql, email, iso(clock.now()));
+    return abandonSignupUnlessCreated(this.logins.sql, email, iso(clock.now()));
   }
 
   async signIn(email: string, password: string): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
@@ -191,7 +189,7 @@ export class AccountDO extends DurableObject<Env> {
   async signOut(credential: string): Promise<Ok<object> | Failure> {
     const caller = await this.callers.who(credential);
     const sessionId = caller?.kind === "session" ? caller.sessionId : null;
-    if (sessionId !== null) revokeSession(this.sql, sessionId);
+    if (sessionId !== null) revokeSession(this.logins.sql, sessionId);
     // Queued after any openApp that checked this session before it ended, so its note is seen.
     return this.changed((await this.queue.run(() => this.apps.signedOut(sessionId))) ?? { ok: true });
   }
@@ -221,6 +219,11 @@ export class AccountDO extends DurableObject<Env> {
   /** Newest first; `before` is the id of the last entry of the previous page. */
   async ledger(credential: string, limit: number, before: number | null): Promise<Ok<{ items: LedgerEntry[]; next_cursor: string | null }> | Failure> {
     return (await this.callers.admits(credential)) ? this.settlement.ledgerPage(limit, before) : callerRefused();
+  }
+
+  /** A verified Stripe payment or refund from the Worker's webhook, applied once (payments.ts). */
+  receivePayment(event: PaymentEvent): Ok<{ applied: boolean }> | Failure {
+    return this.record.info() ? this.changed(this.payments.apply(event)) : noSuchAccount();
   }
 
   // ---- from MachineDOs ----

@@ -2,7 +2,8 @@
 // transaction, so the balance always equals the sum of the ledger; each row keeps the balance after it.
 import type { Sql } from "../sql.ts";
 
-export type LedgerKind = "credit" | "debit" | "charge";
+/** `payment` and `refund`: money in through Stripe, and back out (payments.ts). */
+export type LedgerKind = "credit" | "debit" | "charge" | "payment" | "refund";
 
 /** A balance stays within ±$1 billion, so sums of balances and amounts stay exact integers (below 2^53). */
 export const MAX_BALANCE_MICROS = 1e15;

@@ -14,6 +14,7 @@ import { adminRoutes } from "./routes/admin-routes.ts";
 import { appRoutes } from "./routes/app-routes.ts";
 import { authRoutes } from "./routes/auth-routes.ts";
 import { billingRoutes } from "./routes/billing-routes.ts";
+import { paymentRoutes, STRIPE_WEBHOOK_PATH } from "./routes/payment-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
@@ -45,9 +46,12 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/billing/*"]) {
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*"]) {
     app.use(path, callerAuth());
   }
+  // Stripe calls its webhook with a signature, not a key: the route verifies it.
+  const billingCaller = callerAuth();
+  app.use("/v1/billing/*", (c, next) => (c.req.path === STRIPE_WEBHOOK_PATH ? next() : billingCaller(c, next)));
   app.use("/v1/auth/*", authBudget());
   app.use("/v1/auth/signup", refuseForeignOrigin());
   app.use("/v1/auth/login", refuseForeignOrigin());
@@ -63,6 +67,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
+  app.route("/v1", paymentRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);
   documentAppOrigin(app);

@@ -26,10 +26,11 @@ export const LedgerPage = z
         z.object({
           id: z.number().int().openapi({ description: "The entry's number: higher than that of every earlier entry of the account" }),
           created_at: timestamp.openapi({ description: "When the balance changed; for a charge, the end of the running time it covers" }),
-          kind: z.enum(["credit", "debit", "charge"]).openapi({
-            description: "`credit`: money added; `debit`: money taken off by the operator; `charge`: an instance's running time",
+          kind: z.enum(["credit", "debit", "charge", "payment", "refund"]).openapi({
+            description: "`credit`: money added by the operator; `debit`: money taken off by the operator; `charge`: an instance's running time; " +
+              "`payment`: a card payment (Stripe Checkout, its session id in `note`); `refund`: a payment given back (the Stripe charge in `note`)",
           }),
-          amount_micros: z.number().int().openapi({ description: "The change of the balance in micro-dollars: positive for credits, negative for debits and charges" }),
+          amount_micros: z.number().int().openapi({ description: "The change of the balance in micro-dollars: positive for credits and payments, negative for debits, charges and refunds" }),
           balance_after_micros: z.number().int().openapi({ description: "The balance right after this entry, in micro-dollars" }),
           instance_id: z.string().nullable().openapi({ description: "The instance a charge is for; null otherwise" }),
           note: z.string().openapi({

@@ -1,0 +1,59 @@
+// Money in from Stripe, applied exactly once however often and in whatever order Stripe delivers
+// its events (it retries for days): a paid Checkout Session credits the account once per session
+// id; a refund debits what Stripe says was refunded of a charge beyond what was debited already.
+// The Worker has verified each event's signature; this object is the authority for whether it has
+// been applied: the `payments` row is written in the same transaction as the ledger's.
+import { clock, iso } from "../../core/clock.ts";
+import type { PaymentEvent } from "../contracts/payments.ts";
+import type { Sql } from "../sql.ts";
+import { settleAll } from "./billing.ts";
+import { changeBalance } from "./ledger.ts";
+import type { Settlement } from "./settlement.ts";
+
+export interface PaymentParts {
+  sql: Sql;
+  transaction<T>(fn: () => T): T;
+  settlement: Settlement;
+}
+
+export class Payments {
+  private readonly parts: PaymentParts;
+
+  constructor(parts: PaymentParts) {
+    this.parts = parts;
+  }
+
+  /** `applied`: false for an event applied before (or a refund older than one applied). */
+  apply(event: PaymentEvent): { ok: true; applied: boolean } {
+    const applied = this.parts.transaction(() => (event.kind === "paid" ? this.credit(event) : this.debit(event)));
+    // A refund can use the balance up: what runs stops, as when funds run out.
+    if (applied && event.kind === "refunded") this.parts.settlement.settleNow();
+    return { ok: true, applied };
+  }
+
+  private credit(event: Extract<PaymentEvent, { kind: "paid" }>): boolean {
+    const { sql } = this.parts;
+    if (this.applied(event.session_id) !== null) return false;
+    const at = iso(clock.now());
+    settleAll(sql, clock.now());
+    changeBalance(sql, { kind: "payment", amountMicros: event.amount_micros, note: `Stripe Checkout ${event.session_id}`, at });
+    sql`INSERT INTO payments (stripe_id, amount_micros, updated_at) VALUES (${event.session_id}, ${event.amount_micros}, ${at})`;
+    return true;
+  }
+
+  private debit(event: Extract<PaymentEvent, { kind: "refunded" }>): boolean {
+    const { sql } = this.parts;
+    const due = event.refunded_micros - (this.applied(event.charge_id) ?? 0);
+    if (due <= 0) return false;
+    const at = iso(clock.now());
+    settleAll(sql, clock.now());
+    changeBalance(sql, { kind: "refund", amountMicros: -due, note: `Stripe refund of ${event.charge_id}`, at });
+    sql`INSERT OR REPLACE INTO payments (stripe_id, amount_micros, updated_at) VALUES (${event.charge_id}, ${event.refunded_micros}, ${at})`;
+    return true;
+  }
+
+  /** What was applied for a session (its credit) or a charge (all refunded of it); null when nothing. */
+  private applied(stripeId: string): number | null {
+    return this.parts.sql<{ amount_micros: number }>`SELECT amount_micros FROM payments WHERE stripe_id = ${stripeId}`[0]?.amount_micros ?? null;
+  }
+}
