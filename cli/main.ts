@@ -10,6 +10,7 @@ import { startCommand, stopCommand } from "./commands/instance-action.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { launchCommand } from "./commands/launch.ts";
 import { ledgerCommand } from "./commands/ledger.ts";
+import { topupCommand } from "./commands/topup.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { lsCommand } from "./commands/ls.ts";
@@ -25,7 +26,7 @@ import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
-  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand,
+  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, topupCommand,
 ];
 
 function buildProgram(f: Factory) {

@@ -10,3 +10,4 @@ export type Instance = components["schemas"]["Instance"];
 export type LaunchRequest = components["schemas"]["LaunchRequest"];
 export type InstanceEvent = components["schemas"]["EventList"]["items"][number];
 export type InstanceMetrics = components["schemas"]["InstanceMetrics"];
+export { dollarsToMicros } from "./money.ts";

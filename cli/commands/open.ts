@@ -1,8 +1,7 @@
 // `gpu open <id> <port>`: the address of an instance's web app (Jupyter, ComfyUI, Gradio) on its own
 // origin, with a one-time ticket valid for a minute; printed, or opened in the browser with --browser.
-import { spawn } from "node:child_process";
 import { ok } from "../../client/index.ts";
-import { CliError } from "../errors.ts";
+import { openInBrowser } from "../browser.ts";
 import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
 import { integer, JSON_HELP } from "../options.ts";
@@ -20,16 +19,4 @@ export function openCommand(f: Factory) {
       await openInBrowser(opened.url);
       if (f.io.isStderrTty) f.io.err(`Opened ${id} port ${port} in your browser (the link works once, until ${opened.expires_at}).`);
     });
-}
-
-function openInBrowser(url: string): Promise<void> {
-  const opener = process.platform === "darwin" ? "open" : "xdg-open";
-  return new Promise((resolve, reject) => {
-    const child = spawn(opener, [url], { stdio: "ignore", detached: true });
-    child.once("error", () => reject(new CliError(`could not run ${opener}: open this address yourself: ${url}`)));
-    child.once("spawn", () => {
-      child.unref();
-      resolve();
-    });
-  });
 }

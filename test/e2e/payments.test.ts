@@ -1,9 +1,13 @@
 // Card payments end to end: the real stack with payments on, its Stripe client pointed at the local
 // stand-in of Stripe's API (scripts/dev/stripe-stand-in.ts), whose Checkout page pays and sends the
 // signed webhook. A stranger signs up with $0, adds funds and launches, with no operator involved.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeStandIn, type StripeStandIn } from "../../scripts/dev/stripe-stand-in.ts";
 import { startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
+import { cliEnv, runGpu, RunningGpu } from "./support/gpu-cli.ts";
 
 const SECRET_KEY = "sk_test_e2e";
 const WEBHOOK_SECRET = "whsec_e2e";
@@ -91,5 +95,19 @@ describe("adding funds by card", () => {
     const first = await as("POST", "/v1/billing/checkout", { amount_micros: 5_000_000 }, { "idempotency-key": "retry-1" });
     const again = await as("POST", "/v1/billing/checkout", { amount_micros: 5_000_000 }, { "idempotency-key": "retry-1" });
     expect(again.body.id).toBe(first.body.id);
+  });
+});
+
+describe("gpu topup", () => {
+  it("prints the Checkout address and, with --wait, stays until the payment is credited", async () => {
+    const as = await stranger();
+    const { key } = (await as("POST", "/v1/keys", { name: "cli" })).body as { key: string };
+    const env = cliEnv(mkdtempSync(join(tmpdir(), "gpu-topup-")), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: key });
+    const topup = new RunningGpu(["topup", "12.50", "--wait"], env);
+    const url = await topup.line((line) => line.startsWith(`${stripe.url}/pay/`));
+    expect(stripe.sessions.get(url.split("/").at(-1)!)).toMatchObject({ amount_total: 1250 });
+    await stripe.pay(url.split("/").at(-1)!);
+    expect(await topup.line((line) => line.startsWith("Payment received"))).toBe("Payment received: your balance is $12.50");
+    expect(await runGpu(["topup", "12.505"], env)).toMatchObject({ code: 2, stderr: expect.stringContaining("must be an amount of dollars") });
   });
 });

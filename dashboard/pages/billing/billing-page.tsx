@@ -6,6 +6,7 @@ import { useLedgerPage } from "../../api/ledger.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
 import { formatDollars } from "../../format/money.ts";
+import { AddFunds, PaymentStatus } from "./add-funds.tsx";
 import { LedgerTable } from "./ledger-table.tsx";
 
 export function BillingPage() {
@@ -23,6 +24,8 @@ export function BillingPage() {
         Balance: <strong>{me.data ? formatDollars(me.data.balance_micros) : "…"}</strong>. Instances are billed by the millisecond while they run;
         each settlement is a charge below.
       </p>
+      <PaymentStatus />
+      <AddFunds />
       <h2>Ledger</h2>
       {page.isPending && <Loading what="the ledger" />}
       {page.isError && <LoadError what="the ledger" error={page.error} />}
