@@ -23,6 +23,7 @@ const PAYMENTS_OFF = "payments are not configured on this service";
 
 const configRoute = callerRoute([], {
   method: "get", path: "/billing/config", summary: "Whether card payments are on, and their bounds",
+  description: "Whether this service takes card payments (it does once the operator has set up Stripe), in which currency, and the smallest and largest payment.",
   responses: { 200: json(PaymentConfig, "The payment settings") },
 });
 
@@ -34,7 +35,11 @@ const checkoutRoute = callerRoute([400, 409, 502], {
     "a retried request gets the same session. 409 conflict when payments are off; 502 upstream_unavailable when Stripe cannot be reached.",
   request: {
     body: jsonBody(CheckoutRequest),
-    headers: z.object({ "idempotency-key": z.string().min(1).max(200, "must be at most 200 characters").optional() }),
+    headers: z.object({
+      "idempotency-key": z.string().min(1).max(200, "must be at most 200 characters").optional().openapi({
+        param: { name: "idempotency-key", in: "header", description: "Any string chosen per payment: passed on to Stripe, so a retry gets the same Checkout Session" },
+      }),
+    }),
   },
   responses: { 201: json(CheckoutSession, "The session to pay through") },
 });

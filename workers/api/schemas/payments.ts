@@ -29,4 +29,4 @@ export const CheckoutSession = z
   })
   .openapi("CheckoutSession");
 
-export const WebhookReceipt = z.object({ received: z.literal(true) }).openapi("WebhookReceipt");
+export const WebhookReceipt = z.object({ received: z.literal(true).openapi({ description: "Always true: the event was verified and handled" }) }).openapi("WebhookReceipt");
