@@ -337,6 +337,8 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await nav(page, "Billing").click();
     const rows = page.getByTestId("ledger-row");
     await expect.poll(() => rows.count()).toBe(20);
+    // This stack takes no card payments: nothing offers one.
+    expect(await page.getByRole("button", { name: "Add funds" }).count()).toBe(0);
     expect(await rows.first().textContent()).toContain("top-up 23");
     expect(await rows.first().textContent()).toContain("+$23.00");
     expect(await rows.last().textContent()).toContain("top-up 4");
