@@ -4,9 +4,9 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ServerMessage } from "../../protocol/messages.ts";
-import { call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { call, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
-import { until } from "../../test/support/workerd/poll.ts";
+import { runningInstance } from "../../test/support/workerd/proxy-host.ts";
 
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
 
@@ -60,16 +60,10 @@ describe("the service's own origin", () => {
 
 describe("the path proxy", () => {
   it("sandboxes an instance's answer and drops the cookies it sets, which the API's origin is not its to hold", async () => {
-    await seedGpuModels();
-    const agent = await FakeAgent.register(`headers-${crypto.randomUUID()}`);
-    await agent.connect(["h100-80gb"]);
+    const agent = await FakeAgent.online(`headers-${crypto.randomUUID()}`, ["h100-80gb"]);
     const { key } = await newAccount();
-    const { body } = await callJson<{ id: string }>("POST", "/v1/instances", { key, body: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" } });
-    await agent.waitForCommand(body.id, "create");
-    agent.report(body.id, "running");
-    await until(() => callJson<{ status: string }>("GET", `/v1/instances/${body.id}`, { key }), (r) => r.body.status === "running", "running");
-
-    const pending = call("GET", `/v1/instances/${body.id}/proxy/8888/page`, { key });
+    const { id } = await runningInstance(agent, key);
+    const pending = call("GET", `/v1/instances/${id}/proxy/8888/page`, { key });
     const request = await agent.waitFor((m): m is HttpRequest => m.type === "http_request");
     agent.send({
       type: "http_response", stream: request.stream, status: 200,
