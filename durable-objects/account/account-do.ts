@@ -1,10 +1,9 @@
 // AccountDO, one per account: a table of contents, each call handed to the part that owns it.
 // Authority for: the account row, its API keys, password hash and sessions, balance and ledger, its
-// instances (status, desired state, billing), their events and idempotency keys; not for GPUs
-// (MachineDO), prices (FleetDO; an instance's price is frozen here) nor emails (EmailDO). A caller's
-// credential (a key or a session) is checked on the same call as what it allows, so a revoked one
-// fails on its very next use. A key change, stop, destroy or sign-out is answered once the MachineDOs
-// holding it have acknowledged it (machine-directives.ts). Instance and key changes run one at a time.
+// instances (status, desired state, billing), their events and idempotency keys, its webhooks and their
+// deliveries; not for GPUs (MachineDO), prices (FleetDO; frozen here per instance) nor emails (EmailDO).
+// A credential is checked on the same call as what it allows, so a revoked one fails on its next use. Key
+// changes, stops, destroys and sign-outs are answered once their MachineDOs acknowledge; one at a time.
 import { DurableObject } from "cloudflare:workers";
 import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
@@ -12,6 +11,7 @@ import { fail, type Failure } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, NewLoginAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
+import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor, type Sql } from "../sql.ts";
@@ -32,6 +32,7 @@ import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
 import { revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
+import { WebhookEndpoints } from "./webhook-endpoints.ts";
 import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
 
 type Ok<T> = { ok: true } & T;
@@ -47,6 +48,7 @@ export class AccountDO extends DurableObject<Env> {
   private readonly apps: AppOpeners;
   private readonly settlement: Settlement;
   private readonly reports: MachineReports;
+  private readonly webhooks: WebhookEndpoints;
   private readonly alarms: SingleAlarm;
   private readonly queue = new SerialQueue();
 
@@ -69,8 +71,9 @@ export class AccountDO extends DurableObject<Env> {
     this.apps = new AppOpeners(parts);
     this.settlement = new Settlement({ ...parts, instances: this.instances, alarms: this.alarms });
     this.reports = new MachineReports(sql, transaction, this.settlement);
+    this.webhooks = new WebhookEndpoints(parts, this.alarms);
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), directives);
+    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), directives, this.webhooks.sender);
   }
 
   // ---- operator API ----
@@ -146,11 +149,7 @@ export class AccountDO extends DurableObject<Env> {
     return found.ok ? { ok: true, machine_id: found.instance.machine_id } : found;
   }
 
-  /**
-   * The proxy's slow path, for a key the instance's MachineDO cannot judge or an instance it does not
-   * know: admits an account key (never a session) or the instance's token, and names the machine,
-   * whose MachineDO alone decides whether the instance can be reached (machine/reachability.ts).
-   */
+  /** The proxy's slow path: an account key (never a session) or the instance's token; its MachineDO decides reachability. */
   async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
     const admitted = (await this.views.isTokenOf(id, credential)) || (await this.callers.who(credential))?.kind === "key";
     if (!admitted) return callerRefused();
@@ -221,6 +220,10 @@ export class AccountDO extends DurableObject<Env> {
   /** Newest first; `before` is the id of the last entry of the previous page. */
   async ledger(credential: string, limit: number, before: number | null): Promise<Ok<{ items: LedgerEntry[]; next_cursor: string | null }> | Failure> {
     return (await this.callers.admits(credential)) ? this.settlement.ledgerPage(limit, before) : callerRefused();
+  }
+
+  async webhooksFor(credential: string, call: WebhookCall): Promise<WebhookAnswer | Failure> {
+    return (await this.callers.admits(credential)) ? this.changed(await this.webhooks.handle(call)) : callerRefused();
   }
 
   // ---- from MachineDOs ----

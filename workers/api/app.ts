@@ -18,6 +18,7 @@ import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
+import { webhookRoutes } from "./routes/webhook-routes.ts";
 import { refuseForeignOrigin } from "./session/same-origin.ts";
 import { SESSION_COOKIE } from "./session/session-cookie.ts";
 import { documentProxyPath } from "./routes/proxy-docs.ts";
@@ -45,7 +46,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/billing/*"]) {
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/billing/*", "/v1/webhooks", "/v1/webhooks/*"]) {
     app.use(path, callerAuth());
   }
   app.use("/v1/auth/*", authBudget());
@@ -63,6 +64,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
+  app.route("/v1", webhookRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);
   documentAppOrigin(app);
