@@ -8,6 +8,7 @@ import { forwardCommand } from "./commands/forward.ts";
 import { gpusCommand } from "./commands/gpus.ts";
 import { startCommand, stopCommand } from "./commands/instance-action.ts";
 import { keysCommand } from "./commands/keys.ts";
+import { webhooksCommand } from "./commands/webhooks.ts";
 import { launchCommand } from "./commands/launch.ts";
 import { ledgerCommand } from "./commands/ledger.ts";
 import { loginCommand } from "./commands/login.ts";
@@ -25,7 +26,7 @@ import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
-  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand,
+  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, webhooksCommand,
 ];
 
 function buildProgram(f: Factory) {

@@ -37,6 +37,7 @@ interface DueRow {
 export class WebhookSender implements AlarmCapability {
   private readonly sql: Sql;
   private readonly env: Env;
+  private readonly alarms: SingleAlarm;
   private sending: Promise<void> | null = null;
   private sendAgain = false;
 
@@ -44,6 +45,7 @@ export class WebhookSender implements AlarmCapability {
   constructor(sql: Sql, env: Env, alarms: SingleAlarm) {
     this.sql = sql;
     this.env = env;
+    this.alarms = alarms;
     if (this.nextAlarmMs() !== null) alarms.backstop();
   }
 
@@ -67,17 +69,25 @@ export class WebhookSender implements AlarmCapability {
       this.sendAgain = true;
       return this.sending;
     }
-    this.sending = (async () => {
-      try {
-        do {
-          this.sendAgain = false;
-          await Promise.all(this.due().map((row) => this.attempt(row)));
-        } while (this.sendAgain);
-      } finally {
-        this.sending = null;
-      }
-    })();
-    return this.sending;
+    // Cleared in a callback, never inside the rounds: a round with nothing due finishes synchronously,
+    // before the assignment below, and would leave a settled promise in place for good.
+    const sending = this.rounds().finally(() => {
+      this.sending = null;
+    });
+    this.sending = sending;
+    return sending;
+  }
+
+  private async rounds(): Promise<void> {
+    do {
+      this.sendAgain = false;
+      const due = this.due();
+      if (due.length === 0) continue;
+      for (const row of due) this.claim(row);
+      // The alarm now rings when the claims lapse: an object reset mid-delivery sends them again then.
+      await this.alarms.reschedule();
+      await Promise.all(due.map((row) => this.attempt(row)));
+    } while (this.sendAgain);
   }
 
   private due(): DueRow[] {
@@ -88,11 +98,15 @@ export class WebhookSender implements AlarmCapability {
       WHERE d.status = 'pending' AND w.enabled = 1 AND d.next_ms <= ${clock.now()} ORDER BY d.seq LIMIT ${PARALLEL}`;
   }
 
+  /** Claimed before sending, so another round does not send it too while this one waits for an answer. */
+  private claim(row: DueRow): void {
+    const nowMs = clock.now();
+    this.sql`UPDATE webhook_deliveries SET next_ms = ${nowMs + WEBHOOK_TIMEOUT_MS + 1_000},
+               first_attempt_ms = COALESCE(first_attempt_ms, ${nowMs}) WHERE id = ${row.id}`;
+  }
+
   private async attempt(row: DueRow): Promise<void> {
     const startedMs = clock.now();
-    // Claimed before sending, so another round does not send it too while this one waits.
-    this.sql`UPDATE webhook_deliveries SET next_ms = ${startedMs + WEBHOOK_TIMEOUT_MS + 1_000},
-               first_attempt_ms = COALESCE(first_attempt_ms, ${startedMs}) WHERE id = ${row.id}`;
     const outcome = await this.post(row, startedMs);
     if (outcome.delivered) {
       this.sql`UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status_code = ${outcome.status},
