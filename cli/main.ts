@@ -8,6 +8,7 @@ import { forwardCommand } from "./commands/forward.ts";
 import { gpusCommand } from "./commands/gpus.ts";
 import { startCommand, stopCommand } from "./commands/instance-action.ts";
 import { keysCommand } from "./commands/keys.ts";
+import { webhooksCommand } from "./commands/webhooks.ts";
 import { launchCommand } from "./commands/launch.ts";
 import { ledgerCommand } from "./commands/ledger.ts";
 import { topupCommand } from "./commands/topup.ts";
@@ -26,7 +27,7 @@ import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
-  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, topupCommand,
+  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, topupCommand, webhooksCommand,
 ];
 
 function buildProgram(f: Factory) {

@@ -56,6 +56,9 @@ export class ApiError extends Error {
 }
 
 /** A failure crossing a Durable Object RPC boundary; `headers` go on the response (e.g. Retry-After). */
+/** A successful answer of an object's call, with its fields. */
+export type Ok<T> = { ok: true } & T;
+
 export interface Failure {
   ok: false;
   code: ErrorCode;

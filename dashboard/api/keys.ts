@@ -9,3 +9,5 @@ export const paymentConfigKey = ["payment-config"] as const;
 export const gpusKey = ["gpus"] as const;
 export const catalogKey = ["catalog"] as const;
 export const metricsKey = (id: string, window: string) => ["instances", id, "metrics", window] as const;
+export const webhooksKey = ["webhooks"] as const;
+export const deliveriesKey = (id: string) => ["webhooks", id, "deliveries"] as const;

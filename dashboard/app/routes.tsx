@@ -10,6 +10,7 @@ import { LoginPage } from "../pages/login/login-page.tsx";
 import { OverviewPage } from "../pages/overview/overview-page.tsx";
 import { PasswordPage } from "../pages/password/password-page.tsx";
 import { SignupPage } from "../pages/signup/signup-page.tsx";
+import { WebhooksPage } from "../pages/webhooks/webhooks-page.tsx";
 import { matchPath } from "../router/router.tsx";
 
 interface Route {
@@ -30,6 +31,7 @@ export const SIGNED_IN_ROUTES: readonly Route[] = [
   { path: "/instances/:id", page: ({ id }) => <InstancePage key={id} id={id!} /> },
   { path: "/launch", nav: "Launch", page: () => <LaunchPage /> },
   { path: "/settings/keys", nav: "API keys", page: () => <KeysPage /> },
+  { path: "/settings/webhooks", nav: "Webhooks", page: () => <WebhooksPage /> },
   { path: "/billing", nav: "Billing", page: () => <BillingPage /> },
   { path: "/settings/password", nav: "Password", page: () => <PasswordPage /> },
 ];

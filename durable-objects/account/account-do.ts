@@ -1,18 +1,17 @@
-// AccountDO, one per account: a table of contents, each call handed to the part that owns it.
-// Authority for: the account row, its API keys, password hash and sessions, balance and ledger, its
-// instances (status, desired state, billing), their events and idempotency keys; not for GPUs
-// (MachineDO), prices (FleetDO; an instance's price is frozen here) nor emails (EmailDO). A caller's
-// credential (a key or a session) is checked on the same call as what it allows, so a revoked one
-// fails on its very next use. A key change, stop, destroy or sign-out is answered once the MachineDOs
-// holding it have acknowledged it (machine-directives.ts). Instance and key changes run one at a time.
+// AccountDO, one per account: a table of contents, each call handed to the part that owns it. Authority for: the
+// account row, its API keys, password hash and sessions, balance, ledger and the Stripe payments applied to it, its
+// instances (status, desired state, billing), their events and idempotency keys, its webhooks and their deliveries;
+// not for GPUs (MachineDO), prices (FleetDO; frozen here per instance) nor emails (EmailDO). A credential is checked
+// on the same call as what it allows; key changes, stops, destroys and sign-outs wait for their MachineDOs' acks.
 import { DurableObject } from "cloudflare:workers";
 import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
-import { fail, type Failure } from "../../core/errors.ts";
+import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, NewLoginAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
 import type { PaymentEvent } from "../contracts/payments.ts";
+import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
@@ -28,15 +27,13 @@ import type { CreatedKey, KeySummary } from "./keys.ts";
 import { LaunchTimeout } from "./launch-timeout.ts";
 import type { LedgerEntry } from "./ledger-page.ts";
 import { MachineDirectives } from "./machine-directives.ts";
-import { Payments } from "./payments.ts";
 import { MachineReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
 import { revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
+import { WebhookEndpoints } from "./webhook-endpoints.ts";
 import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
-
-type Ok<T> = { ok: true } & T;
 
 export class AccountDO extends DurableObject<Env> {
   private readonly record: AccountRecord;
@@ -47,8 +44,8 @@ export class AccountDO extends DurableObject<Env> {
   private readonly keys: KeyChanges;
   private readonly apps: AppOpeners;
   private readonly settlement: Settlement;
-  private readonly payments: Payments;
   private readonly reports: MachineReports;
+  private readonly webhooks: WebhookEndpoints;
   private readonly alarms: SingleAlarm;
   private readonly queue = new SerialQueue();
 
@@ -69,10 +66,10 @@ export class AccountDO extends DurableObject<Env> {
     this.keys = new KeyChanges(parts);
     this.apps = new AppOpeners(parts);
     this.settlement = new Settlement({ ...parts, instances: this.instances, alarms: this.alarms });
-    this.payments = new Payments({ sql, transaction, settlement: this.settlement });
     this.reports = new MachineReports(sql, transaction, this.settlement);
+    this.webhooks = new WebhookEndpoints(parts, this.alarms);
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), directives);
+    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), directives, this.webhooks.sender);
   }
 
   // ---- operator API ----
@@ -112,8 +109,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   async listInstances(key: string): Promise<Ok<{ items: Instance[] }> | Failure> {
-    if (!(await this.callers.admits(key))) return callerRefused();
-    return (await this.settlement.settleForRead()) ?? { ok: true, items: await this.views.list() };
+    return (await this.callers.admits(key)) ? ((await this.settlement.settleForRead()) ?? { ok: true, items: await this.views.list() }) : callerRefused();
   }
 
   async getInstance(key: string, id: string): Promise<InstanceResult> {
@@ -221,9 +217,12 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.callers.admits(credential)) ? this.settlement.ledgerPage(limit, before) : callerRefused();
   }
 
-  /** A verified Stripe payment or refund from the Worker's webhook, applied once (payments.ts). */
   receivePayment(event: PaymentEvent): Ok<{ applied: boolean }> | Failure {
-    return this.record.info() ? this.changed(this.payments.apply(event)) : noSuchAccount();
+    return this.record.info() ? this.changed(this.settlement.payments.apply(event)) : noSuchAccount();
+  }
+
+  async webhooksFor(credential: string, call: WebhookCall): Promise<WebhookAnswer | Failure> {
+    return (await this.callers.admits(credential)) ? this.changed(await this.webhooks.handle(call)) : callerRefused();
   }
 
   // ---- from MachineDOs ----

@@ -19,6 +19,7 @@ import { currentKeySet } from "./key-set.ts";
 import { launchTimeoutMs } from "./launch-timeout.ts";
 import type { MachineDirectives } from "./machine-directives.ts";
 import { NO_READINESS } from "./port-readiness.ts";
+import { recordWebhookEvent } from "./webhook-events.ts";
 
 /** What the instance actions work with: the account's storage, its bindings, and the parts they use. */
 export interface InstanceParts {
@@ -142,7 +143,10 @@ export class InstanceActions {
   stopForLackOfFunds(): Delivery[] {
     const rows = this.parts.sql<InstanceRow>`SELECT * FROM instances WHERE desired_state = 'running'
                                              AND status IN ('running', 'starting', 'creating') AND machine_id IS NOT NULL`;
-    return rows.map((row) => this.changeDesired(row, "stopped", "Stopped: the account balance is used up"));
+    return rows.map((row) => {
+      recordWebhookEvent(this.parts.sql, "instance.stopped_for_funds", { instance_id: row.id }, clock.now());
+      return this.changeDesired(row, "stopped", "Stopped: the account balance is used up");
+    });
   }
 
   /** 402 unless the balance, settled up to now, covers one hour at `priceHourMicros`. */

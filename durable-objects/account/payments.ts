@@ -8,12 +8,12 @@ import type { PaymentEvent } from "../contracts/payments.ts";
 import type { Sql } from "../sql.ts";
 import { settleAll } from "./billing.ts";
 import { changeBalance } from "./ledger.ts";
-import type { Settlement } from "./settlement.ts";
 
 export interface PaymentParts {
   sql: Sql;
   transaction<T>(fn: () => T): T;
-  settlement: Settlement;
+  /** Settles now, stopping what runs when the balance is used up (settlement.ts). */
+  settleNow(): void;
 }
 
 export class Payments {
@@ -27,7 +27,7 @@ export class Payments {
   apply(event: PaymentEvent): { ok: true; applied: boolean } {
     const applied = this.parts.transaction(() => (event.kind === "paid" ? this.credit(event) : this.debit(event)));
     // A refund can use the balance up: what runs stops, as when funds run out.
-    if (applied && event.kind === "refunded") this.parts.settlement.settleNow();
+    if (applied && event.kind === "refunded") this.parts.settleNow();
     return { ok: true, applied };
   }
 

@@ -27,6 +27,8 @@ export interface ReadinessChange {
   readiness: string;
   /** Event messages, one per port ready for the first time in this run. */
   events: string[];
+  /** The same ports, for the `instance.port_ready` webhook event. */
+  firstReady: { port: number; api: string; after_s: number }[];
 }
 
 /**
@@ -39,13 +41,16 @@ export function withReadyPorts(ports: PortSpec[], readinessJson: string, readyPo
   const ready: Record<string, string> = {};
   const announced = new Set(before.announced);
   const events: string[] = [];
+  const firstReady: ReadinessChange["firstReady"] = [];
   for (const port of ports.filter((p) => p.kind === "http" && now.has(p.port))) {
     ready[String(port.port)] = before.ready[String(port.port)] ?? at;
     if (announced.has(port.port)) continue;
     announced.add(port.port);
-    events.push(`port ${port.port} (${port.api}) ready after ${secondsBetween(startedAt ?? at, at)} s`);
+    const afterS = secondsBetween(startedAt ?? at, at);
+    events.push(`port ${port.port} (${port.api}) ready after ${afterS} s`);
+    firstReady.push({ port: port.port, api: port.api, after_s: afterS });
   }
-  return { readiness: serialize({ ready, announced: [...announced].sort((a, b) => a - b) }), events };
+  return { readiness: serialize({ ready, announced: [...announced].sort((a, b) => a - b) }), events, firstReady };
 }
 
 /** The host went offline: no port is known to answer; what was announced in this run stays announced. */

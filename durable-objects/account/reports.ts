@@ -10,6 +10,7 @@ import { addEvent, type InstanceRow } from "./instance-row.ts";
 import { recordKeyUse } from "./keys.ts";
 import { NO_READINESS, withoutReadyPorts, withReadyPorts } from "./port-readiness.ts";
 import type { Settlement } from "./settlement.ts";
+import { recordWebhookEvent } from "./webhook-events.ts";
 
 /** The reports of MachineDOs, each batch applied with billing settled in the same transaction. */
 export class MachineReports {
@@ -119,4 +120,5 @@ function applyReadiness(sql: Sql, row: InstanceRow, readyPorts: number[], at: st
   const change = withReadyPorts(JSON.parse(row.ports) as PortSpec[], row.readiness, readyPorts, row.started_at, at);
   if (change.readiness !== row.readiness) sql`UPDATE instances SET readiness = ${change.readiness} WHERE id = ${row.id}`;
   for (const message of change.events) addEvent(sql, row.id, message, at);
+  for (const ready of change.firstReady) recordWebhookEvent(sql, "instance.port_ready", { instance_id: row.id, ...ready }, Date.parse(at));
 }

@@ -5,6 +5,7 @@ import { addColumnIfMissing } from "../add-column.ts";
 import { replaceLegacyOutbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
+import { createWebhookSchema } from "./webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
   // account-record.ts; its balance is changed by ledger.ts alone.
@@ -40,6 +41,8 @@ export function createAccountSchema(sql: Sql): void {
     PRIMARY KEY (session_id, machine_id))`;
   upgradeLegacyOutbox(sql);
   addAccountSchemaAdditions(sql);
+  // webhook-schema.ts: endpoints, events, deliveries, and the triggers that record events.
+  createWebhookSchema(sql);
 }
 
 /**

@@ -14,6 +14,7 @@ import { STOP_PENDING_MESSAGE, type InstanceActions } from "./instance-actions.t
 import { balanceOf, changeBalance, MAX_BALANCE_MICROS } from "./ledger.ts";
 import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
 import type { MachineDirectives } from "./machine-directives.ts";
+import { Payments } from "./payments.ts";
 
 export interface SettlementParts {
   sql: Sql;
@@ -26,9 +27,12 @@ export interface SettlementParts {
 
 export class Settlement implements AlarmCapability {
   private readonly parts: SettlementParts;
+  /** Stripe's payments and refunds, which change the balance as credits do (payments.ts). */
+  readonly payments: Payments;
 
   constructor(parts: SettlementParts) {
     this.parts = parts;
+    this.payments = new Payments({ sql: parts.sql, transaction: parts.transaction, settleNow: () => void this.settleNow() });
   }
 
   nextAlarmMs(nowMs: number): number | null {
