@@ -40,6 +40,8 @@ describe("POST /v1/instances validation", () => {
     [{ ...base, env: { "1BAD": "x" } }, "env"],
     [{ ...base, env: { GOOD: 1 } }, "env"],
     [{ ...base, env: { INSTANCE_TOKEN: "mine" } }, "env"],
+    [{ ...base, env: { NVIDIA_VISIBLE_DEVICES: "all" } }, "env.NVIDIA_VISIBLE_DEVICES"],
+    [{ ...base, env: { NVIDIA_DRIVER_CAPABILITIES: "all" } }, "env.NVIDIA_DRIVER_CAPABILITIES"],
     [{ ...base, env: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`V${i}`, "x"])) }, "env"],
     [{ ...base, env: { BIG: "x".repeat(40_000) } }, "env"],
     // 16,384 characters but 32,768 bytes of UTF-8: with its name, over the limit, which counts bytes.
@@ -55,6 +57,26 @@ describe("POST /v1/instances validation", () => {
     const { status, body: error } = await launch(body);
     expect(status).toBe(400);
     expect(error).toEqual({ error: "invalid", message: expect.stringContaining(field) });
+  });
+
+  it.each([
+    ["localhost:5000/agent:latest", "is this host itself"],
+    ["localhost/agent", "is this host itself"],
+    ["10.0.0.1:5000/img", "is an IP address"],
+    ["169.254.169.254/latest", "is an IP address"],
+    ["registry:5000/img", "single-label"],
+  ])("a custom image from %s is 400 invalid naming image and why (%s)", async (image, why) => {
+    const { status, body } = await launch({ gpu_model: "rtx4090", gpu_count: 1, template: "custom", image });
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: "invalid", message: expect.stringMatching(new RegExp(`^image: must name a public registry: .*${why}`)) });
+  });
+
+  it("takes Docker Hub short names and public registries by name", async () => {
+    for (const image of ["ubuntu:24.04", "vllm/vllm-openai:v0.11.0", "nvcr.io/nvidia/pytorch:24.01-py3"]) {
+      const { status, body } = await launch({ gpu_model: "rtx4090", gpu_count: 1, template: "custom", image });
+      expect([image, status]).toEqual([image, 201]);
+      await callJson("DELETE", `/v1/instances/${(body as { id: string }).id}`, { key });
+    }
   });
 
   it("a refused launch leaves no instance behind", async () => {

@@ -2,11 +2,14 @@
 import { z } from "@hono/zod-openapi";
 import { INSTANCE_ID_DESCRIPTION, timestamp } from "./common.ts";
 import { PortObject } from "./catalog.ts";
+import { privateRegistryRefusal, registryOf } from "../image-registry.ts";
 
 export const MAX_ENV_VARS = 64;
 export const MAX_ENV_BYTES = 32 * 1024;
 /** Set by the platform in every container; a caller may not override them. */
 export const RESERVED_ENV = ["INSTANCE_TOKEN", "PROXY_BASE_PATH"];
+/** Read by the NVIDIA container runtime (NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES ...): the host's to set. */
+export const RESERVED_ENV_PREFIX = "NVIDIA_";
 
 // A Docker image reference: [registry[:port]/]path[:tag][@sha256:digest], lowercase path components.
 const IMAGE_REFERENCE =
@@ -26,6 +29,9 @@ const env = z
     for (const name of names.filter((n) => RESERVED_ENV.includes(n))) {
       ctx.addIssue({ code: "custom", path: [name], message: "is set by the platform and cannot be overridden" });
     }
+    for (const name of names.filter((n) => n.startsWith(RESERVED_ENV_PREFIX))) {
+      ctx.addIssue({ code: "custom", path: [name], message: `is reserved: the NVIDIA container runtime reads ${RESERVED_ENV_PREFIX}* variables to choose the GPUs a container gets and what it may do with them` });
+    }
   });
 
 export const LaunchBody = z
@@ -39,13 +45,21 @@ export const LaunchBody = z
     model: z.string("must be a model id from /catalog").optional()
       .openapi({ description: "A model `id` from GET /v1/catalog of a kind the template serves; required when the template's `model_required`, refused when it takes none" }),
     image: z.string("must be a public container image reference").max(255, "must be at most 255 characters")
-      .regex(IMAGE_REFERENCE, "must be a container image reference such as docker.io/library/nginx:1.27").optional()
-      .openapi({ description: "The public container image to run: required for the `custom` template, refused for every other" }),
+      .regex(IMAGE_REFERENCE, "must be a container image reference such as docker.io/library/nginx:1.27")
+      .superRefine((image, ctx) => {
+        const refusal = privateRegistryRefusal(registryOf(image));
+        if (refusal) ctx.addIssue({ code: "custom", message: `must name a public registry: ${refusal}` });
+      })
+      .optional()
+      .openapi({
+        description: "The public container image to run: required for the `custom` template, refused for every other. Its registry must be " +
+          "a public one by name (not `localhost`, an IP address or a single-label host), and one of the operator's IMAGE_REGISTRIES when set",
+      }),
     disk_gb: z.number("must be an integer from 10 to 2000").int("must be an integer from 10 to 2000").min(10, "must be an integer from 10 to 2000").max(2000, "must be an integer from 10 to 2000").optional()
       .openapi({ description: "Disk size in GB; the template's `disk_gb` when left out" }),
     env: env.optional().openapi({
       description: `Environment variables for the container, name to value: at most ${MAX_ENV_VARS}, names and values together at most ` +
-        `${MAX_ENV_BYTES} bytes, not ${RESERVED_ENV.map((name) => "`" + name + "`").join(" or ")} (the platform sets those)`,
+        `${MAX_ENV_BYTES} bytes, not ${RESERVED_ENV.map((name) => "`" + name + "`").join(" or ")} (the platform sets those) nor any \`${"NVIDIA_"}*\` (the NVIDIA runtime reads those)`,
     }),
     label: label.optional().openapi({ description: "Your name for the instance; \"\" when left out" }),
   })

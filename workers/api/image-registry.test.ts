@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { planLaunch } from "./launch-rules.ts";
+import { allowedRegistries, registryOf } from "./image-registry.ts";
+
+const gpu = { model: "rtx4090", display_name: "RTX 4090", vram_gb: 24, price_hour_micros: 690_000, tier: "consumer", arch: "ada" };
+const custom = (image: string) => ({ gpu_model: "rtx4090", gpu_count: 1, template: "custom", image });
+
+describe("the registry an image comes from", () => {
+  it("is Docker Hub for short names, else the first component when it is a host (a dot, a port, or localhost)", () => {
+    expect(["ubuntu", "vllm/vllm-openai:v1", "ghcr.io/a/b", "Registry.Example.com:443/x", "localhost/x", "team/sub/img"].map(registryOf))
+      .toEqual(["docker.io", "docker.io", "ghcr.io", "registry.example.com:443", "localhost", "docker.io"]);
+  });
+});
+
+describe("the operator's IMAGE_REGISTRIES", () => {
+  const registries = allowedRegistries(" docker.io, ghcr.io ");
+
+  it("keeps custom images to the listed registries: 400 invalid naming image otherwise", () => {
+    expect(planLaunch(custom("ubuntu"), gpu, registries).image).toBe("ubuntu");
+    expect(planLaunch(custom("ghcr.io/acme/server:1"), gpu, registries).image).toBe("ghcr.io/acme/server:1");
+    expect(() => planLaunch(custom("nvcr.io/nvidia/pytorch:24.01-py3"), gpu, registries)).toThrow(/^image: its registry nvcr.io is not one this service pulls from \(docker.io, ghcr.io\)$/);
+  });
+
+  it("lets any public registry through when unset or empty", () => {
+    expect([allowedRegistries(undefined), allowedRegistries(""), allowedRegistries(" , ")]).toEqual([null, null, null]);
+    expect(planLaunch(custom("nvcr.io/nvidia/pytorch:24.01-py3"), gpu, null).image).toBe("nvcr.io/nvidia/pytorch:24.01-py3");
+  });
+});
