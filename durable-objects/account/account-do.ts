@@ -19,6 +19,7 @@ import { AccountRecord, noSuchAccount } from "./account-record.ts";
 import { AppOpeners } from "./app-openers.ts";
 import { Callers } from "./credential-check.ts";
 import { Expiry } from "./expiry.ts";
+import { limitGpus } from "./gpu-limit.ts";
 import { InstanceActions } from "./instance-actions.ts";
 import type { Instance } from "./instance-row.ts";
 import { InstanceViews, noInstance, type InstanceResult } from "./instance-views.ts";
@@ -73,13 +74,17 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   // ---- operator API ----
-
   initialize(accountId: string, balanceMicros: number): AccountInfo {
     return this.record.initialize(accountId, balanceMicros, iso(clock.now()));
   }
 
   credit(amountMicros: number, note: string): Ok<{ balance_micros: number }> | Failure {
     return this.record.info() ? this.changed(this.settlement.credit(amountMicros, note)) : noSuchAccount();
+  }
+
+  /** The operator's GPU limit for this account (null: ACCOUNT_MAX_GPUS); the account and its limit after. */
+  setMaxGpus(limit: number | null): Ok<{ account: AccountInfo; max_gpus: number }> | Failure {
+    return this.record.info() ? { ok: true, account: this.record.info()!, ...limitGpus(this.logins.sql, this.env, limit) } : noSuchAccount();
   }
 
   async createApiKey(name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
@@ -95,7 +100,6 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   // ---- caller API (each checks the caller's credential: an API key or a session) ----
-
   authenticate(credential: string): Promise<boolean> {
     return this.callers.admits(credential);
   }
@@ -163,7 +167,6 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   // ---- sign-up and sign-in (the EmailDO decides which account holds an email) ----
-
   /** Sign-up, called by the EmailDO once it has claimed the email for `account.accountId`. */
   async createWithLogin(account: NewLoginAccount): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
     const created = await createLoginAccount(this.logins, account);
@@ -199,7 +202,6 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   // ---- self-service: keys and the ledger ----
-
   async listKeysFor(credential: string): Promise<Ok<{ items: KeySummary[] }> | Failure> {
     return (await this.callers.admits(credential)) ? { ok: true, items: this.keys.list() } : callerRefused();
   }
@@ -226,7 +228,6 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   // ---- from MachineDOs ----
-
   applyMachineReports(machineId: number, reports: MachineReport[]): { unknown: string[] } {
     return this.changed({ unknown: this.reports.apply(machineId, reports) });
   }

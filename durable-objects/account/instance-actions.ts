@@ -13,6 +13,7 @@ import type { Sql } from "../sql.ts";
 import type { AccountRecord } from "./account-record.ts";
 import { settleAll, settleInstance } from "./billing.ts";
 import { IDEMPOTENCY_TTL_MS } from "./expiry.ts";
+import { gpuLimitRefusal } from "./gpu-limit.ts";
 import { addEvent, findInstance, type InstanceRow } from "./instance-row.ts";
 import { noInstance, type InstanceResult, type InstanceViews } from "./instance-views.ts";
 import { currentKeySet } from "./key-set.ts";
@@ -49,8 +50,8 @@ export class InstanceActions {
         if (row) return { ok: true, instance: await views.show(row) };
       }
     }
-    const short = this.shortOfOneHour(plan.price_hour_micros);
-    if (short) return short;
+    const refused = this.shortOfOneHour(plan.price_hour_micros) ?? gpuLimitRefusal(sql, env, plan.gpu_count);
+    if (refused) return refused;
     const placement = await fleetOf(env).placementCandidates(plan);
     if (!placement.ok) return placement;
     for (const machineId of placement.machine_ids) {
@@ -114,8 +115,8 @@ export class InstanceActions {
     const row = findInstance(sql, id);
     if (!row) return noInstance(id);
     if (row.status !== "stopped" && row.status !== "error") return fail("conflict", `cannot start an instance whose status is ${row.status}`);
-    const short = this.shortOfOneHour(row.price_hour_micros);
-    if (short) return short;
+    const refused = this.shortOfOneHour(row.price_hour_micros) ?? gpuLimitRefusal(sql, env, row.gpu_count);
+    if (refused) return refused;
     const generation = row.generation + 1;
     const reserved = await machineOf(env, row.machine_id!).reserveForStart(id, row.gpu_count, generation);
     if (!reserved.ok) return reserved;

@@ -80,6 +80,8 @@ export function addAccountSchemaAdditions(sql: Sql): void {
   }
   // What the instance got of its host's memory and CPUs, as its MachineDO said at the reservation;
   // null for instances from before, and on a host whose agent has not said what it has.
+  // The operator's GPU limit for this account; null: ACCOUNT_MAX_GPUS (gpu-limit.ts).
+  addColumnIfMissing(sql, "account", "max_gpus", "INTEGER");
   // Stripe sessions credited and charges refunded, each once (payments.ts).
   sql`CREATE TABLE IF NOT EXISTS payments (stripe_id TEXT PRIMARY KEY, amount_micros INTEGER NOT NULL, updated_at TEXT NOT NULL)`;
   addColumnIfMissing(sql, "instances", "memory_mib", "INTEGER");

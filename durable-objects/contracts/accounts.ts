@@ -1,6 +1,7 @@
 // What the AccountDO answers about an account, and the sign-up and sign-in it does for the EmailDO
 // (which decides which account holds an email). The refusal of a wrong email or password is
 // worded in refusals.ts, since the EmailDO gives it too.
+import type { Env } from "../../core/env.ts";
 import type { Failure } from "../../core/errors.ts";
 
 export interface AccountInfo {
@@ -22,3 +23,9 @@ export interface NewLoginAccount {
 
 /** A sign-up or sign-in answered: the account and its new session's token (shown once). */
 export type SignedIn = { ok: true; account: AccountInfo; session: string } | Failure;
+
+/** GPUs an account may hold at once unless the operator set its own limit: ACCOUNT_MAX_GPUS, 16 by default. */
+export function defaultMaxGpus(env: Env): number {
+  const configured = Number(env.ACCOUNT_MAX_GPUS);
+  return env.ACCOUNT_MAX_GPUS && Number.isSafeInteger(configured) && configured >= 0 ? configured : 16;
+}

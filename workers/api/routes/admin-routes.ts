@@ -4,7 +4,8 @@ import { accountOf, fleetOf } from "../../../core/env.ts";
 import { newAccountId } from "../../../core/ids.ts";
 import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
-import { AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
+import { defaultMaxGpus } from "../../../durable-objects/contracts/accounts.ts";
+import { AccountLimitsBody, AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
 import { ErrorBody, json, jsonBody } from "../schemas/common.ts";
 import { GpuModelBody, gpuModelId, GpuModelEntry } from "../schemas/gpu.ts";
 import { CreatedMachine, CreateMachineBody, MachineList } from "../schemas/machine.ts";
@@ -58,6 +59,11 @@ const createAccount = adminRoute([400], {
   description: "Creates an account with an optional starting balance (written to its ledger as a credit).",
   request: { body: jsonBody(CreateAccountBody, false) }, responses: { 201: json(AdminAccount, "The account") },
 });
+const setLimits = adminRoute([400, 404], {
+  method: "patch", path: "/accounts/{id}", summary: "Set an account's limits",
+  description: "`max_gpus`: how many GPUs the account may hold at once in any live status (a launch or start beyond it is 409 conflict); null goes back to ACCOUNT_MAX_GPUS.",
+  request: { params: AccountParam, body: jsonBody(AccountLimitsBody) }, responses: { 200: json(AdminAccount, "The account with its limit") },
+});
 const credit = adminRoute([400, 404], {
   method: "post", path: "/accounts/{id}/credits", summary: "Credit (or debit) an account",
   description: "Adds `amount_micros` (negative to debit) to the balance, with a ledger row carrying the note.",
@@ -94,7 +100,11 @@ export const adminRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
   .openapi(createAccount, async (c) => {
     const { balance_micros } = optional(c.req.valid("json"));
     const id = newAccountId();
-    return c.json(await accountOf(c.env, id).initialize(id, balance_micros ?? 0), 201);
+    return c.json({ ...(await accountOf(c.env, id).initialize(id, balance_micros ?? 0)), max_gpus: defaultMaxGpus(c.env) }, 201);
+  })
+  .openapi(setLimits, async (c) => {
+    const changed = unwrap(await accountOf(c.env, c.req.valid("param").id).setMaxGpus(c.req.valid("json").max_gpus));
+    return c.json({ ...changed.account, max_gpus: changed.max_gpus }, 200);
   })
   .openapi(credit, async (c) => {
     const { amount_micros, note } = c.req.valid("json");

@@ -39,9 +39,19 @@ export const AdminAccount = z
     referral_code: referralCode,
     created_at: accountCreatedAt,
     email: accountEmail,
-    balance_micros: z.number().int().openapi({ description: "The opening balance in micro-dollars" }),
+    balance_micros: z.number().int().openapi({ description: "The balance in micro-dollars (at creation, the opening balance)" }),
+    max_gpus: z.number().int().openapi({ description: "GPUs the account may hold at once in any live status: its own limit, or ACCOUNT_MAX_GPUS" }),
   })
   .openapi("AdminAccount");
+
+export const AccountLimitsBody = z
+  .object({
+    max_gpus: z.number("must be an integer from 0 to 10000, or null").int("must be an integer from 0 to 10000, or null")
+      .min(0, "must be an integer from 0 to 10000, or null").max(10_000, "must be an integer from 0 to 10000, or null").nullable()
+      .openapi({ description: "GPUs the account may hold at once in any live status; null: back to ACCOUNT_MAX_GPUS" }),
+  })
+  .strict()
+  .openapi("AccountLimits");
 
 export const CreditBody = z
   .object({
