@@ -31,7 +31,7 @@ import { MachineDirectives } from "./machine-directives.ts";
 import { MachineReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
-import { revokeSession } from "./sessions.ts";
+import { revokeAllSessions, revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
 import { WebhookEndpoints } from "./webhook-endpoints.ts";
 import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
@@ -142,7 +142,6 @@ export class AccountDO extends DurableObject<Env> {
     return this.change(key, () => this.instances.destroy(id));
   }
 
-  /** Logs, for any caller of the account: its MachineDO says whether the host still keeps them. */
   async openLogs(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
     const found = await this.getInstance(credential, id);
     return found.ok ? { ok: true, machine_id: found.instance.machine_id } : found;
@@ -184,12 +183,13 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.settlement.settleForRequest()) ?? { ok: true, account: this.record.info()!, session: signedIn.session };
   }
 
-  /** Ends the session `credential` names, if live, and the web app sessions it opened (app-openers.ts). */
-  async signOut(credential: string): Promise<Ok<object> | Failure> {
+  /** Ends the session `credential` names (`everywhere`: every one), and the web apps they opened (app-openers.ts), queued after any openApp. */
+  async signOut(credential: string, everywhere = false): Promise<Ok<object> | Failure> {
     const caller = await this.callers.who(credential);
     const sessionId = caller?.kind === "session" ? caller.sessionId : null;
-    if (sessionId !== null) revokeSession(this.logins.sql, sessionId);
-    // Queued after any openApp that checked this session before it ended, so its note is seen.
+    if (everywhere && sessionId === null) return callerRefused();
+    if (sessionId !== null) (everywhere ? revokeAllSessions : revokeSession)(this.logins.sql, sessionId);
+    if (everywhere) await this.queue.run(() => this.apps.passwordChanged(sessionId!));
     return this.changed((await this.queue.run(() => this.apps.signedOut(sessionId))) ?? { ok: true });
   }
 
@@ -214,7 +214,6 @@ export class AccountDO extends DurableObject<Env> {
     return this.change(credential, () => this.keys.revoke(keyId, `no live key ${keyId} in this account`));
   }
 
-  /** Newest first; `before` is the id of the last entry of the previous page. */
   async ledger(credential: string, limit: number, before: number | null): Promise<Ok<{ items: LedgerEntry[]; next_cursor: string | null }> | Failure> {
     return (await this.callers.admits(credential)) ? this.settlement.ledgerPage(limit, before) : callerRefused();
   }

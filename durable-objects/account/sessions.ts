@@ -1,13 +1,13 @@
 // Browser sessions: `gps_<account id>_<secret>`, sent as the `gpr_session` cookie. Only a SHA-256
-// of each is stored. A session ends when revoked (sign-out, a password change elsewhere) or after
-// 30 days without use; its use is recorded at most once a minute, as an API key's is, so a request
+// of each is stored. A session ends when revoked (sign-out, sign-out everywhere, a password change
+// elsewhere), after 30 days without use, and 90 days after it began whatever its use; its use is recorded at most once a minute, as an API key's is, so a request
 // does not pay a storage write.
 import { sessionTokens } from "../../core/credentials.ts";
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { iso } from "../../core/clock.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import type { Sql } from "../sql.ts";
-import { LAST_USED_RESOLUTION_MS, SESSION_IDLE_MS } from "../contracts/credential-lifetimes.ts";
+import { LAST_USED_RESOLUTION_MS, SESSION_IDLE_MS, SESSION_MAX_AGE_MS } from "../contracts/credential-lifetimes.ts";
 
 /** A new session's token (shown to the client once) and its hash (all that is stored). */
 export async function newSessionToken(accountId: string): Promise<{ token: string; hash: string }> {
@@ -27,9 +27,10 @@ export function insertSession(sql: Sql, tokenHash: string, nowMs: number): void 
  * towards, and the stored value is compared in constant time as well.
  */
 export function findLiveSession(sql: Sql, tokenHash: string, nowMs: number): string | null {
-  const [row] = sql<{ id: string; hash: string; last_used_ms: number }>`SELECT id, hash, last_used_ms FROM sessions WHERE hash = ${tokenHash}`;
+  const [row] = sql<{ id: string; hash: string; created_at: string; last_used_ms: number }>`
+    SELECT id, hash, created_at, last_used_ms FROM sessions WHERE hash = ${tokenHash}`;
   if (!row || !constantTimeEqual(row.hash, tokenHash)) return null;
-  if (nowMs - row.last_used_ms >= SESSION_IDLE_MS) {
+  if (nowMs - row.last_used_ms >= SESSION_IDLE_MS || nowMs - Date.parse(row.created_at) >= SESSION_MAX_AGE_MS) {
     sql`DELETE FROM sessions WHERE id = ${row.id}`;
     return null;
   }
@@ -39,6 +40,10 @@ export function findLiveSession(sql: Sql, tokenHash: string, nowMs: number): str
 
 export function revokeSession(sql: Sql, sessionId: string): void {
   sql`DELETE FROM sessions WHERE id = ${sessionId}`;
+}
+
+export function revokeAllSessions(sql: Sql): void {
+  sql`DELETE FROM sessions`;
 }
 
 export function revokeOtherSessions(sql: Sql, keepSessionId: string): void {

@@ -10,6 +10,9 @@ export const APP_SESSION_TTL_MS = 12 * 3_600_000;
 /** A browser session (the `gpr_session` cookie) ends after this long without use (the AccountDO: account/sessions.ts). */
 export const SESSION_IDLE_MS = 30 * 24 * 3_600_000;
 
+/** ... and after this long in any case, however much it is used: a stolen cookie does not last forever. */
+export const SESSION_MAX_AGE_MS = 90 * 24 * 3_600_000;
+
 /**
  * How stale a key's or a session's last use may get: writing it on every request would put a storage
  * commit on every request, so a use is recorded (and a MachineDO reports a key's use) at most this often.

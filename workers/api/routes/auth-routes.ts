@@ -5,7 +5,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authAttemptsPerMinute } from "../../../core/attempt-budget.ts";
 import { accountOf, emailOf } from "../../../core/env.ts";
-import { unwrap } from "../../../core/errors.ts";
+import { ApiError, unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
 import { Me, meBody } from "../schemas/account.ts";
 import { Credentials, PasswordChange } from "../schemas/auth.ts";
@@ -43,6 +43,14 @@ const logoutRoute = createRoute({
   responses: { 204: { description: "Signed out", headers: setsCookie }, ...errors(403) },
 });
 
+const logoutAllRoute = createRoute({
+  method: "post", path: "/auth/logout-all", security: sessionSecurity, summary: "Sign out everywhere",
+  description:
+    "Ends every session of the account, this one included, on every browser, and clears this cookie; the instance web apps " +
+    "they opened refuse their next request. API keys stay valid (revoke them under /v1/keys).",
+  responses: { 204: { description: "Every session ended", headers: setsCookie }, ...errors(401, 403) },
+});
+
 const passwordRoute = createRoute({
   method: "post", path: "/auth/password", security: sessionSecurity, summary: "Change the password",
   description: "Needs the session cookie (not an API key). Every other session of the account ends; this one stays.",
@@ -71,6 +79,14 @@ export const authRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook 
       requireSameOrigin(c);
       unwrap(await accountOf(c.env, session.accountId).signOut(session.token));
     }
+    clearSessionCookie(c);
+    return c.body(null, 204);
+  })
+  .openapi(logoutAllRoute, async (c) => {
+    const session = sessionFrom(c);
+    if (!session) throw new ApiError("unauthorized", "signing out everywhere needs a signed-in session (the gpr_session cookie)");
+    requireSameOrigin(c);
+    unwrap(await accountOf(c.env, session.accountId).signOut(session.token, true));
     clearSessionCookie(c);
     return c.body(null, 204);
   })
