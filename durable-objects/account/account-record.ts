@@ -26,7 +26,7 @@ export class AccountRecord {
   }
 
   info(): AccountInfo | undefined {
-    return this.sql<AccountInfo>`SELECT id, referral_code, created_at, email, balance_micros FROM account`[0];
+    return this.sql<AccountInfo>`SELECT id, referral_code, created_at, email, balance_micros, low_balance_micros FROM account`[0];
   }
 
   /** The account's id; only asked once the account exists. */

@@ -39,6 +39,10 @@ export class WebhookEndpoints {
   async handle(call: WebhookCall): Promise<WebhookAnswer | Failure> {
     if (call.op === "list") return { ok: true, items: this.rows().map(toEndpoint) };
     if (call.op === "create") return this.create(call);
+    if (call.op === "low_balance") {
+      this.parts.sql`UPDATE account SET low_balance_micros = ${call.micros}`;
+      return { ok: true };
+    }
     const row = this.row(call.id);
     if (!row) return fail("not_found", `no webhook ${call.id} in this account`);
     switch (call.op) {

@@ -37,6 +37,8 @@ function createTriggers(sql: Sql): void {
     INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_ms, created_at)
       SELECT 'whd_' || lower(hex(randomblob(10))), w.id, NEW.id, 'pending', 0, NEW.created_at FROM webhooks w
       WHERE w.enabled = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) e WHERE e.value IN ('*', NEW.type));
+    -- An event no endpoint takes is not kept: an account without webhooks stores none.
+    DELETE FROM webhook_events WHERE id = NEW.id AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE event_id = NEW.id);
   END`);
   // Placed rows only: a row still being placed is invisible to the customer (instance-row.ts).
   exec(`CREATE TRIGGER IF NOT EXISTS webhook_status_changed AFTER UPDATE OF status ON instances

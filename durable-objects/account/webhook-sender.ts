@@ -112,7 +112,8 @@ export class WebhookSender implements AlarmCapability {
       this.sql`UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_status_code = ${outcome.status},
                  last_error = NULL, next_ms = NULL WHERE id = ${row.id}`;
     } else {
-      this.failed(row, outcome, startedMs);
+      // The backoff counts from the failure: a receiver cut off at the timeout waits the whole delay again.
+      this.failed(row, outcome, clock.now());
     }
     this.prune(row.webhook_id);
   }

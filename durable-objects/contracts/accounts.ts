@@ -11,6 +11,8 @@ export interface AccountInfo {
   /** Null for accounts the operator created without one. */
   email: string | null;
   balance_micros: number;
+  /** A `balance.low` webhook is sent when the balance falls below this (0: never). */
+  low_balance_micros: number;
 }
 
 /** EmailDO -> AccountDO: the account to create, once the email is claimed for `accountId`. */

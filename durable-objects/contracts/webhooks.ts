@@ -50,7 +50,9 @@ export type WebhookCall =
   | { op: "rotate"; id: string }
   | { op: "test"; id: string }
   | { op: "deliveries"; id: string }
-  | { op: "retry"; id: string; delivery_id: string };
+  | { op: "retry"; id: string; delivery_id: string }
+  /** The threshold below which the balance sends `balance.low`. */
+  | { op: "low_balance"; micros: number };
 
 export type WebhookAnswer =
   | { ok: true; items: WebhookEndpoint[] }

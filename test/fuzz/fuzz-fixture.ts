@@ -21,6 +21,8 @@ export const VALID_BODIES: Readonly<Record<string, readonly unknown[]>> = {
   LaunchRequest: [{ gpu_model: LAUNCH_GPU, gpu_count: 1, template: "pytorch" }, { gpu_model: LAUNCH_GPU, gpu_count: 1, template: "pytorch", label: "fuzz", disk_gb: 20, env: { A: "1" } }],
   Credentials: [{ email: FUZZ_EMAIL, password: FUZZ_PASSWORD }],
   PasswordChange: [{ current_password: FUZZ_PASSWORD, new_password: FUZZ_PASSWORD }],
+  // https to a public name: the only kind of receiver a service not on loopback sends to.
+  CreateWebhook: [{ url: "https://hooks.example.com/gpu" }, { url: "https://hooks.example.com/gpu", events: ["instance.status_changed"], description: "fuzz" }],
 };
 
 /** Fields that always take this value: a successful password change keeps the fixture's password. */

@@ -14,7 +14,7 @@ describe("GET /v1/me", () => {
     expect(Object.keys(body).sort()).toEqual(["account", "balance_micros"]);
     expect(body.balance_micros).toBe(12_345_678);
     const account = body.account as Record<string, unknown>;
-    expect(Object.keys(account).sort()).toEqual(["created_at", "email", "id", "referral_code"]);
+    expect(Object.keys(account).sort()).toEqual(["created_at", "email", "id", "low_balance_micros", "referral_code"]);
     expect(account.email).toBeNull();
     expect(account.id).toBe(id);
     expect(account.referral_code).toMatch(/^[A-Z2-7]{8}$/);

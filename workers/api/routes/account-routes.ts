@@ -6,9 +6,9 @@ import { templates } from "../catalog/templates.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
 import { CALLER_REFUSED } from "../../../durable-objects/contracts/refusals.ts";
 import type { ApiEnv } from "../context.ts";
-import { Me, meBody } from "../schemas/account.ts";
+import { AccountSettingsBody, Me, meBody } from "../schemas/account.ts";
 import { Catalog } from "../schemas/catalog.ts";
-import { json } from "../schemas/common.ts";
+import { json, jsonBody } from "../schemas/common.ts";
 import { GpuList } from "../schemas/gpu.ts";
 import { validationHook } from "../validation.ts";
 import { callerRoute } from "./caller-route.ts";
@@ -36,9 +36,22 @@ const catalogRoute = read("/catalog", Catalog, "The catalog", {
     "requirements) and the models they serve; a model is `cached` when an online machine has it in its cache.",
 });
 
+const settingsRoute = callerRoute([400], {
+  method: "patch", path: "/account", summary: "Change the account's settings: the balance.low threshold",
+  description: "`low_balance_micros`: a `balance.low` webhook is sent each time the balance falls below it (0: never). Answers as GET /me.",
+  request: { body: jsonBody(AccountSettingsBody) },
+  responses: { 200: json(Me, "The account") },
+});
+
 export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
   .openapi(meRoute, async (c) => {
     const { account } = unwrap(await accountOf(c.env, c.var.accountId).me(c.var.credential));
+    return c.json(meBody(account), 200);
+  })
+  .openapi(settingsRoute, async (c) => {
+    const stub = accountOf(c.env, c.var.accountId);
+    unwrap(await stub.webhooksFor(c.var.credential, { op: "low_balance", micros: c.req.valid("json").low_balance_micros }));
+    const { account } = unwrap(await stub.me(c.var.credential));
     return c.json(meBody(account), 200);
   })
   .openapi(gpusRoute, async (c) => {

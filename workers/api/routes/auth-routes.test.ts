@@ -22,7 +22,7 @@ describe("POST /v1/auth/signup", () => {
     expect(response.status).toBe(201);
     const body = (await response.json()) as { account: Record<string, unknown>; balance_micros: number };
     expect(body).toEqual({
-      account: { id: expect.stringMatching(/^acc-[a-z2-7]{16}$/), referral_code: expect.stringMatching(/^[A-Z2-7]{8}$/), created_at: expect.stringMatching(ISO), email },
+      account: { id: expect.stringMatching(/^acc-[a-z2-7]{16}$/), referral_code: expect.stringMatching(/^[A-Z2-7]{8}$/), created_at: expect.stringMatching(ISO), email, low_balance_micros: 5_000_000 },
       balance_micros: 0,
     });
     const session = sessionCookie(response)!;
@@ -143,7 +143,7 @@ describe("POST /v1/auth/login", () => {
     const response = await call("POST", "/v1/auth/login", { body: { email: account.email.toUpperCase(), password: account.password } });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
-      account: { id: account.id, referral_code: expect.any(String), created_at: expect.stringMatching(ISO), email: account.email },
+      account: { id: account.id, referral_code: expect.any(String), created_at: expect.stringMatching(ISO), email: account.email, low_balance_micros: 5_000_000 },
       balance_micros: 0,
     });
     const session = sessionCookie(response)!;

@@ -142,3 +142,24 @@ describe("/v1/webhooks", () => {
     for (const secret of [created.body.secret!, rotated]) expect(stored).not.toContain(secret.slice("whsec_".length));
   });
 });
+
+describe("PATCH /v1/account", () => {
+  it("sets the balance.low threshold (default $5, 0 turns it off); GET /v1/me shows it", async () => {
+    const { key } = await newAccount();
+    expect((await callJson<{ account: { low_balance_micros: number } }>("GET", "/v1/me", { key })).body.account.low_balance_micros).toBe(5_000_000);
+    const patched = await callJson<{ account: { low_balance_micros: number } }>("PATCH", "/v1/account", { key, body: { low_balance_micros: 0 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.account.low_balance_micros).toBe(0);
+    expect((await callJson<{ account: { low_balance_micros: number } }>("GET", "/v1/me", { key })).body.account.low_balance_micros).toBe(0);
+  });
+
+  it("refuses a negative, fractional or unknown setting with 400 invalid naming the field, changing nothing", async () => {
+    const { key } = await newAccount();
+    for (const body of [{ low_balance_micros: -1 }, { low_balance_micros: 1.5 }, { low_balance_micros: "5" }, {}]) {
+      expect(await callJson("PATCH", "/v1/account", { key, body }), JSON.stringify(body)).toMatchObject({ status: 400, body: { error: "invalid", message: expect.stringMatching(/^low_balance_micros/) } });
+    }
+    expect(await callJson("PATCH", "/v1/account", { key, body: { low_balance_micros: 1, colour: "red" } })).toMatchObject({ status: 400, body: { error: "invalid" } });
+    expect((await callJson<{ account: { low_balance_micros: number } }>("GET", "/v1/me", { key })).body.account.low_balance_micros).toBe(5_000_000);
+    expect((await callJson("PATCH", "/v1/account", { body: { low_balance_micros: 1 } })).status).toBe(401);
+  });
+});

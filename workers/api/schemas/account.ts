@@ -9,10 +9,12 @@ const referralCode = z.string().openapi({ description: "The account's referral c
 const accountCreatedAt = timestamp.openapi({ description: "When the account was created" });
 const accountEmail = z.string().nullable().openapi({ description: "The email it signs in with (lower case); null for accounts the operator created without one" });
 
+const lowBalance = z.number().int().openapi({ description: "A `balance.low` webhook is sent when the balance falls below this many micro-dollars (default 5,000,000; 0: never)" });
+
 export const Me = z
   .object({
     account: z
-      .object({ id: accountId, referral_code: referralCode, created_at: accountCreatedAt, email: accountEmail })
+      .object({ id: accountId, referral_code: referralCode, created_at: accountCreatedAt, email: accountEmail, low_balance_micros: lowBalance })
       .openapi({ description: "The account, apart from its balance" }),
     balance_micros: z.number().int().openapi({ description: "The balance in micro-dollars (1,000,000 = $1), settled up to this request" }),
   })
@@ -24,6 +26,11 @@ export function meBody({ balance_micros, ...account }: AccountInfo): z.infer<typ
 }
 
 const micros = z.number().int("must be an integer number of micro-dollars").min(-1e15).max(1e15);
+
+export const AccountSettingsBody = z
+  .object({ low_balance_micros: z.number().int("must be an integer number of micro-dollars").min(0).max(1e15).openapi({ description: "The balance.low threshold in micro-dollars; 0 turns the alert off" }) })
+  .strict()
+  .openapi("AccountSettings");
 
 export const CreateAccountBody = z
   .object({
@@ -41,6 +48,7 @@ export const AdminAccount = z
     email: accountEmail,
     balance_micros: z.number().int().openapi({ description: "The balance in micro-dollars (at creation, the opening balance)" }),
     max_gpus: z.number().int().openapi({ description: "GPUs the account may hold at once in any live status: its own limit, or ACCOUNT_MAX_GPUS" }),
+    low_balance_micros: lowBalance,
   })
   .openapi("AdminAccount");
 

@@ -20,7 +20,7 @@ export const WebhookEndpoint = z
     events,
     description,
     enabled: z.boolean().openapi({ description: "Whether events are sent to it; turned off after 3 days of failed deliveries" }),
-    created_at: timestamp,
+    created_at: timestamp.openapi({ description: "When it was created" }),
     disabled_reason: z.string().nullable().openapi({ description: "Why the service disabled it; null otherwise" }),
   })
   .openapi("WebhookEndpoint");
@@ -34,7 +34,7 @@ export const WebhookList = z.object({ items: z.array(WebhookEndpoint).openapi({ 
 export const CreateWebhookBody = z.object({ url, events: events.optional(), description: description.optional() }).strict().openapi("CreateWebhook");
 
 export const UpdateWebhookBody = z
-  .object({ url: url.optional(), events: events.optional(), description: description.optional(), enabled: z.boolean().optional() })
+  .object({ url: url.optional(), events: events.optional(), description: description.optional(), enabled: z.boolean().optional().openapi({ description: "false stops deliveries (they wait); true sends them again" }) })
   .strict()
   .openapi("UpdateWebhook");
 
@@ -46,13 +46,13 @@ export const WebhookDeliveryList = z
       z.object({
         id: z.string().openapi({ description: "The delivery's id: retry it by this" }),
         event_id: z.string().openapi({ description: "The event's id: the `webhook-id` header, the same on every attempt" }),
-        type: z.string(),
-        status: z.enum(["pending", "delivered", "failed"]),
-        attempts: z.number().int(),
+        type: z.string().openapi({ description: "The event's type, e.g. `instance.status_changed`" }),
+        status: z.enum(["pending", "delivered", "failed"]).openapi({ description: "`pending` (to be tried, or tried again), `delivered` (a 2xx) or `failed` (given up after 3 days)" }),
+        attempts: z.number().int().openapi({ description: "How many times it was sent" }),
         last_status_code: z.number().int().nullable().openapi({ description: "The receiver's last HTTP status; null when it did not answer" }),
         last_error: z.string().nullable().openapi({ description: "Why the last attempt failed, with up to 200 characters of the answer" }),
         next_attempt_at: timestamp.nullable().openapi({ description: "When it is tried next, while pending" }),
-        created_at: timestamp,
+        created_at: timestamp.openapi({ description: "When the event happened" }),
       }),
     ).openapi({ description: "The last 100 deliveries, newest first" }),
   })
