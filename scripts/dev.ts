@@ -28,7 +28,7 @@ const stack = await startStack({
   adminToken,
   fresh: process.argv.includes("--fresh"),
   vars: {
-    ...passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "LAUNCH_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS", "APPS_DOMAIN", "APPS_RATE_LIMIT_RPS", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_URL"]),
+    ...passed(["RATE_LIMIT_RPS", "HEARTBEAT_TIMEOUT_MS", "LAUNCH_TIMEOUT_MS", "AUTH_RATE_LIMIT_PER_MIN", "SIGNUP_CREDIT_MICROS", "APPS_DOMAIN", "APPS_RATE_LIMIT_RPS", "ADMIN_RATE_LIMIT_RPS", "ACCOUNT_MAX_GPUS", "IMAGE_REGISTRIES", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_URL"]),
     ...(stripe ? { ...stripeSecrets, STRIPE_API_URL: stripe.url } : {}),
   },
   agentEnv: { ...passed(["DEV_READY_DELAY_MS"]), ADMIN_TOKEN: adminToken },

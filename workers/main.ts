@@ -9,4 +9,4 @@ import { createWorker } from "./worker.ts";
 
 export { AccountDO, EmailDO, FleetDO, MachineDO };
 
-export default createWorker();
+export default createWorker(null, { strongSecrets: true });

@@ -8,9 +8,10 @@ import { connectAgent } from "./agent-connect.ts";
 import { serveAppRequest } from "./apps/app-request.ts";
 import { createApiApp } from "./api/app.ts";
 import { matchAppHost, type AppTarget } from "./http/app-origin.ts";
-import { admitRequest, clientIp } from "./http/rate-limit.ts";
+import { admitAdminRequest, admitRequest, clientIp } from "./http/rate-limit.ts";
 import { errorResponseFor, unexpectedErrorOf } from "./http/to-api-error.ts";
 import { newRequestId, rememberRequestId, withRequestId } from "./http/request-id.ts";
+import { weakSecretRefusal } from "./http/secret-strength.ts";
 import { httpsRedirect, withOriginHeaders, withProxiedHeaders } from "./http/security-headers.ts";
 import type { Env } from "../core/env.ts";
 import { ApiError } from "../core/errors.ts";
@@ -30,7 +31,8 @@ export interface Worker {
 
 const api = createApiApp();
 
-export function createWorker(devRoutes: DevRoutes | null = null): Worker {
+/** `strongSecrets`: refuse to serve while ADMIN_TOKEN or INSTANCE_TOKEN_SECRET is short (the deployed Worker). */
+export function createWorker(devRoutes: DevRoutes | null = null, { strongSecrets = false } = {}): Worker {
   return {
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
       const startedMs = Date.now();
@@ -39,6 +41,8 @@ export function createWorker(devRoutes: DevRoutes | null = null): Worker {
       const way = wayIn(request, url, env);
       let response: Response;
       try {
+        const weak = strongSecrets ? weakSecretRefusal(env) : null;
+        if (weak) throw weak;
         response = httpsRedirect(url) ?? await route(request, env, ctx, requestId, way, devRoutes);
       } catch (error) {
         response = errorResponseFor(error, requestId);
@@ -91,6 +95,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
   const dashboardPath = !prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
   if (dashboardPath && (request.method === "GET" || request.method === "HEAD")) return env.ASSETS.fetch(request);
   if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
+  if (path.startsWith("/admin/")) await admitAdminRequest(clientIp(request), env, Date.now());
   // The API's Hono app is handed only the request: its routes find the id by it.
   rememberRequestId(request, requestId);
   return api.fetch(request, env, ctx);

@@ -68,18 +68,18 @@ describe("webhook events at rest", () => {
 
   it("an event no endpoint takes is not kept; one an endpoint takes is kept with its delivery (balance.low, once per crossing)", async () => {
     const alone = await newAccount(10_000_000);
-    await callJson("POST", `/admin/v1/accounts/${alone.id}/credits`, { key: "test-admin-token", body: { amount_micros: -6_000_000, note: "test" } });
+    await callJson("POST", `/admin/v1/accounts/${alone.id}/credits`, { key: "test-admin-token-at-least-32-bytes-long", body: { amount_micros: -6_000_000, note: "test" } });
     expect(await count(alone.id, "webhook_events")).toBe(0);
 
     const hooked = await newAccount(10_000_000);
     await callJson("POST", "/v1/webhooks", { key: hooked.key, body: { url: CLOSED, events: ["balance.low"] }, base: LOOPBACK });
     for (const amount of [-6_000_000, -1_000_000]) {
-      await callJson("POST", `/admin/v1/accounts/${hooked.id}/credits`, { key: "test-admin-token", body: { amount_micros: amount, note: "test" } });
+      await callJson("POST", `/admin/v1/accounts/${hooked.id}/credits`, { key: "test-admin-token-at-least-32-bytes-long", body: { amount_micros: amount, note: "test" } });
     }
     expect(await count(hooked.id, "webhook_deliveries")).toBe(1);
     // Back above the threshold and below again: a second crossing, a second event.
     for (const amount of [3_000_000, -2_000_000]) {
-      await callJson("POST", `/admin/v1/accounts/${hooked.id}/credits`, { key: "test-admin-token", body: { amount_micros: amount, note: "test" } });
+      await callJson("POST", `/admin/v1/accounts/${hooked.id}/credits`, { key: "test-admin-token-at-least-32-bytes-long", body: { amount_micros: amount, note: "test" } });
     }
     expect(await count(hooked.id, "webhook_deliveries")).toBe(2);
   });

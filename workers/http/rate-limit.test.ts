@@ -40,6 +40,7 @@ describe("the budgets", () => {
     for (const unset of [undefined, "", "0", "-5", "x"]) {
       expect(rateLimiterFor(unset, "api").ratePerSecond).toBe(20);
       expect(rateLimiterFor(unset, "apps").ratePerSecond).toBe(200);
+      expect(rateLimiterFor(unset, "admin").ratePerSecond).toBe(20);
     }
   });
 
@@ -65,6 +66,21 @@ describe("rate limiting through the Worker", () => {
     expect(responses.filter((r) => r.status === 200).length).toBeGreaterThan(0);
     expect(limited[0]!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     expect(await limited[0]!.json()).toEqual({ error: "rate_limited", message: expect.any(String) });
+  });
+});
+
+describe("the operator API's own budget (ADMIN_RATE_LIMIT_RPS)", () => {
+  it("refuses /admin beyond it with 429 and Retry-After, while the API's budget for the same address is untouched", async () => {
+    const limitedEnv: Env = { ...env, ADMIN_RATE_LIMIT_RPS: "3" };
+    const fromOneIp = (path: string, key: string) =>
+      worker.fetch(new Request(`http://gpu.test${path}`, { headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": "203.0.113.77" } }), limitedEnv, createExecutionContext());
+    const admin = await Promise.all(Array.from({ length: 20 }, () => fromOneIp("/admin/v1/machines", "not-the-admin-token")));
+    const limited = admin.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(10);
+    expect(admin.filter((r) => r.status === 401).length).toBeGreaterThan(0);
+    expect(limited[0]!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    const { key } = await newAccount();
+    expect((await fromOneIp("/v1/me", key)).status).toBe(200);
   });
 });
 

@@ -36,11 +36,14 @@ export class RateLimiter {
   }
 }
 
-/** A per-IP budget: the API's (RATE_LIMIT_RPS) or the instance web apps' (APPS_RATE_LIMIT_RPS). */
-export type Budget = "api" | "apps";
+/** A per-IP budget: the API's (RATE_LIMIT_RPS), the instance web apps' (APPS_RATE_LIMIT_RPS) or the operator API's (ADMIN_RATE_LIMIT_RPS). */
+export type Budget = "api" | "apps" | "admin";
 
-/** When the variable is unset or not a positive number. A web app's page load makes dozens of requests. */
-export const DEFAULT_RPS: Record<Budget, number> = { api: 20, apps: 200 };
+/**
+ * When the variable is unset or not a positive number. A web app's page load makes dozens of
+ * requests; the operator API has a budget of its own, so guesses at its token cannot ride the API's.
+ */
+export const DEFAULT_RPS: Record<Budget, number> = { api: 20, apps: 200, admin: 20 };
 
 const limiters = new Map<Budget, RateLimiter>();
 
@@ -66,6 +69,11 @@ export function admitRequest(ip: string, limits: { RATE_LIMIT_RPS?: string; RATE
 /** The same for a request to an instance web app's origin, on the apps' own budget. */
 export function admitAppRequest(ip: string, limits: { APPS_RATE_LIMIT_RPS?: string; APPS_RATE_LIMITER?: LocationLimiter }, nowMs: number): Promise<void> {
   return admit(ip, rateLimiterFor(limits.APPS_RATE_LIMIT_RPS, "apps"), limits.APPS_RATE_LIMITER, nowMs);
+}
+
+/** The same for the operator API (/admin), on its own budget and with no shared counter. */
+export function admitAdminRequest(ip: string, limits: { ADMIN_RATE_LIMIT_RPS?: string }, nowMs: number): Promise<void> {
+  return admit(ip, rateLimiterFor(limits.ADMIN_RATE_LIMIT_RPS, "admin"), undefined, nowMs);
 }
 
 async function admit(ip: string, bucket: RateLimiter, location: LocationLimiter | undefined, nowMs: number): Promise<void> {

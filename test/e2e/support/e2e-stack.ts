@@ -38,7 +38,7 @@ export async function startE2eStack(
     stateDir: resume?.stateDir ?? mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
     adminToken: "e2e-admin-token",
     fresh: resume === undefined,
-    vars: { RATE_LIMIT_RPS: "100000", APPS_RATE_LIMIT_RPS: "100000", ...vars },
+    vars: { RATE_LIMIT_RPS: "100000", APPS_RATE_LIMIT_RPS: "100000", ADMIN_RATE_LIMIT_RPS: "100000", ...vars },
     agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100", ...agentEnv },
     logLevel,
   });

@@ -1,7 +1,7 @@
 // Test helpers for workerd tests: requests through the real Worker entry, and operator set-up.
 import { exports } from "cloudflare:workers";
 
-export const ADMIN_TOKEN = "test-admin-token";
+export const ADMIN_TOKEN = "test-admin-token-at-least-32-bytes-long";
 export const BASE = "http://gpu.test";
 
 export interface CallOptions {

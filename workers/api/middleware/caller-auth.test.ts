@@ -126,7 +126,7 @@ describe("one account's session never sees another's data", () => {
 async function launchAs(session: string): Promise<string> {
   const me = await asBrowser("GET", "/v1/me", session);
   const accountId = (me.body.account as { id: string }).id;
-  await callJson("POST", `/admin/v1/accounts/${accountId}/credits`, { key: "test-admin-token", body: { amount_micros: 10_000_000 } });
+  await callJson("POST", `/admin/v1/accounts/${accountId}/credits`, { key: "test-admin-token-at-least-32-bytes-long", body: { amount_micros: 10_000_000 } });
   const launched = await asBrowser("POST", "/v1/instances", session, { body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } });
   if (launched.status !== 201) throw new Error(`launch: ${JSON.stringify(launched.body)}`);
   return launched.body.id as string;

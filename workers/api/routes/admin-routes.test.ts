@@ -60,7 +60,7 @@ describe("operator API", () => {
   });
 
   it("POST /accounts with no body creates an empty account", async () => {
-    const response = await call("POST", "/admin/v1/accounts", { key: "test-admin-token" });
+    const response = await call("POST", "/admin/v1/accounts", { key: "test-admin-token-at-least-32-bytes-long" });
     expect(response.status).toBe(201);
     expect(await response.json()).toEqual({
       id: expect.stringMatching(/^acc-[a-z2-7]{16}$/), referral_code: expect.any(String), created_at: expect.any(String), email: null, balance_micros: 0, low_balance_micros: 5_000_000, max_gpus: 16,
