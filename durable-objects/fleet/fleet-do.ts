@@ -94,6 +94,24 @@ export class FleetDO extends DurableObject<Env> {
     return { ok: true, id, agent_token: agentToken };
   }
 
+  /** A new agent token for machine `id` (shown once); its MachineDO refuses the old one from now on. */
+  async replaceAgentToken(id: number): Promise<{ ok: true; token: string } | Failure> {
+    if (!this.hasMachine(id)) return fail("not_found", `no machine ${id}`);
+    const token = agentTokens.issue(id);
+    await machineOf(this.env, id).replaceAgentToken(token);
+    return { ok: true, token };
+  }
+
+  /** Removes machine `id` from the fleet, once its MachineDO agrees nothing lives on it. */
+  async retireMachine(id: number): Promise<{ ok: true } | Failure> {
+    if (!this.hasMachine(id)) return fail("not_found", `no machine ${id}`);
+    const retired = await machineOf(this.env, id).retire();
+    if (!retired.ok) return retired;
+    this.sql`DELETE FROM machines WHERE id = ${id}`;
+    this.indexInMemory = null;
+    return { ok: true };
+  }
+
   listMachines(): MachineSummary[] {
     return this.sql<MachineRow>`SELECT * FROM machines ORDER BY id`.map((row) => ({
       id: row.id,
@@ -116,6 +134,10 @@ export class FleetDO extends DurableObject<Env> {
                agent_version = ${state.agent_version}, driver_version = ${state.driver_version}, cuda_version = ${state.cuda_version}
              WHERE id = ${id} AND state_version < ${state.version} RETURNING id`;
     if (applied.length > 0) this.indexInMemory?.set(id, state);
+  }
+
+  private hasMachine(id: number): boolean {
+    return this.sql`SELECT 1 FROM machines WHERE id = ${id}`.length > 0;
   }
 
   private index(): FreeGpuIndex {

@@ -196,6 +196,11 @@ export class ContainerLedger {
 
   // ---- reads ----
 
+  /** How many instances live on this machine: every container not yet destroyed. */
+  liveCount(): number {
+    return this.containers().filter((row) => row.desired !== "destroyed").length;
+  }
+
   container(instanceId: string): ContainerRow | undefined {
     return this.sql<ContainerRow>`SELECT * FROM containers WHERE instance_id = ${instanceId}`[0];
   }

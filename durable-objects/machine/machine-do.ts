@@ -84,6 +84,21 @@ export class MachineDO extends DurableObject<Env> {
     return this.record.initialize(id, name, agentToken);
   }
 
+  /** The operator's new agent token: the old one is refused from now on, and the agent it connected is cut off. */
+  async replaceAgentToken(agentToken: string): Promise<void> {
+    await this.record.replaceToken(agentToken);
+    this.agent.closeAll(4003, "the agent token was replaced");
+  }
+
+  /** The operator retires the machine, only while nothing lives on it: its token then opens nothing. */
+  retire(): { ok: true } | Failure {
+    const live = this.ledger.liveCount();
+    if (live > 0) return fail("conflict", `the machine still has ${live} instance(s) that are not destroyed; destroy them first`);
+    this.record.forget();
+    this.agent.closeAll(4003, "the machine was retired");
+    return { ok: true };
+  }
+
   override async fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === "/agent/v1/connect") return this.session.accept(request);

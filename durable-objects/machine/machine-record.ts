@@ -34,6 +34,16 @@ export class MachineRecord {
              VALUES (${id}, ${name}, ${hash}, 0, NULL, NULL, 1, 0)`;
   }
 
+  /** A new agent token: only its hash is kept, and the old one is refused from now on. */
+  async replaceToken(agentToken: string): Promise<void> {
+    this.sql`UPDATE machine SET token_hash = ${await sha256Hex(agentToken)}`;
+  }
+
+  /** The machine is retired: no token opens it any more (its agent's connect is 401). */
+  forget(): void {
+    this.sql`DELETE FROM machine`;
+  }
+
   read(): MachineRow | undefined {
     return this.sql<MachineRow>`SELECT id, name, token_hash, online, last_seen_ms, connection, state_version, fleet_version FROM machine`[0];
   }

@@ -8,19 +8,20 @@ import { defaultMaxGpus } from "../../../durable-objects/contracts/accounts.ts";
 import { AccountLimitsBody, AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
 import { ErrorBody, json, jsonBody } from "../schemas/common.ts";
 import { GpuModelBody, gpuModelId, GpuModelEntry } from "../schemas/gpu.ts";
-import { CreatedMachine, CreateMachineBody, MachineList } from "../schemas/machine.ts";
+import { CreatedMachine, CreateMachineBody, MachineIdParam, MachineList, ReplacedAgentToken } from "../schemas/machine.ts";
 import { validationHook } from "../validation.ts";
 
 const ADMIN_ERRORS = {
   400: json(ErrorBody, "Malformed request (bad_request) or invalid parameter (invalid)"),
   401: json(ErrorBody, "Operator token missing or wrong (unauthorized)"),
-  404: json(ErrorBody, "No such account or key (not_found)"),
-  409: json(ErrorBody, "The account cannot take it (conflict)"),
+  404: json(ErrorBody, "No such account, key or machine (not_found)"),
+  409: json(ErrorBody, "The account or machine cannot take it (conflict)"),
+  429: json(ErrorBody, "More than ADMIN_RATE_LIMIT_RPS requests a second from this address (rate_limited); Retry-After says when to retry"),
 };
 
-/** An operator route, behind the admin token: besides `ownErrors` it can give 401 (the operator API has no rate limit). */
+/** An operator route, behind the admin token: besides `ownErrors` it can give 401 and 429 (the operator API's own per-IP budget). */
 function adminRoute<P extends string, R extends Omit<RouteConfig, "path" | "security"> & { path: P }>(ownErrors: (400 | 404 | 409)[], route: R) {
-  const errors = Object.fromEntries([401 as const, ...ownErrors].map((status) => [status, ADMIN_ERRORS[status]]));
+  const errors = Object.fromEntries([401 as const, 429 as const, ...ownErrors].map((status) => [status, ADMIN_ERRORS[status]]));
   return createRoute({ security: [{ adminAuth: [] }], ...route, responses: { ...route.responses, ...errors } });
 }
 
@@ -53,6 +54,16 @@ const listMachines = adminRoute([], {
   method: "get", path: "/machines", summary: "Machines and their GPUs",
   description: "Every registered machine: whether its agent is connected, its GPUs, how many are free, and when it was last seen.",
   responses: { 200: json(MachineList, "Machines") },
+});
+const replaceAgentToken = adminRoute([400, 404], {
+  method: "post", path: "/machines/{id}/token", summary: "Replace a machine's agent token",
+  description: "A new agent token for the machine, shown once: the old one is refused from now on and the agent connected with it is cut off. Install the new one on the host (docs/deploy.md).",
+  request: { params: MachineIdParam }, responses: { 200: json(ReplacedAgentToken, "The new token") },
+});
+const retireMachine = adminRoute([400, 404, 409], {
+  method: "delete", path: "/machines/{id}", summary: "Retire a machine",
+  description: "Removes the machine from the fleet and makes its agent token open nothing, only while no instance lives on it (409 conflict otherwise: destroy them first).",
+  request: { params: MachineIdParam }, responses: { 204: { description: "Retired" } },
 });
 const createAccount = adminRoute([400], {
   method: "post", path: "/accounts", summary: "Create an account",
@@ -97,6 +108,14 @@ export const adminRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
     return c.json({ id: created.id, agent_token: created.agent_token }, 201);
   })
   .openapi(listMachines, async (c) => c.json({ items: await fleetOf(c.env).listMachines() }, 200))
+  .openapi(replaceAgentToken, async (c) => {
+    const { token } = unwrap(await fleetOf(c.env).replaceAgentToken(c.req.valid("param").id));
+    return c.json({ token }, 200);
+  })
+  .openapi(retireMachine, async (c) => {
+    unwrap(await fleetOf(c.env).retireMachine(c.req.valid("param").id));
+    return c.body(null, 204);
+  })
   .openapi(createAccount, async (c) => {
     const { balance_micros } = optional(c.req.valid("json"));
     const id = newAccountId();

@@ -16,6 +16,15 @@ export const CreatedMachine = z
   })
   .openapi("CreatedMachine");
 
+export const MachineIdParam = z.object({
+  id: z.coerce.number("must be a machine id").int("must be a machine id").positive("must be a machine id")
+    .openapi({ param: { name: "id", in: "path", description: "The machine's id, as POST /admin/v1/machines gave it" }, type: "integer", minimum: 1 }),
+});
+
+export const ReplacedAgentToken = z
+  .object({ token: z.string().openapi({ description: "The machine's new agent token (`gma_<id>_...`): shown this once; the old one is refused from now on" }) })
+  .openapi("ReplacedAgentToken");
+
 export const MachineList = z
   .object({
     items: z.array(
