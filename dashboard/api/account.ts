@@ -41,10 +41,11 @@ export function useSignUp() {
   });
 }
 
-export function useSignOut() {
+/** Signs this browser out; `everywhere`: every session of the account, on every browser. */
+export function useSignOut(everywhere = false) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => ok(api.POST("/v1/auth/logout")),
+    mutationFn: () => ok(api.POST(everywhere ? "/v1/auth/logout-all" : "/v1/auth/logout")),
     onSuccess: () => switchAccount(queryClient, null),
   });
 }

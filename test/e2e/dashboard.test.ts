@@ -257,6 +257,19 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     expect((await page.context().request.get(`${base}/v1/me`)).status()).toBe(401);
   });
 
+  it("signs every session out from the password page: this browser and another one", async () => {
+    const email = uniqueEmail("everywhere");
+    await signUpByApi(base, email, PASSWORD);
+    const elsewhere = await fetch(`${base}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const otherCookie = elsewhere.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    await signIn(page, base, email, PASSWORD);
+    await nav(page, "Password").click();
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    expect((await page.context().request.get(`${base}/v1/me`)).status()).toBe(401);
+    expect((await fetch(`${base}/v1/me`, { headers: { cookie: otherCookie } })).status).toBe(401);
+  });
+
   it("signs in with the keyboard alone", async () => {
     await forgetSession(page);
     await page.goto(`${base}/login`);

@@ -1,6 +1,6 @@
-// /settings/password: change the password; every other session of the account ends.
+// /settings/password: change the password (every other session of the account ends), or sign every session out.
 import { useState, type FormEvent } from "react";
-import { useChangePassword } from "../../api/account.ts";
+import { useChangePassword, useSignOut } from "../../api/account.ts";
 import { fieldError, formError } from "../../api/api-errors.ts";
 import { Field } from "../../components/field.tsx";
 import { FormError } from "../../components/form-error.tsx";
@@ -8,6 +8,7 @@ import { PageTitle } from "../../components/page-title.tsx";
 
 export function PasswordPage() {
   const change = useChangePassword();
+  const signOutEverywhere = useSignOut(true);
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const submit = (event: FormEvent) => {
@@ -42,6 +43,12 @@ export function PasswordPage() {
           <p role="status">Password changed. Every other session of this account has been signed out.</p>
         )}
       </form>
+      <h2>Sessions</h2>
+      <p>Signed in on a browser you no longer have? Sign every session of this account out, this one too. API keys stay valid.</p>
+      <button type="button" disabled={signOutEverywhere.isPending} onClick={() => signOutEverywhere.mutate()}>
+        Sign out everywhere
+      </button>
+      <FormError message={formError(signOutEverywhere.error, [])} />
     </section>
   );
 }
