@@ -7,6 +7,7 @@ import { logAccess } from "./access-log.ts";
 import { connectAgent } from "./agent-connect.ts";
 import { serveAppRequest } from "./apps/app-request.ts";
 import { createApiApp } from "./api/app.ts";
+import { PRICING_PATH } from "./api/routes/pricing-routes.ts";
 import { matchAppHost, type AppTarget } from "./http/app-origin.ts";
 import { admitAdminRequest, admitRequest, clientIp } from "./http/rate-limit.ts";
 import { errorResponseFor, unexpectedErrorOf } from "./http/to-api-error.ts";
@@ -61,7 +62,7 @@ export function createWorker(devRoutes: DevRoutes | null = null, { strongSecrets
 }
 
 /** The Worker's own paths (and the dev routes' prefix in the dev Worker); any other path is the dashboard's. */
-const WORKER_PREFIXES = ["/v1", "/admin", "/agent"];
+const WORKER_PREFIXES = ["/v1", "/admin", "/agent", PRICING_PATH];
 
 /** Which way into the service a request takes: each has its own routes and its own response headers. */
 type Way = { kind: "app"; app: AppTarget | "unknown" } | { kind: "agent" } | { kind: "proxy"; path: ProxyPath | ApiError } | { kind: "origin" };
@@ -94,7 +95,7 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
   const prefixes = devRoutes ? [...WORKER_PREFIXES, devRoutes.prefix] : WORKER_PREFIXES;
   const dashboardPath = !prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
   if (dashboardPath && (request.method === "GET" || request.method === "HEAD")) return env.ASSETS.fetch(request);
-  if (path.startsWith("/v1/")) await admitRequest(clientIp(request), env, Date.now());
+  if (path.startsWith("/v1/") || path === PRICING_PATH) await admitRequest(clientIp(request), env, Date.now());
   if (path.startsWith("/admin/")) await admitAdminRequest(clientIp(request), env, Date.now());
   // The API's Hono app is handed only the request: its routes find the id by it.
   rememberRequestId(request, requestId);

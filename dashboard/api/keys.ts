@@ -6,6 +6,7 @@ export const eventsKey = (id: string) => ["instances", id, "events"] as const;
 export const apiKeysKey = ["api-keys"] as const;
 export const ledgerKey = ["ledger"] as const;
 export const paymentConfigKey = ["payment-config"] as const;
+export const pricingKey = ["pricing"] as const;
 export const gpusKey = ["gpus"] as const;
 export const catalogKey = ["catalog"] as const;
 export const metricsKey = (id: string, window: string) => ["instances", id, "metrics", window] as const;

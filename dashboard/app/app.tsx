@@ -6,7 +6,7 @@ import { NotFoundPage } from "../pages/not-found/not-found-page.tsx";
 import { Redirect, useLocation } from "../router/router.tsx";
 import { pageAfterSignIn } from "./after-sign-in.ts";
 import { Layout } from "./layout.tsx";
-import { findPage, PUBLIC_ROUTES, SIGNED_IN_ROUTES } from "./routes.tsx";
+import { findPage, OPEN_ROUTES, PUBLIC_ROUTES, SIGNED_IN_ROUTES } from "./routes.tsx";
 
 export function App() {
   const location = useLocation();
@@ -16,6 +16,8 @@ export function App() {
   if (me.isPending) return <Loading what="your account" />;
   if (me.isError) return <LoadError what="your account" error={me.error} />;
 
+  const openPage = findPage(OPEN_ROUTES, path);
+  if (openPage) return me.data ? <Layout me={me.data}>{openPage}</Layout> : <main className="signed-out">{openPage}</main>;
   const publicPage = findPage(PUBLIC_ROUTES, path);
   if (!me.data) {
     if (publicPage) return <main className="signed-out">{publicPage}</main>;

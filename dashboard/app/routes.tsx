@@ -1,4 +1,4 @@
-// The dashboard's pages by path: the two open to anyone, and the rest, which need a session (those
+// The dashboard's pages by path: the pricing page for anyone, the two for signing in, and the rest, which need a session (those
 // with a `nav` label are the main navigation's links, in this order).
 import type { ReactNode } from "react";
 import { BillingPage } from "../pages/billing/billing-page.tsx";
@@ -9,6 +9,7 @@ import { LaunchPage } from "../pages/launch/launch-page.tsx";
 import { LoginPage } from "../pages/login/login-page.tsx";
 import { OverviewPage } from "../pages/overview/overview-page.tsx";
 import { PasswordPage } from "../pages/password/password-page.tsx";
+import { PricingPage } from "../pages/pricing/pricing-page.tsx";
 import { SignupPage } from "../pages/signup/signup-page.tsx";
 import { WebhooksPage } from "../pages/webhooks/webhooks-page.tsx";
 import { matchPath } from "../router/router.tsx";
@@ -19,6 +20,9 @@ interface Route {
   nav?: string;
   page: (params: Record<string, string>) => ReactNode;
 }
+
+/** Pages for anyone, signed in or not. */
+export const OPEN_ROUTES: readonly Route[] = [{ path: "/pricing", page: () => <PricingPage /> }];
 
 export const PUBLIC_ROUTES: readonly Route[] = [
   { path: "/login", page: () => <LoginPage /> },

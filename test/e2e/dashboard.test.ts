@@ -257,6 +257,21 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     expect((await page.context().request.get(`${base}/v1/me`)).status()).toBe(401);
   });
 
+  it("shows a visitor what is on offer before any sign-up: the sign-in page links to /pricing, with the dev fleet's GPUs and prices", async () => {
+    await forgetSession(page);
+    await page.goto(`${base}/login`);
+    await page.getByRole("link", { name: "see the GPUs and prices" }).click();
+    await page.waitForURL(`${base}/pricing`);
+    const rows = page.getByTestId("pricing-row");
+    await expect.poll(() => rows.count()).toBeGreaterThan(0);
+    const rtx = rows.filter({ hasText: "RTX 4090" });
+    expect(await rtx.textContent()).toContain("$0.69");
+    expect(await rtx.textContent()).toContain("24 GB");
+    expect(await page.getByText("vLLM").count()).toBeGreaterThan(0);
+    await page.getByRole("link", { name: "Create an account" }).click();
+    await page.waitForURL(`${base}/signup`);
+  });
+
   it("signs every session out from the password page: this browser and another one", async () => {
     const email = uniqueEmail("everywhere");
     await signUpByApi(base, email, PASSWORD);

@@ -15,6 +15,7 @@ import { appRoutes } from "./routes/app-routes.ts";
 import { authRoutes } from "./routes/auth-routes.ts";
 import { billingRoutes } from "./routes/billing-routes.ts";
 import { paymentRoutes, STRIPE_WEBHOOK_PATH } from "./routes/payment-routes.ts";
+import { pricingRoutes } from "./routes/pricing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
@@ -69,6 +70,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
   app.route("/v1", paymentRoutes);
+  app.route("/", pricingRoutes);
   app.route("/v1", webhookRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);

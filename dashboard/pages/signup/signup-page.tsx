@@ -13,6 +13,9 @@ export function SignupPage() {
       <p>
         Already have one? <Link to="/login">Sign in</Link>
       </p>
+      <p className="muted">
+        Rent GPU servers by the hour for model serving, notebooks and any container: <Link to="/pricing">see the GPUs and prices</Link>.
+      </p>
     </section>
   );
 }
