@@ -272,6 +272,22 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await page.waitForURL(`${base}/signup`);
   });
 
+  it("refuses a launch the balance does not cover in dollars, with the way to add funds, and no micro-dollar figure on the page", async () => {
+    const email = uniqueEmail("broke");
+    await signUpByApi(base, email, PASSWORD);
+    await signIn(page, base, email, PASSWORD);
+    await nav(page, "Launch").click();
+    await page.getByLabel("GPU", { exact: true }).selectOption("rtx4090");
+    await page.getByLabel("Template").selectOption({ label: "PyTorch + Jupyter" });
+    await page.getByRole("button", { name: "Launch", exact: true }).click();
+    const alert = page.getByRole("alert");
+    await alert.getByText("Your balance of $0.00 does not cover the first hour ($0.69).").waitFor();
+    const text = await page.locator("body").innerText();
+    expect(text).not.toMatch(/micros|\b690000\b/);
+    await alert.getByRole("link", { name: "Add funds" }).click();
+    await page.waitForURL(`${base}/billing`);
+  });
+
   it("signs every session out from the password page: this browser and another one", async () => {
     const email = uniqueEmail("everywhere");
     await signUpByApi(base, email, PASSWORD);

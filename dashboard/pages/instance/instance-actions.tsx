@@ -1,9 +1,8 @@
 // Stop, Start and Destroy, each enabled where the API allows it; Destroy asks first.
 import { useState } from "react";
-import { formError } from "../../api/api-errors.ts";
 import { useInstanceAction, type Instance } from "../../api/instances.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
-import { FormError } from "../../components/form-error.tsx";
+import { PlainFormError } from "../../components/plain-form-error.tsx";
 
 const CAN_STOP: readonly Instance["status"][] = ["running", "starting", "creating"];
 const CAN_START: readonly Instance["status"][] = ["stopped", "error"];
@@ -35,7 +34,7 @@ export function InstanceActions({ instance }: { instance: Instance }) {
       >
         <p>Its container and its data are removed, and billing ends. This cannot be undone.</p>
       </ConfirmDialog>
-      <FormError message={formError(action.error, [])} />
+      <PlainFormError error={action.error} fields={[]} money={{ priceHourMicros: instance.price_hour_micros }} />
     </div>
   );
 }

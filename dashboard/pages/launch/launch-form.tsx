@@ -1,11 +1,11 @@
 // The launch form: GPU, count, template, model (only those that fit), the custom image, label, disk
 // and environment, with what the choice costs. On success the browser goes to the new instance.
 import { useState, type FormEvent } from "react";
-import { fieldError, formError } from "../../api/api-errors.ts";
+import { fieldError } from "../../api/api-errors.ts";
 import type { Gpu, Model, Template } from "../../api/catalog.ts";
 import { useLaunch } from "../../api/instances.ts";
 import { Field } from "../../components/field.tsx";
-import { FormError } from "../../components/form-error.tsx";
+import { PlainFormError } from "../../components/plain-form-error.tsx";
 import { navigate } from "../../router/router.tsx";
 import { countChoices, effectiveModel, fittingModels, launchRequest, parseEnv, type LaunchChoices } from "./launch-choices.ts";
 import { LaunchSummary } from "./launch-summary.tsx";
@@ -128,7 +128,7 @@ export function LaunchForm({ gpus, templates, models, balanceMicros }: LaunchFor
         {(control) => <textarea {...control} rows={3} value={choices.env} onChange={(e) => set({ env: e.target.value })} />}
       </Field>
       <LaunchSummary gpu={gpu} count={count} balanceMicros={balanceMicros} />
-      <FormError message={formError(error, FIELDS)} />
+      <PlainFormError error={error} fields={FIELDS} money={{ balanceMicros, priceHourMicros: gpu ? gpu.price_hour_micros * count : undefined }} />
       <button type="submit" className="primary" disabled={launch.isPending}>
         Launch
       </button>
