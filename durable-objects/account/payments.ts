@@ -2,12 +2,14 @@
 // its events (it retries for days): a paid Checkout Session credits the account once per session
 // id; a refund debits what Stripe says was refunded of a charge beyond what was debited already.
 // The Worker has verified each event's signature; this object is the authority for whether it has
-// been applied: the `payments` row is written in the same transaction as the ledger's.
+// been applied: the `payments` row is written in the same transaction as the ledger's, and so is
+// the account's webhook event (payment.succeeded, payment.refunded).
 import { clock, iso } from "../../core/clock.ts";
 import type { PaymentEvent } from "../contracts/payments.ts";
 import type { Sql } from "../sql.ts";
 import { settleAll } from "./billing.ts";
 import { changeBalance } from "./ledger.ts";
+import { recordWebhookEvent } from "./webhook-events.ts";
 
 export interface PaymentParts {
   sql: Sql;
@@ -36,8 +38,9 @@ export class Payments {
     if (this.applied(event.session_id) !== null) return false;
     const at = iso(clock.now());
     settleAll(sql, clock.now());
-    changeBalance(sql, { kind: "payment", amountMicros: event.amount_micros, note: `Stripe Checkout ${event.session_id}`, at });
+    const balance = changeBalance(sql, { kind: "payment", amountMicros: event.amount_micros, note: `Stripe Checkout ${event.session_id}`, at });
     sql`INSERT INTO payments (stripe_id, amount_micros, updated_at) VALUES (${event.session_id}, ${event.amount_micros}, ${at})`;
+    recordWebhookEvent(sql, "payment.succeeded", { checkout_session_id: event.session_id, amount_micros: event.amount_micros, balance_micros: balance }, clock.now());
     return true;
   }
 
@@ -47,8 +50,9 @@ export class Payments {
     if (due <= 0) return false;
     const at = iso(clock.now());
     settleAll(sql, clock.now());
-    changeBalance(sql, { kind: "refund", amountMicros: -due, note: `Stripe refund of ${event.charge_id}`, at });
+    const balance = changeBalance(sql, { kind: "refund", amountMicros: -due, note: `Stripe refund of ${event.charge_id}`, at });
     sql`INSERT OR REPLACE INTO payments (stripe_id, amount_micros, updated_at) VALUES (${event.charge_id}, ${event.refunded_micros}, ${at})`;
+    recordWebhookEvent(sql, "payment.refunded", { charge_id: event.charge_id, amount_micros: due, balance_micros: balance }, clock.now());
     return true;
   }
 

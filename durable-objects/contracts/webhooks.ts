@@ -8,6 +8,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "instance.port_ready",
   "instance.stopped_for_funds",
   "balance.low",
+  "payment.succeeded",
+  "payment.refunded",
   "webhook.test",
 ] as const;
 

@@ -68,6 +68,20 @@ describe("Stripe's webhook: payments", () => {
   });
 });
 
+describe("Stripe's webhook: the account's own webhooks", () => {
+  it("hands the account's endpoints payment.succeeded once per session and payment.refunded once per refund", async () => {
+    const { id, key } = await newAccount(0);
+    const created = await callJson<{ id: string }>("POST", "/v1/webhooks", { key, body: { url: "https://hooks.example.com/pay", events: ["payment.succeeded", "payment.refunded"] } });
+    expect(created.status).toBe(201);
+    const session = checkoutSession("cs_test_hooked", id, 1500);
+    await deliver(stripeEvent("checkout.session.completed", session));
+    await deliver(stripeEvent("checkout.session.completed", session));
+    await deliver(stripeEvent("charge.refunded", refundedCharge("ch_test_hooked", id, 1500, 500)));
+    const deliveries = await callJson<{ items: { type: string }[] }>("GET", `/v1/webhooks/${created.body.id}/deliveries`, { key });
+    expect(deliveries.body.items.map((d) => d.type).sort()).toEqual(["payment.refunded", "payment.succeeded"]);
+  });
+});
+
 describe("Stripe's webhook: refunds", () => {
   it("debits what was refunded once per amount: duplicates and older events change nothing, a further refund debits the difference", async () => {
     const { id, key } = await newAccount(50_000_000);
