@@ -11,6 +11,7 @@ import { creditByOperator, descriptionOf, forgetSession, isFocused, nav, signIn,
 import { startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
 
 const PASSWORD = "a long passphrase";
+const FUNDING_HELP = "Send a bank transfer as described at https://example.com/funding and we credit you within a day.";
 
 /** How many points a chart shows (the figure says; the canvas cannot). */
 const pointsIn = async (chart: Locator) => Number(await chart.getAttribute("data-points"));
@@ -43,7 +44,7 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
 
   beforeAll(async () => {
     // Agents sample every second, so charts fill without waiting for the production 10 s.
-    [stack, browser] = await Promise.all([startE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000" }, { AGENT_METRICS_INTERVAL_MS: "1000" }), launchBrowser()]);
+    [stack, browser] = await Promise.all([startE2eStack({ AUTH_RATE_LIMIT_PER_MIN: "1000", FUNDING_HELP: FUNDING_HELP }, { AGENT_METRICS_INTERVAL_MS: "1000" }), launchBrowser()]);
     base = stack.baseUrl;
     // Chromium reports each thing the origin's Content-Security-Policy blocked as a console error.
     browser.context.on("console", (message) => {
@@ -270,6 +271,32 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     expect(await page.getByText("vLLM").count()).toBeGreaterThan(0);
     await page.getByRole("link", { name: "Create an account" }).click();
     await page.waitForURL(`${base}/signup`);
+  });
+
+  it("leads a new account through its first steps: each one done disappears, the operator's funding words shown as they are", async () => {
+    const email = uniqueEmail("guided");
+    const accountId = await signUpByApi(base, email, PASSWORD);
+    await signIn(page, base, email, PASSWORD);
+    const steps = page.getByTestId("guided-step");
+    await expect.poll(() => steps.count()).toBe(3);
+    expect(await steps.first().textContent()).toBe(`Add funds. ${FUNDING_HELP}`);
+    expect(await steps.first().getByRole("link", { name: "https://example.com/funding" }).getAttribute("href")).toBe("https://example.com/funding");
+    await creditByOperator(base, stack.adminToken, accountId, 10_000_000, "welcome");
+    await page.reload();
+    await expect.poll(() => steps.count()).toBe(2);
+    expect(await steps.first().textContent()).toContain("Launch an instance.");
+    const launched = await page.context().request.post(`${base}/v1/instances`, {
+      headers: { origin: base }, data: { gpu_model: "h100-80gb", gpu_count: 1, template: "pytorch" },
+    });
+    const { id } = (await launched.json()) as { id: string };
+    await page.reload();
+    await expect.poll(() => steps.count()).toBe(1);
+    await page.goto(`${base}/instances/${id}`);
+    await untilText(page.getByTestId("instance-status"), "running");
+    await nav(page, "Overview").click();
+    await page.getByTestId("balance").waitFor();
+    expect(await page.getByTestId("guided-start").count()).toBe(0);
+    await page.context().request.delete(`${base}/v1/instances/${id}`, { headers: { origin: base } });
   });
 
   it("refuses a launch the balance does not cover in dollars, with the way to add funds, and no micro-dollar figure on the page", async () => {

@@ -47,7 +47,7 @@ const launch = { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" };
 describe("adding funds by card", () => {
   it("takes a stranger from $0 through Checkout to a credited balance and a launch, the payment credited once", async () => {
     const as = await stranger();
-    expect((await as("GET", "/v1/billing/config")).body).toEqual({ payments_enabled: true, currency: "usd", min_micros: 5_000_000, max_micros: 1_000_000_000 });
+    expect((await as("GET", "/v1/billing/config")).body).toEqual({ payments_enabled: true, currency: "usd", min_micros: 5_000_000, max_micros: 1_000_000_000, funding_help: "" });
     expect((await as("POST", "/v1/instances", launch)).status).toBe(402);
     const me = (await as("GET", "/v1/me")).body as { account: { id: string } };
 

@@ -1,4 +1,7 @@
 // /instances/:id: one instance, kept current by polling: status, details, ports, actions, metrics, events, logs.
+import { useEffect } from "react";
+import { useMe } from "../../api/account.ts";
+import { markConnectSeen } from "../../api/first-steps.ts";
 import { useInstance } from "../../api/instances.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
@@ -14,6 +17,11 @@ import { RenameForm } from "./rename-form.tsx";
 
 export function InstancePage({ id }: { id: string }) {
   const instance = useInstance(id);
+  const me = useMe();
+  const accountId = me.data?.account.id;
+  useEffect(() => {
+    if (accountId && instance.data?.status === "running") markConnectSeen(accountId);
+  }, [accountId, instance.data?.status]);
   if (instance.isPending) return <Loading what="the instance" />;
   if (instance.isError) {
     return (

@@ -1,10 +1,11 @@
-// /: the balance, the running instances and what they cost per hour together.
+// /: the balance, a new account's first steps, the running instances and what they cost per hour together.
 import { useMe } from "../../api/account.ts";
 import { useInstances } from "../../api/instances.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
 import { formatDollars, formatPerHour } from "../../format/money.ts";
 import { Link } from "../../router/router.tsx";
+import { GuidedStart } from "./guided-start.tsx";
 import { RunningList } from "./running-list.tsx";
 
 export function OverviewPage() {
@@ -30,6 +31,7 @@ export function OverviewPage() {
           <dd data-testid="total-per-hour">{instances.data ? formatPerHour(perHour) : "…"}</dd>
         </div>
       </dl>
+      {me.data && instances.data && <GuidedStart me={me.data} instances={instances.data} />}
       <h2>Running now</h2>
       {instances.isPending && <Loading what="instances" />}
       {instances.isError && <LoadError what="instances" error={instances.error} />}

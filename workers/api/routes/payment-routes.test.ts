@@ -111,7 +111,7 @@ describe("Stripe's webhook: refunds", () => {
 describe("checkout while payments are off", () => {
   it("says so in the config, and refuses a checkout with 409 conflict; an amount that is not whole cents is 400 first", async () => {
     const { key } = await newAccount();
-    expect((await callJson("GET", "/v1/billing/config", { key })).body).toEqual({ payments_enabled: false, currency: "usd", min_micros: 5_000_000, max_micros: 1_000_000_000 });
+    expect((await callJson("GET", "/v1/billing/config", { key })).body).toEqual({ payments_enabled: false, currency: "usd", min_micros: 5_000_000, max_micros: 1_000_000_000, funding_help: "" });
     expect(await callJson("POST", "/v1/billing/checkout", { key, body: { amount_micros: 25_000_000 } })).toMatchObject({
       status: 409, body: { error: "conflict", message: "payments are not configured on this service" },
     });

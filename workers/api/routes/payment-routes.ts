@@ -55,7 +55,8 @@ const webhookRoute = createRoute({
 });
 
 export const paymentRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
-  .openapi(configRoute, (c) => c.json({ payments_enabled: stripeClient(c.env) !== null, currency: "usd" as const, ...paymentBounds(c.env) }, 200))
+  .openapi(configRoute, (c) =>
+    c.json({ payments_enabled: stripeClient(c.env) !== null, currency: "usd" as const, ...paymentBounds(c.env), funding_help: c.env.FUNDING_HELP ?? "" }, 200))
   .openapi(checkoutRoute, async (c) => {
     const stripe = stripeClient(c.env);
     if (!stripe) throw new ApiError("conflict", PAYMENTS_OFF);

@@ -8,6 +8,7 @@ export const PaymentConfig = z
     currency: z.literal("usd").openapi({ description: "The currency of every payment" }),
     min_micros: z.number().int().openapi({ description: "The smallest payment, in micro-dollars (PAYMENT_MIN_MICROS)" }),
     max_micros: z.number().int().openapi({ description: "The largest payment, in micro-dollars (PAYMENT_MAX_MICROS)" }),
+    funding_help: z.string().openapi({ description: "The operator's word on adding funds while payments are off (FUNDING_HELP): a sentence, maybe with one URL; \"\" when none" }),
   })
   .openapi("PaymentConfig");
 
