@@ -4,6 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import OpenAI from "openai";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium, chromiumRequired, launchBrowser, MISSING_CHROMIUM, type Browser } from "./support/browser.ts";
@@ -118,6 +119,16 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     // Its port answers once the model has loaded: the page says so by itself, with the event.
     await page.getByTestId("port").filter({ hasText: "8000" }).getByTestId("port-ready").filter({ hasText: /^since / }).waitFor();
     await page.getByTestId("event").filter({ hasText: /^.*port 8000 \(openai\) ready after \d+ s$/ }).waitFor();
+    // Ready, the page says how to connect; its snippets work as written, with the key for GPU_API_KEY.
+    const curl = (await page.getByTestId("snippet-curl").textContent())!;
+    const curlUrl = /(http\S+)$/.exec(curl)![1]!;
+    expect(curl).toBe(`curl -H "Authorization: Bearer $GPU_API_KEY" ${curlUrl}`);
+    expect((await fetch(curlUrl, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    const snippet = (await page.getByTestId("snippet-openai").textContent())!;
+    const baseURL = /baseURL: "([^"]+)"/.exec(snippet)![1]!;
+    const model = /model: "([^"]+)"/.exec(snippet)![1]!;
+    const reply = await new OpenAI({ baseURL, apiKey: key }).chat.completions.create({ model, messages: [{ role: "user", content: "Hello" }] });
+    expect(reply.choices[0]?.message.content).toEqual(expect.any(String));
     // The container's logs: the last lines (read again on demand), then followed live.
     await page.getByRole("button", { name: "Refresh logs" }).click();
     await page.getByRole("log", { name: "Container logs" }).filter({ hasText: "GET /health 200" }).waitFor();

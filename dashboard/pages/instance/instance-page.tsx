@@ -11,6 +11,7 @@ import { InstanceActions } from "./instance-actions.tsx";
 import { InstanceDetails } from "./instance-details.tsx";
 import { LogPanel } from "./log-panel.tsx";
 import { MetricsPanel } from "./metrics-panel.tsx";
+import { NextSteps } from "./next-steps.tsx";
 import { EventList } from "./event-list.tsx";
 import { PortList } from "./port-list.tsx";
 import { RenameForm } from "./rename-form.tsx";
@@ -40,6 +41,7 @@ export function InstancePage({ id }: { id: string }) {
         Status: <StatusBadge status={data.status} testId="instance-status" />
         {data.status_message && <span className="muted"> {data.status_message}</span>}
       </p>
+      <NextSteps instance={data} />
       <InstanceActions instance={data} />
       <InstanceDetails instance={data} />
       <RenameForm instance={data} />

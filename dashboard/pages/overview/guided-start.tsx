@@ -16,10 +16,11 @@ interface GuidedStartProps {
 
 export function GuidedStart({ me, instances }: GuidedStartProps) {
   const config = usePaymentConfig();
+  if (!config.data) return null;
   const live = instances.filter((instance) => instance.status !== "destroyed");
   const ready = live.find((instance) => instance.ports.some((port) => port.ready));
   const steps: { name: string; done: boolean; body: ReactNode }[] = [
-    { name: "Add funds", done: me.balance_micros > 0 || live.length > 0, body: <Funding paymentsOn={config.data?.payments_enabled ?? false} help={config.data?.funding_help ?? ""} /> },
+    { name: "Add funds", done: me.balance_micros > 0 || live.length > 0, body: <Funding paymentsOn={config.data.payments_enabled} help={config.data.funding_help} /> },
     { name: "Launch an instance", done: live.length > 0, body: <><Link to="/launch">Launch</Link> a GPU with a model server, a notebook or your own image.</> },
     {
       name: "Connect to it",
