@@ -447,6 +447,15 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     const folder = join(import.meta.dirname, "../../docs/screenshots");
     mkdirSync(folder, { recursive: true });
     const shot = (name: string) => page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
+    await forgetSession(page);
+    await page.goto(`${base}/pricing`);
+    await page.getByTestId("pricing-row").first().waitFor();
+    await shot("pricing");
+    const newcomer = uniqueEmail("newcomer");
+    await signUpByApi(base, newcomer, PASSWORD);
+    await signIn(page, base, newcomer, PASSWORD);
+    await page.getByTestId("guided-start").waitFor();
+    await shot("get-started");
     await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
     const instance = await stack.launchRunning({ gpu_model: "h100-80gb", gpu_count: 2, template: "vllm", model: "qwen2.5-7b-instruct", label: "chat" });
     await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "comfyui", label: "images" });
