@@ -1,7 +1,9 @@
 // What to do next with this instance, by where it stands: being created (what the host is doing),
 // running while its server still loads, or ready (how to connect: Open for a web app, the proxy
 // URL, and copyable curl and openai snippets with this instance's address).
+import { useQuery } from "@tanstack/react-query";
 import type { Instance } from "../../api/instances.ts";
+import { readLogTail } from "../../api/logs.ts";
 import { useCatalog } from "../../api/catalog.ts";
 import { useEvents } from "../../api/instances.ts";
 import { CopyButton } from "../../components/copy-button.tsx";
@@ -20,14 +22,7 @@ export function NextSteps({ instance }: { instance: Instance }) {
   }
   if (instance.status !== "running") return null;
   const ready = instance.ports.filter((port) => port.ready);
-  if (ready.length === 0) {
-    const loading = instance.ports.map((port) => `${port.port} (${port.api})`).join(", ");
-    return (
-      <p className="note" data-testid="next-steps">
-        Running{loading ? `; ${loading} still loading: the server inside is starting (a model downloads and loads first), its logs below show how far` : ""}.
-      </p>
-    );
-  }
+  if (ready.length === 0) return <StillLoading ports={instance.ports.map((port) => `${port.port} (${port.api})`).join(", ")} id={instance.id} />;
   const port = ready[0]!;
   const base = window.location.origin + proxyPath(instance.id, port.port);
   const curl = `curl -H "Authorization: Bearer $GPU_API_KEY" ${base}${port.api === "openai" ? "v1/models" : ""}`;
@@ -53,5 +48,24 @@ export function NextSteps({ instance }: { instance: Instance }) {
         </>
       )}
     </section>
+  );
+}
+
+/** Running, its server still loading: which ports, and the container's last log line, read again every few seconds. */
+function StillLoading({ ports, id }: { ports: string; id: string }) {
+  const last = useQuery({
+    queryKey: ["instances", id, "last-log-line"],
+    queryFn: ({ signal }) => readLogTail(id, 1, signal).then((lines) => lines.at(-1) ?? ""),
+    refetchInterval: 3_000,
+  });
+  return (
+    <p className="note" data-testid="next-steps">
+      Running{ports ? `; ${ports} still loading: the server inside is starting (a model downloads and loads first)` : ""}.
+      {last.data && (
+        <>
+          {" "}Last log line: <code data-testid="last-log-line">{last.data}</code>
+        </>
+      )}
+    </p>
   );
 }
