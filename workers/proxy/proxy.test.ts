@@ -77,7 +77,7 @@ describe("proxy entry", () => {
     agent.disconnect();
     expect((await again).status).toBe(502);
     await Promise.all(held.slice(1).map(async (pending) => (await pending).body?.cancel()));
-  });
+  }, 30_000);
 
   it("a GET that says it carries a body (Transfer-Encoding: chunked) is forwarded without one, not refused with 500", async () => {
     const { agent, key, id } = await runningInstance();
