@@ -94,16 +94,19 @@ export class ContainerLedger {
     const row = this.container(instanceId);
     if (!row || row.desired === "destroyed") return fail("conflict", "the instance has no container on this machine");
     if (generation <= row.generation) return { ok: true };
+    // The container keeps the devices it was created with: a start takes back exactly those GPUs,
+    // or none, so the reservation and what the container can reach always agree.
+    const indices = (JSON.parse(row.spec) as ContainerSpec).gpu_indices;
     const held = this.reservedIndices(instanceId);
-    const indices = [...held, ...this.freeIndices(row.gpu_model)].slice(0, gpuCount);
-    if (indices.length < gpuCount) return fail("gpus_busy", "the GPUs of this instance's machine are taken; try again later");
-    const spec: ContainerSpec = { ...(JSON.parse(row.spec) as ContainerSpec), gpu_indices: indices };
+    const free = new Set(this.freeIndices(row.gpu_model));
+    if (indices.length < gpuCount || indices.some((i) => !held.includes(i) && !free.has(i))) {
+      return fail("gpus_busy", "the GPUs of this instance are in use by another instance now; try again later");
+    }
     this.ctx.storage.transactionSync(() => {
       for (const index of indices.filter((i) => !held.includes(i))) {
         this.sql`INSERT INTO reservations (gpu_index, instance_id) VALUES (${index}, ${instanceId})`;
       }
-      this.sql`UPDATE containers SET desired = 'running', generation = ${generation}, spec = ${JSON.stringify(spec)}
-               WHERE instance_id = ${instanceId}`;
+      this.sql`UPDATE containers SET desired = 'running', generation = ${generation} WHERE instance_id = ${instanceId}`;
       this.record.bumpState();
     });
     const op = commandForStart(row.actual);
