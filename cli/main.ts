@@ -21,13 +21,14 @@ import { renameCommand } from "./commands/rename.ts";
 import { rmCommand } from "./commands/rm.ts";
 import { showCommand } from "./commands/show.ts";
 import { topCommand } from "./commands/top.ts";
+import { usageCommand } from "./commands/usage.ts";
 import { describeError, USAGE_EXIT } from "./errors.ts";
 import { createFactory, type Factory } from "./factory.ts";
 import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
-  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, topupCommand, webhooksCommand,
+  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
 ];
 
 function buildProgram(f: Factory) {

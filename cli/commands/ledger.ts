@@ -13,7 +13,7 @@ const readPage = (api: GpuClient, limit: number, cursor: string | undefined) =>
 
 export function ledgerCommand(f: Factory) {
   return new Command("ledger")
-    .description("Show your billing history (credits, debits and charges), newest first")
+    .description("Show your billing history (credits, payments, one charge per instance and hour), newest first; a pending line leads while instances run")
     .option("--limit <n>", "entries per page, 1 to 200", integer, 20)
     .option("--cursor <cursor>", "start at this page (the next_cursor a previous page gave)")
     .option("--all", "follow every page to the first entry")
@@ -37,6 +37,6 @@ function print(f: Factory, page: LedgerPage, json: boolean, all: boolean): void 
   printTable(
     f.io,
     ["DATE", "KIND", "AMOUNT", "BALANCE AFTER", "INSTANCE", "NOTE"],
-    page.items.map((e) => [e.created_at, e.kind, dollars(e.amount_micros), dollars(e.balance_after_micros), e.instance_id ?? "", e.note]),
+    page.items.map((e) => [e.created_at, e.pending ? "pending" : e.kind, dollars(e.amount_micros), dollars(e.balance_after_micros), e.instance_id ?? "", e.note]),
   );
 }

@@ -14,4 +14,6 @@ export const useLedgerPage = (cursor: string | null) =>
     queryFn: () => ok(api.GET("/v1/billing/ledger", { params: { query: { limit: LEDGER_PAGE_SIZE, ...(cursor ? { cursor } : {}) } } })),
     // The previous page stays on screen while the next one loads, so the buttons do not jump.
     placeholderData: keepPreviousData,
+    // The newest page leads with what accrues now; reading it writes nothing, so it can follow along.
+    refetchInterval: cursor === null ? 10_000 : false,
   });

@@ -26,13 +26,14 @@ import { InstanceViews, noInstance, type InstanceResult } from "./instance-views
 import { KeyChanges } from "./key-changes.ts";
 import type { CreatedKey, KeySummary } from "./keys.ts";
 import { LaunchTimeout } from "./launch-timeout.ts";
-import type { LedgerEntry } from "./ledger-page.ts";
+import type { LedgerPageOf } from "./ledger-page.ts";
 import { MachineDirectives } from "./machine-directives.ts";
 import { MachineReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
 import { revokeAllSessions, revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
+import { usageReport, type UsageQuery, type UsageReport } from "./usage.ts";
 import { WebhookEndpoints } from "./webhook-endpoints.ts";
 import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
 
@@ -130,16 +131,9 @@ export class AccountDO extends DurableObject<Env> {
     return found.ok ? this.queue.run(() => this.instances.rename(id, label)) : found;
   }
 
-  stopInstance(key: string, id: string): Promise<InstanceResult> {
-    return this.change(key, () => this.instances.stop(id));
-  }
-
-  startInstance(key: string, id: string): Promise<InstanceResult> {
-    return this.change(key, () => this.instances.start(id));
-  }
-
-  destroyInstance(key: string, id: string): Promise<InstanceResult> {
-    return this.change(key, () => this.instances.destroy(id));
+  /** A caller's stop, start or destroy (instance-actions.ts). */
+  changeInstance(key: string, id: string, action: "stop" | "start" | "destroy"): Promise<InstanceResult> {
+    return this.change(key, () => this.instances[action](id));
   }
 
   async openLogs(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
@@ -180,7 +174,8 @@ export class AccountDO extends DurableObject<Env> {
   async signIn(email: string, password: string): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
     const signedIn = await signInWithPassword(this.logins, email, password);
     if (!signedIn.ok) return signedIn;
-    return (await this.settlement.settleForRequest()) ?? { ok: true, account: this.record.info()!, session: signedIn.session };
+    const read = await this.settlement.accountAsRead();
+    return read.ok ? { ok: true, account: read.account, session: signedIn.session } : read;
   }
 
   /** Ends the session `credential` names (`everywhere`: every one), and the web apps they opened (app-openers.ts), queued after any openApp. */
@@ -214,8 +209,12 @@ export class AccountDO extends DurableObject<Env> {
     return this.change(credential, () => this.keys.revoke(keyId, `no live key ${keyId} in this account`));
   }
 
-  async ledger(credential: string, limit: number, before: number | null): Promise<Ok<{ items: LedgerEntry[]; next_cursor: string | null }> | Failure> {
+  async ledger(credential: string, limit: number, before: number | null): Promise<Ok<LedgerPageOf> | Failure> {
     return (await this.callers.admits(credential)) ? this.settlement.ledgerPage(limit, before) : callerRefused();
+  }
+
+  async usage(credential: string, query: UsageQuery): Promise<Ok<UsageReport> | Failure> {
+    return (await this.callers.admits(credential)) ? { ok: true, ...usageReport(this.logins.sql, query) } : callerRefused();
   }
 
   receivePayment(event: PaymentEvent): Ok<{ applied: boolean }> | Failure {

@@ -1,35 +1,35 @@
 // Billing: an instance accrues its frozen hourly price while it is `running` on an online host.
 // `billed_until_ms` is the instant up to which it has been charged (null while not accruing), and
-// `carry` the sub-micro-dollar remainder. Settling is synchronous SQL, so it never interleaves. The
-// alarm settles at least every minute; a read shows the balance settled up to now without writing
-// (balanceAt), so reads put no ledger row and no storage commit on the caller's answer.
-import { iso } from "../../core/clock.ts";
+// `carry` the sub-micro-dollar remainder; charges land on one row per instance and clock hour
+// (charge-rows.ts). Settling is synchronous SQL, so it never interleaves. The alarm settles at least
+// every minute; a read shows the balance settled up to now without writing (balanceAt), so reads put
+// no ledger row and no storage commit on the caller's answer.
 import type { Sql } from "../sql.ts";
 import { accrue, msUntilExhausted } from "./accrual.ts";
 import type { InstanceRow } from "./instance-row.ts";
-import { balanceOf, changeBalance } from "./ledger.ts";
+import { chargeSpan, closeCharge, hourSpans } from "./charge-rows.ts";
+import { balanceOf } from "./ledger.ts";
 
 /** The most time an alarm lets pass between settlements while anything accrues. */
 export const SETTLE_EVERY_MS = 60_000;
 
-/** Charges `row` up to `untilMs` and leaves it accruing from there (or stopped when `keepAccruing` is false). */
+/**
+ * Charges `row` up to `untilMs` and leaves it accruing from there (or stopped when `keepAccruing` is
+ * false). Each clock hour is accrued on its own, carrying the remainder, so the hour's charge row
+ * holds exactly that hour's cost (charge-rows.ts) and the sum is what one accrual would give.
+ */
 export function settleInstance(sql: Sql, row: InstanceRow, untilMs: number, keepAccruing: boolean): void {
   let carry = row.carry;
   let billedUntil = row.billed_until_ms;
   if (billedUntil !== null && untilMs > billedUntil) {
-    const accrual = accrue(row.price_hour_micros, untilMs - billedUntil, carry);
-    carry = accrual.carry;
-    billedUntil = untilMs;
-    if (accrual.chargeMicros > 0) {
-      changeBalance(sql, {
-        kind: "charge",
-        amountMicros: -accrual.chargeMicros,
-        instanceId: row.id,
-        note: `${row.gpu_count} x ${row.gpu_model} until ${iso(untilMs)}`,
-        at: iso(untilMs),
-      });
+    for (const [startMs, endMs] of hourSpans(billedUntil, untilMs)) {
+      const accrual = accrue(row.price_hour_micros, endMs - startMs, carry);
+      carry = accrual.carry;
+      chargeSpan(sql, row, startMs, endMs, accrual.chargeMicros);
     }
+    billedUntil = untilMs;
   }
+  if (!keepAccruing) closeCharge(sql, row.id);
   const next = keepAccruing ? (billedUntil ?? untilMs) : null;
   sql`UPDATE instances SET billed_until_ms = ${next}, carry = ${carry} WHERE id = ${row.id}`;
 }

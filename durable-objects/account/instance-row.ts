@@ -37,13 +37,15 @@ export interface InstanceRow {
   /** Its share of the host's memory (whole MiB) and CPUs (thousandths), which its container is limited to; null when unknown. */
   memory_mib: number | null;
   milli_cpus: number | null;
+  /** The ledger row its running time of this clock hour is added to; null when closed (charge-rows.ts). */
+  open_charge_seq: number | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms" | "memory_mib" | "milli_cpus"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;

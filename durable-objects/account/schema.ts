@@ -5,6 +5,7 @@ import { addColumnIfMissing } from "../add-column.ts";
 import { replaceLegacyOutbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
+import { foldLegacyCharges } from "./ledger-folding.ts";
 import { createWebhookSchema } from "./webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
@@ -16,7 +17,7 @@ export function createAccountSchema(sql: Sql): void {
     id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, hash TEXT NOT NULL,
     created_at TEXT NOT NULL, last_used_at TEXT, revoked_at TEXT)`;
   sql`CREATE TABLE IF NOT EXISTS key_set (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`;
-  // ledger.ts writes it, ledger-page.ts reads it.
+  // ledger.ts writes it (charge-rows.ts its charges), ledger-page.ts and usage.ts read it.
   sql`CREATE TABLE IF NOT EXISTS ledger (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, amount_micros INTEGER NOT NULL,
     instance_id TEXT, note TEXT NOT NULL, created_at TEXT NOT NULL)`;
@@ -86,4 +87,18 @@ export function addAccountSchemaAdditions(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS payments (stripe_id TEXT PRIMARY KEY, amount_micros INTEGER NOT NULL, updated_at TEXT NOT NULL)`;
   addColumnIfMissing(sql, "instances", "memory_mib", "INTEGER");
   addColumnIfMissing(sql, "instances", "milli_cpus", "INTEGER");
+  addHourlyCharges(sql);
+}
+
+/** Charge rows per instance and hour (charge-rows.ts): what each covers, and each instance's open row. */
+function addHourlyCharges(sql: Sql): void {
+  addColumnIfMissing(sql, "ledger", "label", "TEXT");
+  addColumnIfMissing(sql, "ledger", "gpu_model", "TEXT");
+  addColumnIfMissing(sql, "ledger", "gpu_count", "INTEGER");
+  addColumnIfMissing(sql, "ledger", "span_end_ms", "INTEGER");
+  addColumnIfMissing(sql, "instances", "open_charge_seq", "INTEGER");
+  // The fold runs once: when the column that tells a folded (or new) charge row is added.
+  const added = addColumnIfMissing(sql, "ledger", "span_start_ms", "INTEGER");
+  sql`CREATE INDEX IF NOT EXISTS ledger_charges_by_time ON ledger (span_start_ms) WHERE kind = 'charge'`;
+  if (added) foldLegacyCharges(sql);
 }

@@ -1,7 +1,8 @@
 // Settling the account's billing, and what a used-up balance does: every instance meant to run is
 // stopped, its host told through the outbox. The alarm settles at least every minute (billing.ts);
 // a caller's request that notices a used-up balance is answered only once the hosts have the stops,
-// so the proxy refuses the very next request. Reads show the balance settled up to now without writing.
+// so the proxy refuses the very next request. Reads (the balance, the ledger) show what has accrued
+// up to now without writing.
 import { clock, iso } from "../../core/clock.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import type { Delivery } from "../outbox/outbox.ts";
@@ -12,7 +13,7 @@ import type { AccountRecord } from "./account-record.ts";
 import { balanceAt, nextSettlementMs, settleAll } from "./billing.ts";
 import { STOP_PENDING_MESSAGE, type InstanceActions } from "./instance-actions.ts";
 import { balanceOf, changeBalance, MAX_BALANCE_MICROS } from "./ledger.ts";
-import { ledgerPage, type LedgerEntry } from "./ledger-page.ts";
+import { ledgerPage, type LedgerPageOf } from "./ledger-page.ts";
 import type { MachineDirectives } from "./machine-directives.ts";
 import { Payments } from "./payments.ts";
 
@@ -74,9 +75,9 @@ export class Settlement implements AlarmCapability {
     return (await this.settleForRequest()) ?? { ok: true, account: this.parts.record.info()! };
   }
 
-  /** A page of the ledger (ledger-page.ts), settled up to now first so a charge due is on it. */
-  async ledgerPage(limit: number, before: number | null): Promise<{ ok: true; items: LedgerEntry[]; next_cursor: string | null } | Failure> {
-    return (await this.settleForRequest()) ?? { ok: true, ...ledgerPage(this.parts.sql, limit, before) };
+  /** A page of the ledger (ledger-page.ts): it writes nothing, unless the balance is used up (settleForRead). */
+  async ledgerPage(limit: number, before: number | null): Promise<({ ok: true } & LedgerPageOf) | Failure> {
+    return (await this.settleForRead()) ?? { ok: true, ...ledgerPage(this.parts.sql, clock.now(), limit, before) };
   }
 
   /** For a read: settles for real only when the balance is used up (see balanceForRead). */

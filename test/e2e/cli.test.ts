@@ -28,7 +28,7 @@ beforeAll(() => {
 const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
 const withoutReadiness = (instance: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "open", "forward", "balance", "keys", "ledger"];
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "open", "forward", "balance", "keys", "ledger", "usage"];
 /** Every command line that does one thing: a group's subcommands in place of the group. */
 const LEAF_COMMANDS = [...COMMANDS.filter((c) => c !== "keys"), "keys ls", "keys create", "keys revoke"];
 
@@ -311,6 +311,21 @@ describe("API keys and the ledger", () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(await gpu("ledger", "--limit", "0")).toMatchObject({ code: 1, stderr: expect.stringContaining("limit: must be an integer from 1 to 200 (invalid, HTTP 400)") });
+  });
+
+  it("usage prints this month per instance (tab-separated in a pipe), --by day adds the day, --json is the API's answer; a bad month is refused", async () => {
+    const report = JSON.parse((await gpu("usage", "--json")).stdout) as { items: { instance_id: string; day: string | null }[]; total_micros: number };
+    const api = await ok(stack.client.GET("/v1/billing/usage", { params: { query: { group: "instance" } } }));
+    expect(report.items.map((i) => i.instance_id)).toEqual(api.items.map((i) => i.instance_id));
+    expect(report.items.length).toBeGreaterThan(0);
+    const lines = (await gpu("usage")).stdout.trim().split("\n");
+    expect(lines).toHaveLength(report.items.length);
+    for (const line of lines) expect(line).toMatch(/^i-[a-z2-7]{16}\t[^\t]*\t\d+ × [\w-]+\t\d+\.\d\d\t\$\d+\.\d+$/);
+    const month = new Date().toISOString().slice(0, 7);
+    const byDay = (await gpu("usage", "--by", "day", "--month", month)).stdout.trim().split("\n");
+    for (const line of byDay) expect(line).toMatch(new RegExp(`^${month}-\\d\\d\\ti-[a-z2-7]{16}\\t`));
+    expect(JSON.parse((await gpu("usage", "--month", "2020-01", "--json")).stdout)).toEqual({ items: [], total_micros: 0 });
+    expect(await gpu("usage", "--month", "2026-13")).toMatchObject({ code: 2, stderr: expect.stringContaining("must be a month YYYY-MM") });
   });
 });
 

@@ -441,6 +441,21 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     expect(await rows.first().textContent()).toContain("top-up 23");
   });
 
+  it("shows this month's usage per instance and a bar per day, and the ledger led by what is not yet settled while an instance runs", async () => {
+    await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
+    const instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch", label: "usage-demo" });
+    // A credit settles what runs first: the instance's charge row for this hour exists from here on.
+    await creditByOperator(base, stack.adminToken, stack.setup.account.id, 1_000_000, "settles");
+    await nav(page, "Billing").click();
+    await expect.poll(() => page.getByTestId("ledger-row").first().textContent()).toMatch(/pending.*since \d\d:\d\d UTC, not yet settled: 1 × rtx4090/);
+    const row = page.getByTestId("usage-row").filter({ hasText: "usage-demo" });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain("1 × rtx4090");
+    expect(Number(await page.getByTestId("usage-chart").getAttribute("data-days"))).toBeGreaterThanOrEqual(1);
+    expect(await page.getByTestId("usage-total").textContent()).toMatch(/^\$\d+\.\d\d$/);
+    await stack.api("DELETE", `/v1/instances/${instance.id}`);
+  });
+
   // Registered only when asked: retaking the README's screenshots is a chore, not a check, so an
   // ordinary run lists no skipped test for it.
   if (process.env.UPDATE_SCREENSHOTS === "1") it("takes the README's screenshots of the main pages", async () => {
@@ -480,6 +495,8 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await shot("keys");
     await nav(page, "Billing").click();
     await page.getByTestId("ledger-row").first().waitFor();
+    // The instances' first hourly rows come with the first settlement, at most a minute after they started.
+    await page.getByTestId("usage-row").nth(1).waitFor({ timeout: 90_000 });
     await shot("billing");
   }, 180_000);
 

@@ -23,6 +23,7 @@ interface Event {
 interface LedgerEntry {
   id: number;
   kind: string;
+  pending: boolean;
   amount_micros: number;
   balance_after_micros: number;
   instance_id: string | null;
@@ -131,8 +132,14 @@ describe("the whole stack restarted", () => {
     // Nothing runs in the other account: its balance and ledger are exactly as they were.
     expect(after.other.balance).toBe(before.other.balance);
     expect(after.other.ledger).toEqual(before.other.ledger);
-    // The dev account's ledger goes on from where it was, with charges of its running instance only.
-    const charged = newerPart(before.dev.ledger, after.dev.ledger);
+    // The dev account's ledger goes on from where it was, with charges of its running instance only:
+    // every stored entry keeps its id and place, and only that instance's open hour row has grown.
+    const [storedBefore, storedAfter] = [before.dev.ledger, after.dev.ledger].map((ledger) => ledger.filter((entry) => !entry.pending)) as [LedgerEntry[], LedgerEntry[]];
+    const kept = storedAfter.slice(storedAfter.length - storedBefore.length);
+    expect(kept.map((entry) => entry.id)).toEqual(storedBefore.map((entry) => entry.id));
+    const notRunning = (ledger: LedgerEntry[]) => ledger.filter((entry) => entry.instance_id !== running.id);
+    expect(notRunning(kept)).toEqual(notRunning(storedBefore));
+    const charged = storedAfter.slice(0, storedAfter.length - storedBefore.length);
     expect(charged.every((entry) => entry.kind === "charge" && entry.instance_id === running.id), JSON.stringify(charged)).toBe(true);
 
     // The session and the password still work; the revoked key is still refused.

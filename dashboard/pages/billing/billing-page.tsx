@@ -1,13 +1,16 @@
-// /billing: the balance and the ledger, newest first, a page at a time (the API's cursor leads to
-// older entries; the cursors already followed lead back to newer ones).
+// /billing: the balance, this month's usage (per day and per instance), and the ledger, newest first,
+// a page at a time (the API's cursor leads to older entries; the cursors already followed lead back).
 import { useState } from "react";
 import { useMe } from "../../api/account.ts";
 import { useLedgerPage } from "../../api/ledger.ts";
+import { useMonthUsage } from "../../api/usage.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
 import { formatDollars } from "../../format/money.ts";
 import { AddFunds, PaymentStatus } from "./add-funds.tsx";
 import { LedgerTable } from "./ledger-table.tsx";
+import { UsageByDay } from "./usage-by-day.tsx";
+import { UsageByInstance } from "./usage-by-instance.tsx";
 
 export function BillingPage() {
   const me = useMe();
@@ -16,16 +19,31 @@ export function BillingPage() {
   const cursor = cursors.at(-1) ?? null;
   const page = useLedgerPage(cursor);
   const nextCursor = page.data?.next_cursor ?? null;
+  const byDay = useMonthUsage("day");
+  const byInstance = useMonthUsage("instance");
 
   return (
     <section>
       <PageTitle title="Billing" />
       <p>
         Balance: <strong>{me.data ? formatDollars(me.data.balance_micros) : "…"}</strong>. Instances are billed by the millisecond while they run;
-        each settlement is a charge below.
+        the ledger shows one charge per instance and hour, led by what has accrued since the last settlement.
       </p>
       <PaymentStatus />
       <AddFunds />
+      <h2>This month</h2>
+      {(byDay.isPending || byInstance.isPending) && <Loading what="this month's usage" />}
+      {byDay.isError && <LoadError what="this month's usage" error={byDay.error} />}
+      {byInstance.data?.items.length === 0 && <p className="empty">Nothing has run this month.</p>}
+      {byInstance.data && byInstance.data.items.length > 0 && (
+        <>
+          <p>
+            Charged so far: <strong data-testid="usage-total">{formatDollars(byInstance.data.total_micros)}</strong>
+          </p>
+          {byDay.data && <UsageByDay items={byDay.data.items} />}
+          <UsageByInstance items={byInstance.data.items} />
+        </>
+      )}
       <h2>Ledger</h2>
       {page.isPending && <Loading what="the ledger" />}
       {page.isError && <LoadError what="the ledger" error={page.error} />}

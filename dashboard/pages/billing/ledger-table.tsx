@@ -16,8 +16,8 @@ export function LedgerTable({ entries }: { entries: LedgerEntry[] }) {
       {(entry) => (
         <>
           <td>{formatTime(entry.created_at)}</td>
-          <td>{entry.kind}</td>
-          {/* Charges settle often and can be under a cent: the exact amount is one hover away. */}
+          <td>{entry.pending ? "pending" : entry.kind}</td>
+          {/* A charge can be under a cent: the exact amount is one hover away. */}
           <td className="amount" title={`${entry.amount_micros} micro-dollars`}>
             {formatSignedDollars(entry.amount_micros)}
           </td>

@@ -1,17 +1,18 @@
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { auditLedger } from "../../../test/support/workerd/ledger-audit.ts";
 import { asBrowser, signUp } from "../../../test/support/workerd/session-client.ts";
-import { advanceClock, freezeClock, resumeClock } from "../../../test/support/workerd/test-clock.ts";
+import { advanceClock, freezeClock, resumeClock, withFrozenClock } from "../../../test/support/workerd/test-clock.ts";
 
 interface Entry {
   id: number;
   created_at: string;
   kind: "credit" | "debit" | "charge";
+  pending: boolean;
   amount_micros: number;
   balance_after_micros: number;
   instance_id: string | null;
@@ -53,10 +54,10 @@ describe("GET /v1/billing/ledger", () => {
     const { status, body } = await page(key);
     expect(status).toBe(200);
     expect(body.next_cursor).toBeNull();
-    expect(body.items.map(({ kind, amount_micros, balance_after_micros, instance_id, note }) => ({ kind, amount_micros, balance_after_micros, instance_id, note }))).toEqual([
-      { kind: "debit", amount_micros: -500_000, balance_after_micros: 7_000_000, instance_id: null, note: "refund" },
-      { kind: "credit", amount_micros: 2_500_000, balance_after_micros: 7_500_000, instance_id: null, note: "promo" },
-      { kind: "credit", amount_micros: 5_000_000, balance_after_micros: 5_000_000, instance_id: null, note: "opening balance" },
+    expect(body.items.map(({ kind, amount_micros, balance_after_micros, instance_id, note, pending }) => ({ kind, amount_micros, balance_after_micros, instance_id, note, pending }))).toEqual([
+      { kind: "debit", amount_micros: -500_000, balance_after_micros: 7_000_000, instance_id: null, note: "refund", pending: false },
+      { kind: "credit", amount_micros: 2_500_000, balance_after_micros: 7_500_000, instance_id: null, note: "promo", pending: false },
+      { kind: "credit", amount_micros: 5_000_000, balance_after_micros: 5_000_000, instance_id: null, note: "opening balance", pending: false },
     ]);
     expect(body.items[0]!.id).toBeGreaterThan(body.items[1]!.id);
   });
@@ -68,24 +69,30 @@ describe("GET /v1/billing/ledger", () => {
     freezeClock();
     try {
       advanceClock(MINUTE);
+      await runDurableObjectAlarm(env.ACCOUNTS.getByName(id));
+      advanceClock(MINUTE / 2);
       const first = await page(key, "?limit=3");
-      const newestAtStart = first.body.items[0]!.id;
-      // Both instances were settled by that read, at one instant: one charge each, naming its instance.
-      const charges = first.body.items.slice(0, 2);
-      expect(charges.map((e) => e.kind)).toEqual(["charge", "charge"]);
-      expect(charges.map((e) => e.instance_id).sort()).toEqual([...instances].sort());
-      expect(charges[0]!.created_at).toBe(charges[1]!.created_at);
-      expect(charges.every((e) => e.amount_micros < 0 && e.note.includes("rtx4090"))).toBe(true);
+      // The read wrote nothing: it leads with what accrued since the alarm's settlement, not stored.
+      const [pending, ...stored] = first.body.items;
+      expect(pending).toMatchObject({ kind: "charge", pending: true, instance_id: null });
+      expect(pending!.id).toBe(Math.max(...(await storedLedgerIds(id))) + 1);
+      expect(pending!.balance_after_micros).toBe((await callJson("GET", "/v1/me", { key })).body.balance_micros);
+      // The alarm settled both instances at one instant: one charge row each, naming its instance.
+      expect(stored.map((e) => [e.kind, e.pending])).toEqual([["charge", false], ["charge", false]]);
+      expect(stored.map((e) => e.instance_id).sort()).toEqual([...instances].sort());
+      expect(stored.every((e) => e.amount_micros < 0 && e.note.endsWith("UTC, 1 × rtx4090"))).toBe(true);
+      const newestAtStart = stored[0]!.id;
 
-      const seen: Entry[] = [...first.body.items];
+      const seen: Entry[] = [...stored];
       let cursor = first.body.next_cursor;
       let round = 0;
       while (cursor !== null) {
-        // Between two reads: more time is billed (the read itself settles it) and a credit lands.
+        // Between two reads: more time is billed (a settlement grows this hour's rows) and a credit lands.
         advanceClock(MINUTE);
         await admin("POST", `/accounts/${id}/credits`, { amount_micros: 7, note: `meanwhile ${round++}` });
         const next = await page(key, `?limit=3&cursor=${cursor}`);
         expect(next.status).toBe(200);
+        expect(next.body.items.some((e) => e.pending)).toBe(false);
         seen.push(...next.body.items);
         cursor = next.body.next_cursor;
       }
@@ -95,19 +102,33 @@ describe("GET /v1/billing/ledger", () => {
       expect(ids).toEqual((await storedLedgerIds(id)).filter((seq) => seq <= newestAtStart));
       expect(round).toBeGreaterThanOrEqual(3);
 
+      // Every entry, the pending one too, sums to the balance a read shows.
       const everything = (await allPages(key, 200)).flat();
       const balance = (await callJson("GET", "/v1/me", { key })).body.balance_micros as number;
       expect(everything.reduce((sum, e) => sum + e.amount_micros, 0)).toBe(balance);
       expect(everything[0]!.balance_after_micros).toBe(balance);
-      for (let i = 0; i + 1 < everything.length; i++) {
-        expect(everything[i]!.balance_after_micros).toBe(everything[i + 1]!.balance_after_micros + everything[i]!.amount_micros);
-      }
       const audit = await auditLedger(id);
       expect(audit.ledger_sum_micros).toBe(audit.balance_micros);
       for (const instance of instances) await callJson("DELETE", `/v1/instances/${instance}`, { key });
     } finally {
       resumeClock();
     }
+  });
+
+  it("limit counts the pending entry: limit=1 is that entry alone, and its cursor leads to every stored one", async () => {
+    const { id, key } = await newAccount(50_000_000);
+    const instance = await runningOn(agent, key);
+    await withFrozenClock(async () => {
+      advanceClock(MINUTE);
+      const first = await page(key, "?limit=1");
+      expect(first.body.items).toEqual([expect.objectContaining({ pending: true, instance_id: instance, note: expect.stringMatching(/^since \d\d:\d\d UTC, not yet settled: 1 × rtx4090$/) })]);
+      expect(first.body.next_cursor).toBe(String(first.body.items[0]!.id));
+      const rest = await page(key, `?limit=200&cursor=${first.body.next_cursor}`);
+      expect(rest.body.items.map((e) => e.id)).toEqual(await storedLedgerIds(id));
+      await callJson("DELETE", `/v1/instances/${instance}`, { key });
+    });
+    // Stopped: nothing accrues, so no pending entry.
+    expect((await page(key)).body.items.some((e) => e.pending)).toBe(false);
   });
 
   it("returns 50 entries by default and at most `limit`, up to 200", async () => {

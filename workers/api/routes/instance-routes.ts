@@ -111,14 +111,14 @@ export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationH
     return c.json({ items }, 200);
   })
   .openapi(stopRoute, async (c) => {
-    unwrap(await accountOf(c.env, c.var.accountId).stopInstance(c.var.credential, c.req.valid("param").id));
+    unwrap(await accountOf(c.env, c.var.accountId).changeInstance(c.var.credential, c.req.valid("param").id, "stop"));
     return c.body(null, 204);
   })
   .openapi(startRoute, async (c) => {
-    unwrap(await accountOf(c.env, c.var.accountId).startInstance(c.var.credential, c.req.valid("param").id));
+    unwrap(await accountOf(c.env, c.var.accountId).changeInstance(c.var.credential, c.req.valid("param").id, "start"));
     return c.body(null, 204);
   })
   .openapi(destroyRoute, async (c) => {
-    unwrap(await accountOf(c.env, c.var.accountId).destroyInstance(c.var.credential, c.req.valid("param").id));
+    unwrap(await accountOf(c.env, c.var.accountId).changeInstance(c.var.credential, c.req.valid("param").id, "destroy"));
     return c.body(null, 204);
   });

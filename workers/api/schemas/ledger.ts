@@ -25,16 +25,20 @@ export const LedgerPage = z
       .array(
         z.object({
           id: z.number().int().openapi({ description: "The entry's number: higher than that of every earlier entry of the account" }),
-          created_at: timestamp.openapi({ description: "When the balance changed; for a charge, the end of the running time it covers" }),
+          created_at: timestamp.openapi({ description: "When the balance changed; for a charge, the start of the running time it covers (`note` gives the span); for the pending entry, now" }),
           kind: z.enum(["credit", "debit", "charge", "payment", "refund"]).openapi({
             description: "`credit`: money added by the operator; `debit`: money taken off by the operator; `charge`: an instance's running time; " +
               "`payment`: a card payment (Stripe Checkout, its session id in `note`); `refund`: a payment given back (the Stripe charge in `note`)",
           }),
           amount_micros: z.number().int().openapi({ description: "The change of the balance in micro-dollars: positive for credits and payments, negative for debits, charges and refunds" }),
-          balance_after_micros: z.number().int().openapi({ description: "The balance right after this entry, in micro-dollars" }),
-          instance_id: z.string().nullable().openapi({ description: "The instance a charge is for; null otherwise" }),
+          balance_after_micros: z.number().int().openapi({ description: "The balance right after this entry (for a charge of an hour still open, after its latest settlement), in micro-dollars" }),
+          instance_id: z.string().nullable().openapi({ description: "The instance a charge is for (one row per instance and clock hour: it grows until the hour ends or the instance stops); null otherwise, and on a pending entry for several instances" }),
           note: z.string().openapi({
-            description: "For a charge `<gpu_count> x <gpu_model> until <time>`; for a credit or debit the operator's note, `opening balance` or `sign-up credit`",
+            description: "For a charge the span it covers, `12:00–13:00 UTC, 1 × rtx4090`; for a credit or debit the operator's note, `opening balance` or `sign-up credit`",
+          }),
+          pending: z.boolean().openapi({
+            description: "true only for the first page's leading entry while instances run: what they accrued since the last settlement, " +
+              "computed at the read (the balance GET /v1/me shows), not stored; its id is the one the next stored entry will get",
           }),
         }),
       )
