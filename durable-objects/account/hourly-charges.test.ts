@@ -91,6 +91,20 @@ describe("hourly charge rows", () => {
     const accruedSince15s = (from: number) => Math.floor((PRICE * (hourEnd + 31_000 - from)) / HOUR) - Math.floor((PRICE * (hourEnd + 15_000 - from)) / HOUR);
     expect(pending.amount_micros).toBe(-(accruedSince15s(billedFrom[a]!) + accruedSince15s(billedFrom[b]!)));
 
+    // Usage by instance is exactly each instance's rows; by day, the rows of each day.
+    const usage = (group: string) => callJson<{ items: { day: string | null; instance_id: string; amount_micros: number }[]; total_micros: number }>(
+      "GET", `/v1/billing/usage?from=${new Date(hourEnd - HOUR).toISOString().slice(0, 10)}&to=${new Date(hourEnd).toISOString().slice(0, 10)}&group=${group}`, { key: account.key });
+    const byInstance = (await usage("instance")).body;
+    expect(Object.fromEntries(byInstance.items.map((i) => [i.instance_id, i.amount_micros]))).toEqual({
+      [a]: -(closedA.amount_micros + openA.amount_micros), [b]: -(closedB.amount_micros + openB.amount_micros),
+    });
+    const byDay = (await usage("day")).body;
+    for (const item of byDay.items) {
+      const rows = [closedA, openA, closedB, openB].filter((e) => e.instance_id === item.instance_id && e.created_at.startsWith(item.day!));
+      expect(item.amount_micros).toBe(-rows.reduce((sum, e) => sum + e.amount_micros, 0));
+    }
+    expect(byDay.total_micros).toBe(-storedSum);
+
     // Later settlements grow the open rows in place; a closed row never changes.
     advanceClock(10 * 60_000);
     await ring(account.id);
