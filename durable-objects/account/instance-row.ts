@@ -54,9 +54,11 @@ export type Instance = Omit<
   /** Whole GiB of memory and CPUs (to a hundredth) its container may use; null when its host has not said what it has. */
   memory_gb: number | null;
   vcpus: number | null;
+  /** Its GPUs' mean utilisation in its host's last sample, as the MachineDO says when shown; null without a current one. */
+  gpu_util_percent: number | null;
 };
 
-export function toInstance(row: InstanceRow, token: string): Instance {
+export function toInstance(row: InstanceRow, token: string, gpuUtilPercent: number | null): Instance {
   return {
     id: row.id,
     label: row.label,
@@ -79,6 +81,7 @@ export function toInstance(row: InstanceRow, token: string): Instance {
     machine_online: row.machine_online === 1,
     created_at: row.created_at,
     started_at: row.started_at,
+    gpu_util_percent: gpuUtilPercent,
   };
 }
 

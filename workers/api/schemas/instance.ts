@@ -106,6 +106,10 @@ export const Instance = z
     machine_online: z.boolean().openapi({ description: "Whether that machine's host agent is connected now; no billing while it is not" }),
     created_at: timestamp.openapi({ description: "When it was launched" }),
     started_at: timestamp.nullable().openapi({ description: "When it last reached `running`; null before the first time" }),
+    gpu_util_percent: z.number().nullable().openapi({
+      description: "Its GPUs' mean utilisation (0 to 100) in its host's last sample (every 10 s); null when it is not running or no sample of the last minute names it",
+      example: 87.5,
+    }),
   })
   .openapi("Instance");
 
