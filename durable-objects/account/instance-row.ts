@@ -37,13 +37,18 @@ export interface InstanceRow {
   /** Its share of the host's memory (whole MiB) and CPUs (thousandths), which its container is limited to; null when unknown. */
   memory_mib: number | null;
   milli_cpus: number | null;
+  /** Stop it after this many minutes idle; null: never (idle-stop.ts). */
+  idle_stop_minutes: number | null;
+  /** Idle time counts from here on at the earliest (the setting's last change); when the idle stop next checks. */
+  idle_from_ms: number | null;
+  idle_check_ms: number | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms" | "memory_mib" | "milli_cpus"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "idle_from_ms" | "idle_check_ms"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;
@@ -82,6 +87,7 @@ export function toInstance(row: InstanceRow, token: string, gpuUtilPercent: numb
     created_at: row.created_at,
     started_at: row.started_at,
     gpu_util_percent: gpuUtilPercent,
+    idle_stop_minutes: row.idle_stop_minutes,
   };
 }
 

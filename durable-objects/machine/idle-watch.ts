@@ -8,7 +8,7 @@ import { CURRENT_SAMPLE_MS, IDLE_GPU_PERCENT, type IdleAnswer, type IdleQuery } 
 import type { ContainerLedger } from "./container-ledger.ts";
 import type { InstanceActivity } from "./instance-activity.ts";
 import type { MachineRecord } from "./machine-record.ts";
-import type { MetricsStore } from "./metrics-store.ts";
+import { METRICS_TIERS, type MetricsStore } from "./metrics-store.ts";
 
 export interface IdleWatchParts {
   record: MachineRecord;
@@ -47,6 +47,7 @@ export class IdleWatch {
 
   private currentSample(instanceId: string): { at_ms: number; util_percent: number | null } | null {
     const last = this.parts.metrics.lastGpuUtil(instanceId);
-    return last && last.at_ms >= clock.now() - CURRENT_SAMPLE_MS ? last : null;
+    // A sample is stored by its 10-s interval: it counts as current until CURRENT_SAMPLE_MS after that interval's end.
+    return last && last.at_ms + METRICS_TIERS[0].intervalMs > clock.now() - CURRENT_SAMPLE_MS ? last : null;
   }
 }
