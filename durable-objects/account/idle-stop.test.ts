@@ -1,8 +1,9 @@
 // The idle stop in workerd, through the real Worker, AccountDO and MachineDO, the samples and traffic
 // carried by agents speaking the protocol, on a frozen clock moved by the test (the AccountDO's alarm
 // run as the platform would once the time has passed): it stops exactly once, exactly when the
-// instance has been idle for its minutes, not while traffic flows or a GPU works, not while the host
-// is away; PATCH changes or cancels it; bad values are refused naming the field.
+// instance has been idle for its minutes, not while traffic flows or a GPU works (nor after the
+// MachineDO's markActive), not while the host is away; PATCH changes or cancels it; bad values are
+// refused naming the field.
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -137,6 +138,20 @@ describe("idle stop", () => {
     expect((await get(account.key, id)).status).toBe("running");
     await passTo(account.id, closed, 5 * MINUTE);
     expect(await stopped(account.key, id)).toMatchObject({ status: "stopped", status_message: REASON });
+  }, 60_000);
+
+  it("traffic the MachineDO does not carry (SSH, a terminal) starts the clock again through markActive", async () => {
+    const account = await newAccount(10_000_000);
+    const t0 = alignedNow();
+    const id = await running(agent, account.key, { idle_stop_minutes: 5 });
+    expect(await idleMinutes(agent, account, id, t0, 0, 3)).toBe("running");
+    await env.MACHINES.getByName(String(agent.machineId)).markActive(id);
+    const active = clock.now();
+    expect(await idleMinutes(agent, account, id, active, 1, 4)).toBe("running");
+    await passTo(account.id, active, 5 * MINUTE - 1);
+    expect((await get(account.key, id)).status).toBe("running");
+    await passTo(account.id, active, 5 * MINUTE);
+    await stopped(account.key, id);
   }, 60_000);
 
   it("time its host is away does not count: the clock starts again when it is back", async () => {
