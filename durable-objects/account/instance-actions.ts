@@ -1,6 +1,6 @@
-// Launch, start, stop, destroy, rename and idle stop of one account's instances. The AccountDO runs each inside
-// its serial queue; this part talks to FleetDO for placement and to MachineDO, the authority on GPUs,
-// for reservations. A stop or destroy is answered once the host's MachineDO has it, so the proxy
+// Launch, start, stop, destroy, rename and idle stop of one account's instances. The AccountDO runs
+// each inside its serial queue (the idle stop, on its alarm); this part talks to FleetDO for placement
+// and to MachineDO, the authority on GPUs, for reservations. A stop or destroy is answered once the host's MachineDO has it, so the proxy
 // refuses the very next request.
 import { clock, iso } from "../../core/clock.ts";
 import { fleetOf, machineOf, type Env } from "../../core/env.ts";
