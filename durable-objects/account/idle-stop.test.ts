@@ -174,6 +174,37 @@ describe("idle stop", () => {
     await host.leave();
   }, 60_000);
 
+  it("a machine that does not answer is asked again a minute later; nothing is stopped on no answer", async () => {
+    const account = await newAccount(10_000_000);
+    const t0 = alignedNow();
+    const id = await running(agent, account.key, { idle_stop_minutes: 5 });
+    expect(await idleMinutes(agent, account, id, t0, 0, 4)).toBe("running");
+    // The MachineDO's idleSince fails (patched on its class, which the objects share with this test's isolate).
+    const restore = await runInDurableObject(env.MACHINES.getByName(String(agent.machineId)), (instance) => {
+      const prototype = Object.getPrototypeOf(instance) as { idleSince(...args: unknown[]): unknown };
+      const idleSince = prototype.idleSince;
+      prototype.idleSince = () => {
+        throw new Error("the machine's object is down");
+      };
+      return () => {
+        prototype.idleSince = idleSince;
+      };
+    });
+    try {
+      await sampled(agent, account.key, id, 2);
+      await passTo(account.id, t0, 5 * MINUTE);
+      expect((await get(account.key, id)).status).toBe("running");
+      const checkAt = await runInDurableObject(env.ACCOUNTS.getByName(account.id), (_, state) =>
+        state.storage.sql.exec<{ at: number }>("SELECT idle_check_ms AS at FROM instances WHERE id = ?", id).one().at);
+      expect(checkAt).toBe(t0 + 6 * MINUTE);
+    } finally {
+      restore();
+    }
+    await sampled(agent, account.key, id, 2);
+    await passTo(account.id, t0, 6 * MINUTE);
+    await stopped(account.key, id);
+  }, 60_000);
+
   it("without a current sample nothing is known to be idle: no stop", async () => {
     const account = await newAccount(10_000_000);
     const t0 = alignedNow();
