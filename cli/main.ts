@@ -17,6 +17,7 @@ import { logsCommand } from "./commands/logs.ts";
 import { lsCommand } from "./commands/ls.ts";
 import { metricsCommand } from "./commands/metrics.ts";
 import { openCommand } from "./commands/open.ts";
+import { idleStopCommand } from "./commands/idle-stop.ts";
 import { renameCommand } from "./commands/rename.ts";
 import { rmCommand } from "./commands/rm.ts";
 import { showCommand } from "./commands/show.ts";
@@ -28,7 +29,7 @@ import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
-  stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
+  stopCommand, startCommand, rmCommand, renameCommand, idleStopCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
 ];
 
 function buildProgram(f: Factory) {

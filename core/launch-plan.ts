@@ -21,6 +21,8 @@ export interface LaunchPlan {
   ports: PortSpec[];
   /** GPU model price × gpu_count, frozen at launch. */
   price_hour_micros: number;
+  /** Stop it after this many minutes idle; null: never. */
+  idle_stop_minutes: number | null;
 }
 
 export interface Idempotency {

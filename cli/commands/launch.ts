@@ -20,6 +20,7 @@ export function launchCommand(f: Factory) {
     .option("--disk-gb <n>", "disk size in GB, 10 to 2000 (default: the template's)", integer)
     .option("--label <text>", "a name for the instance, at most 64 characters")
     .option("--env <NAME=VALUE>", "environment variable for the container (repeatable)", addEnv)
+    .option("--idle-stop <minutes>", "stop it once its GPUs stayed under 5 % with no traffic for this long, 5 to 1440 (default: never)", integer)
     .option("--wait", "wait until the instance is running; exit non-zero if it fails")
     .option("--ready", "with --wait (implied): also wait until every HTTP port answers (the model is loaded)")
     .option("--json", `${JSON_HELP} (with --wait, the instance as last read)`)
@@ -34,6 +35,7 @@ export function launchCommand(f: Factory) {
         ...(options.diskGb !== undefined && { disk_gb: options.diskGb }),
         ...(options.label !== undefined && { label: options.label }),
         ...(options.env !== undefined && { env: options.env }),
+        ...(options.idleStop !== undefined && { idle_stop_minutes: options.idleStop }),
       };
       const api = await f.client();
       const launched = await ok(api.POST("/v1/instances", { body }));

@@ -29,6 +29,8 @@ export function showCommand(f: Factory) {
         ["machine", `${instance.machine_id} (${instance.machine_online ? "online" : "offline"})`],
         ["created", instance.created_at],
         ["started", instance.started_at ?? "-"],
+        ["gpu util", instance.gpu_util_percent === null ? "-" : `${instance.gpu_util_percent}%`],
+        ["idle stop", instance.idle_stop_minutes === null ? "never" : `after ${instance.idle_stop_minutes} min idle`],
         ["env", env || "-"],
         ...instance.ports.map((p): [string, string] => [`port ${p.port}`, `${p.name} (${p.api}) ${proxyUrl(apiUrl, instance, p.port)}`]),
       ];

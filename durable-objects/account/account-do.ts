@@ -1,6 +1,6 @@
 // AccountDO, one per account: a table of contents, each call handed to the part that owns it. Authority for: the
 // account row, its API keys, password hash and sessions, balance, ledger and the Stripe payments applied to it, its
-// instances (status, desired state, billing), their events and idempotency keys, its webhooks and their deliveries;
+// instances (status, desired state, billing, when an idle one is stopped), their events and idempotency keys, its webhooks and their deliveries;
 // not for GPUs (MachineDO), prices (FleetDO; frozen here per instance) nor emails (EmailDO). A credential is checked
 // on the same call as what it allows; key changes, stops, destroys and sign-outs wait for their MachineDOs' acks.
 import { DurableObject } from "cloudflare:workers";
@@ -20,7 +20,8 @@ import { AppOpeners } from "./app-openers.ts";
 import { Callers } from "./credential-check.ts";
 import { Expiry } from "./expiry.ts";
 import { limitGpus } from "./gpu-limit.ts";
-import { InstanceActions } from "./instance-actions.ts";
+import { IdleStop } from "./idle-stop.ts";
+import { InstanceActions, type InstanceChanges } from "./instance-actions.ts";
 import type { Instance } from "./instance-row.ts";
 import { InstanceViews, noInstance, type InstanceResult } from "./instance-views.ts";
 import { KeyChanges } from "./key-changes.ts";
@@ -71,7 +72,7 @@ export class AccountDO extends DurableObject<Env> {
     this.reports = new MachineReports(sql, transaction, this.settlement);
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), directives, this.webhooks.sender);
+    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender);
   }
 
   // ---- operator API ----
@@ -126,9 +127,9 @@ export class AccountDO extends DurableObject<Env> {
     return found.ok ? { ok: true, items: this.views.events(id) } : found;
   }
 
-  async renameInstance(key: string, id: string, label: string): Promise<InstanceResult> {
+  async updateInstance(key: string, id: string, changes: InstanceChanges): Promise<InstanceResult> {
     const found = await this.getInstance(key, id);
-    return found.ok ? this.queue.run(() => this.instances.rename(id, label)) : found;
+    return found.ok ? this.changed(await this.queue.run(() => this.instances.update(id, changes))) : found;
   }
 
   /** A caller's stop, start or destroy (instance-actions.ts). */

@@ -1,6 +1,6 @@
-// Launch, start, stop, destroy and rename of one account's instances. The AccountDO runs each inside
-// its serial queue; this part talks to FleetDO for placement and to MachineDO, the authority on GPUs,
-// for reservations. A stop or destroy is answered once the host's MachineDO has it, so the proxy
+// Launch, start, stop, destroy, rename and idle stop of one account's instances. The AccountDO runs
+// each inside its serial queue (the idle stop, on its alarm); this part talks to FleetDO for placement
+// and to MachineDO, the authority on GPUs, for reservations. A stop or destroy is answered once the host's MachineDO has it, so the proxy
 // refuses the very next request.
 import { clock, iso } from "../../core/clock.ts";
 import { fleetOf, machineOf, type Env } from "../../core/env.ts";
@@ -63,10 +63,10 @@ export class InstanceActions {
       // token column stays empty: instance tokens are derived when needed (instanceTokenFor).
       sql`INSERT INTO instances (id, label, status, status_message, desired_state, gpu_model, gpu_count, template, model,
             image, disk_gb, ports, env, token, price_hour_micros, machine_id, machine_online, created_at, created_ms,
-            started_at, destroyed_ms, generation, billed_until_ms, carry)
+            started_at, destroyed_ms, generation, billed_until_ms, carry, idle_stop_minutes, idle_from_ms)
           VALUES (${id}, ${plan.label}, 'creating', '', 'running', ${plan.gpu_model}, ${plan.gpu_count}, ${plan.template},
             ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, '',
-            ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0)`;
+            ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0, ${plan.idle_stop_minutes}, ${nowMs})`;
       const reserved = await machineOf(env, machineId).reserve({
         account_id: this.parts.record.id(), instance_id: id, gpu_model: plan.gpu_model, gpu_count: plan.gpu_count, generation: 1,
         spec: containerSpec(id, plan), key_set: currentKeySet(sql, this.parts.record.id()),
@@ -130,14 +130,31 @@ export class InstanceActions {
     return this.shown(id);
   }
 
-  async rename(id: string, label: string): Promise<InstanceResult> {
+  /** PATCH: a new label, a new idle stop (its idle time counts from now), or both. */
+  async update(id: string, changes: InstanceChanges): Promise<InstanceResult> {
     const { sql } = this.parts;
     if (!findInstance(sql, id)) return noInstance(id);
+    const nowMs = clock.now();
     this.parts.transaction(() => {
-      sql`UPDATE instances SET label = ${label} WHERE id = ${id}`;
-      addEvent(sql, id, `Renamed to "${label}"`, iso(clock.now()));
+      if (changes.label !== undefined) {
+        sql`UPDATE instances SET label = ${changes.label} WHERE id = ${id}`;
+        addEvent(sql, id, `Renamed to "${changes.label}"`, iso(nowMs));
+      }
+      if (changes.idle_stop_minutes !== undefined) {
+        const minutes = changes.idle_stop_minutes;
+        sql`UPDATE instances SET idle_stop_minutes = ${minutes}, idle_from_ms = ${nowMs}, idle_check_ms = NULL WHERE id = ${id}`;
+        addEvent(sql, id, minutes === null ? "Idle stop turned off" : `Idle stop set: stopped after ${minutes} min idle`, iso(nowMs));
+      }
     });
     return this.shown(id);
+  }
+
+  /**
+   * Inside a transaction: stops an instance its idle stop found idle for `minutes` (idle-stop.ts), the
+   * way a caller's stop does (billing ends, GPUs released, data kept); what its host must acknowledge.
+   */
+  stopIdle(row: InstanceRow, minutes: number): Delivery {
+    return this.changeDesired(row, "stopped", `Stopped after ${minutes} min idle; GPUs released and billing stopped`, idleStopMessage(minutes));
   }
 
   /** Inside a transaction: stops every instance meant to run, because the balance is used up; what its hosts must acknowledge. */
@@ -168,14 +185,14 @@ export class InstanceActions {
     return (await directives.confirm(pending, pendingMessage(row.status))) ?? { ok: true, instance: await this.parts.views.show(row) };
   }
 
-  /** Stop or destroy: billing and GPUs end now; the host follows through the outbox. */
-  private changeDesired(row: InstanceRow, desired: "stopped" | "destroyed", message: string): Delivery {
+  /** Stop or destroy: billing and GPUs end now; the host follows through the outbox. `statusMessage`: why, when not the caller's doing. */
+  private changeDesired(row: InstanceRow, desired: "stopped" | "destroyed", message: string, statusMessage = ""): Delivery {
     const { sql } = this.parts;
     const nowMs = clock.now();
     return this.parts.transaction(() => {
       settleInstance(sql, row, nowMs, false);
       const generation = row.generation + 1;
-      sql`UPDATE instances SET status = ${desired}, desired_state = ${desired}, status_message = '',
+      sql`UPDATE instances SET status = ${desired}, desired_state = ${desired}, status_message = ${statusMessage},
             generation = ${generation}, destroyed_ms = ${desired === "destroyed" ? nowMs : null}, readiness = ${NO_READINESS}
           WHERE id = ${row.id}`;
       addEvent(sql, row.id, message, iso(nowMs));
@@ -207,6 +224,15 @@ function containerSpec(id: string, plan: LaunchPlan): ContainerSpec {
     disk_gb: plan.disk_gb,
   };
 }
+
+/** What a label and idle stop change (PATCH); a field left out is kept. */
+export interface InstanceChanges {
+  label?: string;
+  idle_stop_minutes?: number | null;
+}
+
+/** The status_message of an instance the idle stop stopped. */
+export const idleStopMessage = (minutes: number) => `stopped after ${minutes} min idle`;
 
 const pendingMessage = (status: string) =>
   `the instance is ${status}, but its host has not confirmed it yet; the change is being applied, retry the request to confirm it`;

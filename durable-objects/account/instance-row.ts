@@ -39,13 +39,18 @@ export interface InstanceRow {
   milli_cpus: number | null;
   /** The ledger row its running time of this clock hour is added to; null when closed (charge-rows.ts). */
   open_charge_seq: number | null;
+  /** Stop it after this many minutes idle; null: never (idle-stop.ts). */
+  idle_stop_minutes: number | null;
+  /** Idle time counts from here on at the earliest (the setting's last change); when the idle stop next checks. */
+  idle_from_ms: number | null;
+  idle_check_ms: number | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq" | "idle_from_ms" | "idle_check_ms"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;
@@ -56,9 +61,11 @@ export type Instance = Omit<
   /** Whole GiB of memory and CPUs (to a hundredth) its container may use; null when its host has not said what it has. */
   memory_gb: number | null;
   vcpus: number | null;
+  /** Its GPUs' mean utilisation in its host's last sample, as the MachineDO says when shown; null without a current one. */
+  gpu_util_percent: number | null;
 };
 
-export function toInstance(row: InstanceRow, token: string): Instance {
+export function toInstance(row: InstanceRow, token: string, gpuUtilPercent: number | null): Instance {
   return {
     id: row.id,
     label: row.label,
@@ -81,6 +88,8 @@ export function toInstance(row: InstanceRow, token: string): Instance {
     machine_online: row.machine_online === 1,
     created_at: row.created_at,
     started_at: row.started_at,
+    gpu_util_percent: gpuUtilPercent,
+    idle_stop_minutes: row.idle_stop_minutes,
   };
 }
 

@@ -1,9 +1,10 @@
 // Instances as the account's callers see them: which rows are visible (a destroyed instance stays
 // listed for DESTROYED_VISIBLE_MS), and the public instance object with its token. An instance's
-// token is never stored: it is derived from INSTANCE_TOKEN_SECRET, the account and the instance.
+// token is never stored: it is derived from INSTANCE_TOKEN_SECRET, the account and the instance. Its
+// current GPU utilisation is the MachineDO's, asked when shown.
 import { clock } from "../../core/clock.ts";
 import { instanceTokenFor, instanceTokens } from "../../core/credentials.ts";
-import type { Env } from "../../core/env.ts";
+import { machineOf, type Env } from "../../core/env.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { constantTimeEqual } from "../../core/hash.ts";
 import type { Sql } from "../sql.ts";
@@ -36,8 +37,10 @@ export class InstanceViews {
   }
 
   /** What GET /v1/instances lists, newest first. */
-  list(): Promise<Instance[]> {
-    return Promise.all(listInstances(this.parts.sql).filter((row) => this.isVisible(row)).map((row) => this.show(row)));
+  async list(): Promise<Instance[]> {
+    const rows = listInstances(this.parts.sql).filter((row) => this.isVisible(row));
+    const utils = await this.gpuUtils(rows);
+    return Promise.all(rows.map(async (row) => toInstance(row, await this.tokenOf(row.id), utils.get(row.id) ?? null)));
   }
 
   /** The instance `id` as an answer, or 404. */
@@ -52,13 +55,29 @@ export class InstanceViews {
   }
 
   async show(row: InstanceRow): Promise<Instance> {
-    return toInstance(row, await this.tokenOf(row.id));
+    const utils = await this.gpuUtils([row]);
+    return toInstance(row, await this.tokenOf(row.id), utils.get(row.id) ?? null);
   }
 
   /** Whether `credential` is the token of instance `id` (placed, visible or not), compared in constant time. */
   async isTokenOf(id: string, credential: string): Promise<boolean> {
     if (instanceTokens.ownerOf(credential) === null || findInstance(this.parts.sql, id) === undefined) return false;
     return constantTimeEqual(await this.tokenOf(id), credential);
+  }
+
+  /**
+   * The current GPU utilisation of the running ones among `rows`, asked of their MachineDOs (the
+   * authority on samples), one call per machine; a machine that does not answer leaves its own null.
+   */
+  private async gpuUtils(rows: InstanceRow[]): Promise<Map<string, number | null>> {
+    const byMachine = new Map<number, string[]>();
+    for (const row of rows) {
+      if (row.status !== "running" || row.machine_id === null) continue;
+      byMachine.set(row.machine_id, [...(byMachine.get(row.machine_id) ?? []), row.id]);
+    }
+    const answers = await Promise.all([...byMachine].map(([machineId, ids]) =>
+      machineOf(this.parts.env, machineId).currentGpuUtil(ids).catch(() => ({}) as Record<string, number | null>)));
+    return new Map(answers.flatMap((answer) => Object.entries(answer)));
   }
 
   private tokenOf(instanceId: string): Promise<string> {

@@ -87,6 +87,11 @@ export function addAccountSchemaAdditions(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS payments (stripe_id TEXT PRIMARY KEY, amount_micros INTEGER NOT NULL, updated_at TEXT NOT NULL)`;
   addColumnIfMissing(sql, "instances", "memory_mib", "INTEGER");
   addColumnIfMissing(sql, "instances", "milli_cpus", "INTEGER");
+  // The idle stop (idle-stop.ts): its minutes (null: never), since when idle time counts (the setting's
+  // last change), and when it next asks the instance's MachineDO; null for instances from before.
+  addColumnIfMissing(sql, "instances", "idle_stop_minutes", "INTEGER");
+  addColumnIfMissing(sql, "instances", "idle_from_ms", "INTEGER");
+  addColumnIfMissing(sql, "instances", "idle_check_ms", "INTEGER");
   addHourlyCharges(sql);
 }
 

@@ -16,6 +16,7 @@ import type { ContainerLedger } from "./container-ledger.ts";
 import type { MachineHealth } from "./host-health.ts";
 import { Liveness } from "./liveness.ts";
 import type { MachineRecord } from "./machine-record.ts";
+import type { InstanceActivity } from "./instance-activity.ts";
 import type { MetricsStore } from "./metrics-store.ts";
 import type { ProxyBridge } from "./proxy-bridge.ts";
 
@@ -34,6 +35,7 @@ export interface SessionParts {
   alarms: SingleAlarm;
   metrics: MetricsStore;
   health: MachineHealth;
+  activity: InstanceActivity;
 }
 
 export class AgentSession {
@@ -142,6 +144,8 @@ export class AgentSession {
       health.replace(hello.degraded ?? "");
       ledger.takeReportedStates(reported, nowMs);
       if (!wasOnline) ledger.reportHost(true, nowMs);
+      // Time away is not idle time: the idle clock of every instance here starts again.
+      if (!wasOnline) this.parts.activity.hostReturned();
       // After the host's own report: an account that took the host for gone learns what is ready again.
       for (const { instance_id, ready_ports } of hello.readiness ?? []) ledger.reportReadiness(instance_id, ready_ports, nowMs);
       record.bumpState();

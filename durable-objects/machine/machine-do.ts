@@ -7,7 +7,8 @@
 // account-key-sets.ts), and the tickets and sessions of its instances' web apps (app-sessions.ts).
 // It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what happens through its
 // outbox, all timed by one alarm. It also carries proxied streams and container log streams
-// (proxy-bridge.ts), and keeps its instances' usage history as their hosts report it (metrics-store.ts).
+// (proxy-bridge.ts), and keeps its instances' usage history as their hosts report it (metrics-store.ts)
+// and when each was last used (instance-activity.ts), which the idle stop asks about (idle-watch.ts).
 //
 // Liveness costs nothing per heartbeat, so an idle machine's object stays hibernated between them.
 // The agent sends `{"type":"heartbeat"}` every third of HEARTBEAT_TIMEOUT_MS; the runtime answers it
@@ -27,6 +28,7 @@ import type { LogFields } from "../../core/log.ts";
 import {
   isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
 } from "../contracts/object-messages.ts";
+import type { IdleAnswer, IdleQuery } from "../contracts/idle-stop.ts";
 import { decodeLogsRequest, LOGS_PATH } from "../contracts/logs-request.ts";
 import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "../contracts/proxy-request.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
@@ -39,6 +41,8 @@ import { ContainerLedger } from "./container-ledger.ts";
 import { FleetPush } from "./fleet-push.ts";
 import { MachineHealth } from "./host-health.ts";
 import { MachineRecord } from "./machine-record.ts";
+import { IdleWatch } from "./idle-watch.ts";
+import { InstanceActivity } from "./instance-activity.ts";
 import { MetricsStore } from "./metrics-store.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
@@ -56,6 +60,8 @@ export class MachineDO extends DurableObject<Env> {
   private readonly admission: ProxyAdmission;
   private readonly appSessions: AppSessions;
   private readonly metrics: MetricsStore;
+  private readonly activity: InstanceActivity;
+  private readonly idle: IdleWatch;
   private readonly health: MachineHealth;
   private readonly alarms: SingleAlarm;
 
@@ -65,7 +71,8 @@ export class MachineDO extends DurableObject<Env> {
     createMachineSchema(sql);
     this.record = new MachineRecord(sql);
     this.agent = new AgentSocket(ctx, this.record);
-    this.bridge = new ProxyBridge(() => this.agent.current());
+    this.activity = new InstanceActivity(sql);
+    this.bridge = new ProxyBridge(() => this.agent.current(), this.activity);
     // Everything the alarm times here is about real time passing: the platform's clock.
     this.alarms = new SingleAlarm(ctx, () => Date.now());
     this.keySets = new AccountKeySets(sql);
@@ -74,7 +81,9 @@ export class MachineDO extends DurableObject<Env> {
     this.metrics = new MetricsStore(sql, (instanceId) => (this.ledger.container(instanceId)?.desired ?? "destroyed") !== "destroyed");
     this.session = new AgentSession({
       ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms, metrics: this.metrics, health: this.health,
+      activity: this.activity,
     });
+    this.idle = new IdleWatch({ record: this.record, ledger: this.ledger, metrics: this.metrics, activity: this.activity });
     this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });
     this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
     this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness, this.health), this.metrics);
@@ -140,6 +149,7 @@ export class MachineDO extends DurableObject<Env> {
       if (change.desired !== "destroyed") continue;
       this.appSessions.endForInstance(change.instance_id);
       this.metrics.forget(change.instance_id);
+      this.activity.forget(change.instance_id);
     }
   }
 
@@ -148,6 +158,23 @@ export class MachineDO extends DurableObject<Env> {
   /** The instance's usage over `window` (the caller has checked that the instance is the caller's). */
   instanceMetrics(instanceId: string, window: MetricsWindow): InstanceMetrics {
     return this.metrics.read(instanceId, window);
+  }
+
+  // ---- current use and the idle stop (idle-watch.ts; the AccountDO decides the stop: account/idle-stop.ts) ----
+
+  /** Per instance, its GPUs' mean utilisation in the host's last sample (null: none current), for the instance object. */
+  currentGpuUtil(instanceIds: string[]): Record<string, number | null> {
+    return this.idle.currentGpuUtil(instanceIds);
+  }
+
+  /** Per instance, since when it has been idle (null: not idle now, or its host away). */
+  idleSince(queries: IdleQuery[]): IdleAnswer {
+    return this.idle.idleSince(queries);
+  }
+
+  /** The instance is being used now (traffic this object does not carry: SSH, a terminal): its idle clock starts again. */
+  markActive(instanceId: string): void {
+    this.activity.touch(instanceId);
   }
 
   // ---- instance web apps (tickets from AccountDOs, redeemed by the Worker) ----

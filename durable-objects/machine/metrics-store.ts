@@ -87,12 +87,20 @@ export class MetricsStore implements AlarmCapability {
    * never miss a sample after it), and how many samples that covers.
    */
   gpuUtilPeakSince(instanceId: string, sinceMs: number): { peak_percent: number | null; samples: number } {
-    const age = clock.now() - sinceMs;
-    const reaching = METRICS_TIERS.findIndex((t) => age <= t.keepMs);
-    const parts = this.summaries(instanceId, reaching === -1 ? METRICS_TIERS.length - 1 : reaching, sinceMs);
+    const { parts } = this.partsSince(instanceId, sinceMs);
     const peaks = parts.map(({ part }) => peakUtil(part)).filter((peak): peak is number => peak !== null);
     const samples = parts.reduce((sum, { part }) => sum + Math.max(0, ...part.g.map(([, util]) => util?.[2] ?? 0)), 0);
     return { peak_percent: peaks.length === 0 ? null : Math.max(...peaks), samples };
+  }
+
+  /**
+   * When the instance's GPUs were last busy from `sinceMs` on: the end of the latest interval (read as
+   * gpuUtilPeakSince reads) in which any of them reached `percent`; null when none did.
+   */
+  gpuBusyUntil(instanceId: string, sinceMs: number, percent: number): number | null {
+    const { intervalMs, parts } = this.partsSince(instanceId, sinceMs);
+    const busy = parts.filter(({ part }) => (peakUtil(part) ?? 0) >= percent);
+    return busy.length === 0 ? null : busy[busy.length - 1]!.t + intervalMs;
   }
 
   // ---- the alarm: summaries as intervals close, and the rows past their span ----
@@ -209,6 +217,14 @@ export class MetricsStore implements AlarmCapability {
       if (own !== null) coveredUntil = Math.max(coveredUntil, own + METRICS_TIERS[source]!.intervalMs);
     }
     return bucketParts(parts, METRICS_TIERS[tier]!.intervalMs);
+  }
+
+  /** The instance's summaries from `sinceMs` on at the finest tier that reaches back that far, with that tier's interval. */
+  private partsSince(instanceId: string, sinceMs: number): { intervalMs: number; parts: { t: number; part: AggPart }[] } {
+    const age = clock.now() - sinceMs;
+    const reaching = METRICS_TIERS.findIndex((t) => age <= t.keepMs);
+    const tier = reaching === -1 ? METRICS_TIERS.length - 1 : reaching;
+    return { intervalMs: METRICS_TIERS[tier]!.intervalMs, parts: this.summaries(instanceId, tier, sinceMs) };
   }
 
   private newestRows(): (number | null)[] {

@@ -9,7 +9,7 @@ import type { LogsRequest } from "../contracts/logs-request.ts";
 import type { ProxyTarget } from "../contracts/proxy-request.ts";
 import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
 import { HttpStream } from "./http-stream.ts";
-import { StreamQuota, type StreamOwner } from "./stream-quota.ts";
+import { StreamQuota, type StreamOwner, type StreamWatcher } from "./stream-quota.ts";
 import { WsStream } from "./ws-stream.ts";
 
 type StreamMessage = Extract<AgentMessage, { stream: number }>;
@@ -19,13 +19,15 @@ export const LOGS_ANSWER_TIMEOUT_MS = 30_000;
 
 export class ProxyBridge {
   private readonly streams = new StreamTable<BridgeStream>();
-  private readonly quota = new StreamQuota();
+  private readonly quota: StreamQuota;
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
 
-  constructor(socket: () => WebSocket | null) {
+  /** `watcher`: told of each proxied stream as it opens and ends (the idle stop's traffic). */
+  constructor(socket: () => WebSocket | null, watcher: StreamWatcher | null = null) {
     this.socket = socket;
+    this.quota = new StreamQuota(watcher);
   }
 
   get openStreams(): number {
@@ -47,7 +49,7 @@ export class ProxyBridge {
   openLogs(request: LogsRequest, owner: StreamOwner, logIds: () => LogFields = () => ({})): Promise<Response> {
     return this.openHttpStream(owner, "GET", null, () => ({ ...logIds(), stream: "logs" }), (id) => ({
       type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
-    }), LOGS_ANSWER_TIMEOUT_MS);
+    }), LOGS_ANSWER_TIMEOUT_MS, false);
   }
 
   openWebSocket(target: ProxyTarget, owner: StreamOwner, protocols: string[], logIds: () => LogFields = () => ({})): Promise<Response> {
@@ -89,14 +91,17 @@ export class ProxyBridge {
     this.streams.disconnectAll();
   }
 
-  /** `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502. */
+  /**
+   * `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502;
+   * `traffic`: whether it counts as the instance being used (StreamQuota.take).
+   */
   private openHttpStream(
     owner: StreamOwner, method: string, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields,
-    opening: (id: number) => ServerMessage, headTimeoutMs?: number,
+    opening: (id: number) => ServerMessage, headTimeoutMs?: number, traffic = true,
   ): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
-    const release = this.quota.take(owner);
+    const release = this.quota.take(owner, traffic);
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
     const link = this.link(socket, id, () => stream, () => ({ stream: "http", ...logIds() }), release);

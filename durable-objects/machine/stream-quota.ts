@@ -17,24 +17,41 @@ export interface StreamOwner {
   accountId: string;
 }
 
+/** Told of the streams that carry traffic to an instance (instance-activity.ts): each as it opens and as it ends. */
+export interface StreamWatcher {
+  streamOpened(instanceId: string): void;
+  streamClosed(instanceId: string): void;
+}
+
 export class StreamQuota {
   private readonly perInstance = new Map<string, number>();
   private readonly perAccount = new Map<string, number>();
+  private readonly watcher: StreamWatcher | null;
 
-  /** A stream for `owner`: the function that gives it back (once, however often called), or the 429 to answer. */
-  take(owner: StreamOwner): (() => void) | Response {
+  constructor(watcher: StreamWatcher | null = null) {
+    this.watcher = watcher;
+  }
+
+  /**
+   * A stream for `owner`: the function that gives it back (once, however often called), or the 429 to
+   * answer. `traffic`: whether the watcher hears of it (a log stream is not the instance being used).
+   */
+  take(owner: StreamOwner, traffic = true): (() => void) | Response {
     const instance = this.perInstance.get(owner.instanceId) ?? 0;
     const account = this.perAccount.get(owner.accountId) ?? 0;
     if (instance >= STREAMS_PER_INSTANCE) return tooMany(`instance ${owner.instanceId} has ${instance} streams open, the most one instance may`);
     if (account >= STREAMS_PER_ACCOUNT) return tooMany(`the account's instances on this host have ${account} streams open, the most one account may`);
     this.perInstance.set(owner.instanceId, instance + 1);
     this.perAccount.set(owner.accountId, account + 1);
+    const watcher = traffic ? this.watcher : null;
+    watcher?.streamOpened(owner.instanceId);
     let held = true;
     return () => {
       if (!held) return;
       held = false;
       decrement(this.perInstance, owner.instanceId);
       decrement(this.perAccount, owner.accountId);
+      watcher?.streamClosed(owner.instanceId);
     };
   }
 }

@@ -27,8 +27,9 @@ beforeAll(() => {
 
 const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
-const withoutReadiness = (instance: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "open", "forward", "balance", "keys", "ledger", "usage"];
+/** An instance without what its host's samples and probes change from one read to the next (readiness, GPU utilisation). */
+const withoutLive = ({ gpu_util_percent: _util, ...instance }: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "idle-stop", "open", "forward", "balance", "keys", "ledger", "usage"];
 /** Every command line that does one thing: a group's subcommands in place of the group. */
 const LEAF_COMMANDS = [...COMMANDS.filter((c) => c !== "keys"), "keys ls", "keys create", "keys revoke"];
 
@@ -114,17 +115,17 @@ describe("an instance's life through the CLI", () => {
   it("launch takes every field as a flag; --wait follows it to running in plain lines; --json prints it as last read", async () => {
     const result = await gpu(
       "launch", "--gpu-model", "rtx4090", "--gpu-count", "1", "--template", "vllm", "--model", "qwen2.5-0.5b-instruct",
-      "--disk-gb", "60", "--label", "cli-demo", "--env", "A=1", "--env", "B=x=y", "--wait", "--json",
+      "--disk-gb", "60", "--label", "cli-demo", "--env", "A=1", "--env", "B=x=y", "--idle-stop", "1440", "--wait", "--json",
     );
     expect(result.code, result.stderr).toBe(0);
     const instance = JSON.parse(result.stdout) as Instance;
     id = instance.id;
     expect(instance).toMatchObject({
       status: "running", gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct",
-      disk_gb: 60, label: "cli-demo", env: { A: "1", B: "x=y" },
+      disk_gb: 60, label: "cli-demo", env: { A: "1", B: "x=y" }, idle_stop_minutes: 1440,
     });
     // Its port's readiness may have changed since (the model server loads after "running"); nothing else has.
-    expect(withoutReadiness(instance)).toEqual(withoutReadiness(await read(id)));
+    expect(withoutLive(instance)).toEqual(withoutLive(await read(id)));
     const progress = result.stderr.trim().split("\n");
     expect(progress[0]).toBe(`${id} creating`);
     expect(progress.at(-1)).toMatch(new RegExp(`^${id} running: `));
@@ -156,12 +157,13 @@ describe("an instance's life through the CLI", () => {
 
   it("ls and show list it (tab-separated in a pipe) and print the API's JSON with --json", async () => {
     const ls = await gpu("ls");
-    expect(ls.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${id}\tcli-demo\trunning\t1 × rtx4090\tvllm\t`)));
-    expect(JSON.parse((await gpu("ls", "--json")).stdout)).toEqual(await ok(stack.client.GET("/v1/instances")));
+    expect(ls.stdout.split("\n")).toContainEqual(expect.stringMatching(new RegExp(`^${id}\tcli-demo\trunning\t1 × rtx4090\t(-|[\\d.]+%)\tvllm\t`)));
+    const listed = JSON.parse((await gpu("ls", "--json")).stdout) as { items: Instance[] };
+    expect(listed.items.map(withoutLive)).toEqual((await ok(stack.client.GET("/v1/instances"))).items.map(withoutLive));
     const show = (await gpu("show", id)).stdout.split("\n");
     expect(show).toContain("status\trunning");
     expect(show).toContain(`port 8000\tapi (openai) ${stack.baseUrl}/v1/instances/${id}/proxy/8000/`);
-    expect(JSON.parse((await gpu("show", id, "--json")).stdout)).toEqual(await read(id));
+    expect(withoutLive(JSON.parse((await gpu("show", id, "--json")).stdout) as Instance)).toEqual(withoutLive(await read(id)));
   });
 
   it("open prints the app's one-time address on its own origin; it opens the app once; --json is the API's answer", async () => {
@@ -183,6 +185,20 @@ describe("an instance's life through the CLI", () => {
     expect(JSON.parse((await gpu("events", id, "--json")).stdout)).toEqual(api);
     const lines = (await gpu("events", id)).stdout.trim().split("\n");
     expect(lines).toEqual([...api.items].reverse().map((e) => `${e.created_at}  ${e.message}`));
+  });
+
+  it("idle-stop sets the minutes or turns it off (never); the API's refusal and the parser's are errors", async () => {
+    expect(JSON.parse((await gpu("idle-stop", id, "30", "--json")).stdout)).toMatchObject({ id, idle_stop_minutes: 30 });
+    expect((await read(id)).idle_stop_minutes).toBe(30);
+    expect(await gpu("idle-stop", id, "never")).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect((await read(id)).idle_stop_minutes).toBeNull();
+    expect(await gpu("idle-stop", id, "4")).toEqual({
+      code: 1, stdout: "", stderr: "error: idle_stop_minutes: must be an integer from 5 to 1440, or null for never (invalid, HTTP 400)\n",
+    });
+    const soon = await gpu("idle-stop", id, "soon");
+    expect(soon.code).toBe(2);
+    expect(soon.stderr).toContain("must be a whole number of minutes or `never`");
+    expect((await read(id)).idle_stop_minutes).toBeNull();
   });
 
   it("logs prints the container's last lines; --json one {t, stream, line} object per line; an unknown instance is the API's 404", async () => {

@@ -103,12 +103,14 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await page.getByLabel("Template").selectOption({ label: "vLLM" });
     await page.getByLabel("Model").selectOption("qwen2.5-0.5b-instruct");
     await page.getByLabel("Label", { exact: true }).fill("journey");
+    await page.getByLabel("Stop when idle (minutes)").fill("1440");
     await untilText(page.getByTestId("launch-price"), "$0.69/h");
     expect(await page.getByText("Your balance of $25.00 covers the first hour.").count()).toBe(1);
     await page.getByRole("button", { name: "Launch", exact: true }).click();
     await page.waitForURL(/\/instances\/i-[a-z2-7]{16}$/);
     const id = page.url().split("/").at(-1)!;
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("journey");
+    expect(await page.getByTestId("idle-stop").textContent()).toMatch(/^stopped after 1440 min /);
 
     // It reaches running by itself: the page polls, nothing reloads it.
     let loads = 0;
@@ -144,6 +146,8 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await nav(page, "Instances").click();
     const row = page.getByTestId("instance-row").filter({ hasText: id });
     expect(await row.textContent()).toMatch(/journey.*running/);
+    // Running and sampled every 10 s, it shows its GPU's utilisation now.
+    await row.getByTestId("gpu-util").filter({ hasText: /^\d+ %$/ }).waitFor();
     await nav(page, "Overview").click();
     await untilText(page.getByTestId("total-per-hour"), "$0.69/h");
     await page.getByRole("link", { name: "journey" }).click();

@@ -47,8 +47,8 @@ async function snapshot(stack: E2eStack, key: string) {
     account: me.account,
     balance: me.balance_micros,
     keys,
-    // Port readiness is probed anew after a restart, and the host was away for it.
-    instances: instances.map(({ machine_online: _, ports, ...kept }) => ({ ...kept, ports: ports.map(({ port, name, kind, api, path }) => ({ port, name, kind, api, path })) })),
+    // Port readiness is probed anew after a restart, and the host was away for it; GPU utilisation is sampled anew.
+    instances: instances.map(({ machine_online: _, gpu_util_percent: _util, ports, ...kept }) => ({ ...kept, ports: ports.map(({ port, name, kind, api, path }) => ({ port, name, kind, api, path })) })),
     events,
     ledger,
   };

@@ -56,6 +56,7 @@ export function planLaunch(body: LaunchBody, gpu: GpuModel | null, registries: s
     label: body.label ?? "",
     ports: template.ports,
     price_hour_micros: gpu.price_hour_micros * body.gpu_count,
+    idle_stop_minutes: body.idle_stop_minutes ?? null,
   };
 }
 

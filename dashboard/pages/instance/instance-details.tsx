@@ -1,4 +1,4 @@
-// What the instance is: its id, GPUs, software, price, times, host, and its own proxy token.
+// What the instance is: its id, GPUs, software, price, idle stop, times, host, and its own proxy token.
 import type { Instance } from "../../api/instances.ts";
 import { formatPerHour } from "../../format/money.ts";
 import { formatTime } from "../../format/time.ts";
@@ -36,6 +36,10 @@ export function InstanceDetails({ instance }: { instance: Instance }) {
       )}
       <dt>Price</dt>
       <dd>{formatPerHour(instance.price_hour_micros)}</dd>
+      <dt>Idle stop</dt>
+      <dd data-testid="idle-stop">
+        {instance.idle_stop_minutes === null ? "never" : `stopped after ${instance.idle_stop_minutes} min with its GPUs under 5 % and no traffic`}
+      </dd>
       <dt>Created</dt>
       <dd>{formatTime(instance.created_at)}</dd>
       <dt>Started</dt>

@@ -54,9 +54,9 @@ describe("launch choices", () => {
   });
 
   it("leaves empty fields out of the request so the API's defaults apply", () => {
-    const choices: LaunchChoices = { gpu: "rtx4090", count: 2, template: "vllm", model: "", image: "", label: " ", diskGb: "", env: "" };
+    const choices: LaunchChoices = { gpu: "rtx4090", count: 2, template: "vllm", model: "", image: "", label: " ", diskGb: "", env: "", idleStop: " " };
     expect(launchRequest(choices, "small", false, {})).toEqual({ gpu_model: "rtx4090", gpu_count: 2, template: "vllm", model: "small" });
-    expect(launchRequest({ ...choices, template: "custom", image: " nginx:1.27 ", label: "web", diskGb: "80" }, "", true, { A: "1" }))
-      .toEqual({ gpu_model: "rtx4090", gpu_count: 2, template: "custom", image: "nginx:1.27", label: "web", disk_gb: 80, env: { A: "1" } });
+    expect(launchRequest({ ...choices, template: "custom", image: " nginx:1.27 ", label: "web", diskGb: "80", idleStop: "30" }, "", true, { A: "1" }))
+      .toEqual({ gpu_model: "rtx4090", gpu_count: 2, template: "custom", image: "nginx:1.27", label: "web", disk_gb: 80, env: { A: "1" }, idle_stop_minutes: 30 });
   });
 });

@@ -16,6 +16,8 @@ export interface LaunchChoices {
   diskGb: string;
   /** NAME=value lines. */
   env: string;
+  /** Minutes idle before it is stopped; "" for never. */
+  idleStop: string;
 }
 
 /** GPU counts on offer: one machine holds at most max_per_server, and a single-GPU template runs on one. */
@@ -61,5 +63,6 @@ export function launchRequest(choices: LaunchChoices, model: string, takesImage:
     ...(choices.label.trim() ? { label: choices.label.trim() } : {}),
     ...(choices.diskGb.trim() ? { disk_gb: Number(choices.diskGb) } : {}),
     ...(Object.keys(env).length > 0 ? { env } : {}),
+    ...(choices.idleStop.trim() ? { idle_stop_minutes: Number(choices.idleStop) } : {}),
   };
 }

@@ -1,5 +1,5 @@
-// The launch form: GPU, count, template, model (only those that fit), the custom image, label, disk
-// and environment, with what the choice costs. On success the browser goes to the new instance.
+// The launch form: GPU, count, template, model (only those that fit), the custom image, label, disk,
+// environment and idle stop, with what the choice costs. On success the browser goes to the new instance.
 import { useState, type FormEvent } from "react";
 import { fieldError } from "../../api/api-errors.ts";
 import type { Gpu, Model, Template } from "../../api/catalog.ts";
@@ -13,7 +13,7 @@ import { LaunchSummary } from "./launch-summary.tsx";
 /** What comes with the GPUs; the instance's page shows the figures once it is placed. */
 const SHARE_HINT = "Memory and CPUs come with the GPUs: their share of the host's, shown on the instance once it is placed";
 
-const FIELDS = ["gpu_model", "gpu_count", "template", "model", "image", "label", "disk_gb", "env"];
+const FIELDS = ["gpu_model", "gpu_count", "template", "model", "image", "label", "disk_gb", "env", "idle_stop_minutes"];
 
 interface LaunchFormProps {
   gpus: Gpu[];
@@ -32,6 +32,7 @@ export function LaunchForm({ gpus, templates, models, balanceMicros }: LaunchFor
     label: "",
     diskGb: "",
     env: "",
+    idleStop: "",
   }));
   const [envError, setEnvError] = useState<string | null>(null);
   const launch = useLaunch();
@@ -126,6 +127,15 @@ export function LaunchForm({ gpus, templates, models, balanceMicros }: LaunchFor
       </Field>
       <Field label="Environment variables" error={envError ?? fieldError(error, "env")} hint="Optional: one NAME=value a line">
         {(control) => <textarea {...control} rows={3} value={choices.env} onChange={(e) => set({ env: e.target.value })} />}
+      </Field>
+      <Field
+        label="Stop when idle (minutes)"
+        error={fieldError(error, "idle_stop_minutes")}
+        hint="Optional: stopped (data kept, billing ends) once its GPUs stayed under 5 % with no traffic this long, 5 to 1440; never if left empty"
+      >
+        {(control) => (
+          <input {...control} type="number" inputMode="numeric" min={5} max={1440} value={choices.idleStop} onChange={(e) => set({ idleStop: e.target.value })} />
+        )}
       </Field>
       <LaunchSummary gpu={gpu} count={count} balanceMicros={balanceMicros} />
       <PlainFormError error={error} fields={FIELDS} money={{ balanceMicros, priceHourMicros: gpu ? gpu.price_hour_micros * count : undefined }} />

@@ -135,7 +135,7 @@ describe("instance lifecycle", () => {
     expect(tooLong.status).toBe(400);
     expect(tooLong.body).toEqual({ error: "invalid", message: expect.stringContaining("label") });
     const missing = await callJson("PATCH", `/v1/instances/${body.id}`, { key, body: {} });
-    expect(missing.body).toEqual({ error: "invalid", message: "label: is required" });
+    expect(missing.body).toEqual({ error: "invalid", message: "body: must set label, idle_stop_minutes or both" });
     expect((await events(key, body.id))[0]!.message).toContain("renamed");
     await call("DELETE", `/v1/instances/${body.id}`, { key });
   });

@@ -1,4 +1,4 @@
-// /v1/instances: launch, list, read, rename, events, stop, start, destroy.
+// /v1/instances: launch, list, read, rename and idle stop, events, stop, start, destroy.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, fleetOf } from "../../../core/env.ts";
 import { sha256Hex } from "../../../core/hash.ts";
@@ -9,7 +9,7 @@ import type { LaunchPlan } from "../../../core/launch-plan.ts";
 import { allowedRegistries } from "../image-registry.ts";
 import { planLaunch } from "../launch-rules.ts";
 import { InstanceIdParam, json, jsonBody } from "../schemas/common.ts";
-import { EventList, Instance, InstanceList, LaunchBody, RenameBody } from "../schemas/instance.ts";
+import { EventList, Instance, InstanceList, LaunchBody, UpdateBody } from "../schemas/instance.ts";
 import { validationHook } from "../validation.ts";
 import { callerRoute } from "./caller-route.ts";
 
@@ -46,11 +46,12 @@ const getRoute = callerRoute([404], {
   responses: { 200: json(Instance, "The instance") },
 });
 
-const renameRoute = callerRoute([400, 404], {
-  method: "patch", path: "/instances/{id}", summary: "Rename",
-  description: "Sets the instance's `label` (at most 64 characters), in any status.",
-  request: { params: InstanceIdParam, body: jsonBody(RenameBody) },
-  responses: { 200: json(Instance, "The renamed instance") },
+const updateRoute = callerRoute([400, 404], {
+  method: "patch", path: "/instances/{id}", summary: "Rename, or change the idle stop",
+  description: "Sets the instance's `label` (at most 64 characters), its `idle_stop_minutes` (5 to 1440, or null for never), or both, in any status. " +
+    "A new idle stop counts idle time from now.",
+  request: { params: InstanceIdParam, body: jsonBody(UpdateBody) },
+  responses: { 200: json(Instance, "The changed instance") },
 });
 
 const eventsRoute = callerRoute([404], {
@@ -101,9 +102,9 @@ export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationH
     const { instance } = unwrap(await accountOf(c.env, c.var.accountId).getInstance(c.var.credential, c.req.valid("param").id));
     return c.json(instance, 200);
   })
-  .openapi(renameRoute, async (c) => {
+  .openapi(updateRoute, async (c) => {
     const account = accountOf(c.env, c.var.accountId);
-    const { instance } = unwrap(await account.renameInstance(c.var.credential, c.req.valid("param").id, c.req.valid("json").label));
+    const { instance } = unwrap(await account.updateInstance(c.var.credential, c.req.valid("param").id, c.req.valid("json")));
     return c.json(instance, 200);
   })
   .openapi(eventsRoute, async (c) => {

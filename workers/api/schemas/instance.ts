@@ -1,8 +1,9 @@
-// The instance object (GET /v1/instances/{id}), the launch and rename bodies, and the event log.
+// The instance object (GET /v1/instances/{id}), the launch and update (label, idle stop) bodies, and the event log.
 import { z } from "@hono/zod-openapi";
 import { INSTANCE_ID_DESCRIPTION, timestamp } from "./common.ts";
 import { PortObject } from "./catalog.ts";
 import { privateRegistryRefusal, registryOf } from "../image-registry.ts";
+import { IDLE_GPU_PERCENT, IDLE_STOP_MINUTES } from "../../../durable-objects/contracts/idle-stop.ts";
 
 export const MAX_ENV_VARS = 64;
 export const MAX_ENV_BYTES = 32 * 1024;
@@ -18,6 +19,12 @@ const IMAGE_REFERENCE =
 const utf8 = new TextEncoder();
 
 const label = z.string("must be a string").max(64, "must be at most 64 characters");
+
+const IDLE_RULE = `must be an integer from ${IDLE_STOP_MINUTES.min} to ${IDLE_STOP_MINUTES.max}, or null for never`;
+const idleStopMinutes = z.number(IDLE_RULE).int(IDLE_RULE).min(IDLE_STOP_MINUTES.min, IDLE_RULE).max(IDLE_STOP_MINUTES.max, IDLE_RULE).nullable();
+const IDLE_DESCRIPTION =
+  `Stop the instance once every one of its GPUs has stayed under ${IDLE_GPU_PERCENT} % utilisation and it had no proxied or web app traffic ` +
+  `for this many minutes (${IDLE_STOP_MINUTES.min} to ${IDLE_STOP_MINUTES.max}); its data is kept and billing ends. Time its host is away does not count. null: never`;
 
 const env = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "names must match [A-Za-z_][A-Za-z0-9_]*"), z.string("values must be strings").refine((value) => !value.includes("\0"), "values cannot contain the NUL character (no process could be started with it)"))
@@ -62,12 +69,20 @@ export const LaunchBody = z
         `${MAX_ENV_BYTES} bytes, not ${RESERVED_ENV.map((name) => "`" + name + "`").join(" or ")} (the platform sets those) nor any \`${"NVIDIA_"}*\` (the NVIDIA runtime reads those)`,
     }),
     label: label.optional().openapi({ description: "Your name for the instance; \"\" when left out" }),
+    idle_stop_minutes: idleStopMinutes.optional().openapi({ description: `${IDLE_DESCRIPTION} (the default)`, example: 30 }),
   })
   .strict()
   .openapi("LaunchRequest");
 export type LaunchBody = z.infer<typeof LaunchBody>;
 
-export const RenameBody = z.object({ label: label.openapi({ description: "The instance's new name; \"\" clears it" }) }).strict().openapi("RenameRequest");
+export const UpdateBody = z
+  .object({
+    label: label.optional().openapi({ description: "The instance's new name; \"\" clears it" }),
+    idle_stop_minutes: idleStopMinutes.optional().openapi({ description: `${IDLE_DESCRIPTION}. Setting it starts its idle time again`, example: 30 }),
+  })
+  .strict()
+  .refine((body) => body.label !== undefined || body.idle_stop_minutes !== undefined, { message: "must set label, idle_stop_minutes or both" })
+  .openapi("UpdateInstanceRequest");
 
 export const InstancePort = PortObject.extend({
   ready: z.boolean().openapi({ description: "The port answers its readiness `path` (below 500) in this run of the instance; always false for `tcp` ports" }),
@@ -82,7 +97,9 @@ export const Instance = z
       description: "`creating` (placed, the host is pulling and starting it), `starting` (started again, not yet confirmed), `running`, " +
         "`stopped` (data kept), `error` (see `status_message`) or `destroyed`",
     }),
-    status_message: z.string().openapi({ description: "Why the instance is in `error`; \"\" otherwise" }),
+    status_message: z.string().openapi({
+      description: "Why the instance is in `error`, or why it was stopped for you (e.g. `stopped after 30 min idle`); \"\" otherwise",
+    }),
     desired_state: z.enum(["running", "stopped", "destroyed"]).openapi({
       description: "What was asked last: `running` after launch and start, `stopped` after a stop (yours, or one for lack of funds), `destroyed` after destroy",
     }),
@@ -106,6 +123,13 @@ export const Instance = z
     machine_online: z.boolean().openapi({ description: "Whether that machine's host agent is connected now; no billing while it is not" }),
     created_at: timestamp.openapi({ description: "When it was launched" }),
     started_at: timestamp.nullable().openapi({ description: "When it last reached `running`; null before the first time" }),
+    gpu_util_percent: z.number().nullable().openapi({
+      description: "Its GPUs' mean utilisation (0 to 100) in its host's last sample (every 10 s); null when it is not running or no sample of the last minute names it",
+      example: 87.5,
+    }),
+    idle_stop_minutes: z.number().int().nullable().openapi({
+      description: `Stopped after this many minutes idle (every GPU under ${IDLE_GPU_PERCENT} %, no traffic); null: never`, example: 30,
+    }),
   })
   .openapi("Instance");
 
