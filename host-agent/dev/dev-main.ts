@@ -15,7 +15,7 @@ await runCommandLine(parseDevCommandLine(process.argv.slice(2), process.env), {
   gpuSource: (config, log) => (config.gpus ? new SyntheticGpuLoad(config.gpus) : NVIDIA_DOCKER_HOST.gpuSource(config, log)),
   createRuntime: (config, machine) =>
     config.runtime === "local"
-      ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs })
+      ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs, jupyter: config.jupyter })
       : NVIDIA_DOCKER_HOST.createRuntime(config, machine, { hostLocalImages: true }),
   checksGpusAndEngine: (config) => config.runtime === "docker",
 });
