@@ -12,9 +12,8 @@ import { createLogger, errorMessage, type Logger } from "./log.ts";
 import type { GpuSource } from "./metrics/gpu-source.ts";
 import { NvidiaSmiStream } from "./metrics/nvidia-smi-stream.ts";
 import type { HostResources } from "../protocol/resource-share.ts";
-import { DockerRuntime, thisMachine } from "./runtime/docker-runtime.ts";
+import { DockerRuntime, thisMachine, type DockerRuntimeOptions } from "./runtime/docker-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
-import type { DockerRuntimeOptions } from "./runtime/docker-runtime.ts";
 import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
 
 /** What makes one agent: its usage text, its GPUs and what samples them, its runtime, and whether doctor checks the GPUs and the engine. */
