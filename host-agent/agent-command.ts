@@ -12,7 +12,7 @@ import { createLogger, errorMessage, type Logger } from "./log.ts";
 import type { GpuSource } from "./metrics/gpu-source.ts";
 import { NvidiaSmiStream } from "./metrics/nvidia-smi-stream.ts";
 import type { HostResources } from "../protocol/resource-share.ts";
-import { DockerRuntime, thisMachine } from "./runtime/docker-runtime.ts";
+import { DockerRuntime, thisMachine, type DockerRuntimeOptions } from "./runtime/docker-runtime.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
 
@@ -21,16 +21,28 @@ export interface AgentHost<Config extends AgentConfig> {
   usage: string;
   discoverHost(config: Config): Promise<NvidiaHost>;
   gpuSource(config: Config, log: Logger): GpuSource;
-  createRuntime(config: Config, machine: { resources: HostResources; hostGpus: number }): ContainerRuntime;
+  createRuntime(config: Config, machine: RuntimeMachine): ContainerRuntime;
   checksGpusAndEngine(config: Config): boolean;
 }
 
+/** What the runtime is told about the host: its memory and CPUs, its GPU count, and whether those GPUs are real devices. */
+export interface RuntimeMachine {
+  resources: HostResources;
+  hostGpus: number;
+  gpuDevices: boolean;
+}
+
 /** The production agent's: a real GPU host with a Docker engine. */
-export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage"> = {
+export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage" | "createRuntime"> & {
+  /** `dev`: the dev agent's own runtime options (dev-main.ts); the production entry gives none. */
+  createRuntime(config: AgentConfig, machine: RuntimeMachine, dev?: Pick<DockerRuntimeOptions, "hostLocalImages">): ContainerRuntime;
+} = {
   discoverHost: () => discoverNvidiaHost(runHostCommand),
   gpuSource: (config, log) => new NvidiaSmiStream({ intervalMs: config.metricsIntervalMs, log }),
-  createRuntime: (config, { resources, hostGpus }) =>
-    new DockerRuntime({ modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus, acceptUnenforcedDisk: config.acceptUnenforcedDisk }),
+  createRuntime: (config, { resources, hostGpus, gpuDevices }, dev = {}) =>
+    new DockerRuntime({
+      modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus, gpuDevices, acceptUnenforcedDisk: config.acceptUnenforcedDisk, ...dev,
+    }),
   checksGpusAndEngine: () => true,
 };
 
@@ -70,7 +82,7 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
   if (!host.cudaVersion) log.warn("nvidia-smi shows no CUDA version: no template will be placed on this host", { driver: host.driverVersion });
 
   const resources = thisMachine();
-  const runtime = agentHost.createRuntime(config, { resources, hostGpus: host.gpus.length });
+  const runtime = agentHost.createRuntime(config, { resources, hostGpus: host.gpus.length, gpuDevices: host.realDevices });
   const docker = runtime instanceof DockerRuntime ? runtime : null;
   const health = new HostHealth();
   // Tenants' containers are only as safe as the host firewall around them: checked before the first

@@ -86,6 +86,10 @@ describe.each(ENVIRONMENTS)("the %s environment's configuration", (environment) 
     expect(config.vars.BENCH_ROUTES).toBe("0");
   });
 
+  it("never admits host-local images (the deployed Worker would refuse to serve)", () => {
+    expect(config.vars.DEV_LOCAL_IMAGES).toBe("0");
+  });
+
   it("serves the API on a custom domain and the apps wildcard of its APPS_DOMAIN, nothing on workers.dev", () => {
     const appsDomain = String(config.vars.APPS_DOMAIN);
     const [api, apps, ...others] = config.routes ?? [];

@@ -14,6 +14,7 @@ export const DEV_MARKERS = [
   "GPU-local-", // synthetic GPUs (host-agent/dev/synthetic-gpus.ts)
   "dev container:", // the dev container's start line (host-agent/dev/container/server.ts)
   "/fast/bytes", // the bench's fast routes (host-agent/dev/container/fast-routes.ts)
+  "DEV_JUPYTER", // the local runtime's real Jupyter (host-agent/dev/dev-config.ts, jupyter-container.ts)
 ] as const;
 
 /** A built bundle: its text, and the source files it was built from (from its source map or metafile). */

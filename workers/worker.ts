@@ -13,6 +13,7 @@ import { admitAdminRequest, admitRequest, clientIp } from "./http/rate-limit.ts"
 import { errorResponseFor, unexpectedErrorOf } from "./http/to-api-error.ts";
 import { newRequestId, rememberRequestId, withRequestId } from "./http/request-id.ts";
 import { weakSecretRefusal } from "./http/secret-strength.ts";
+import { devSettingRefusal } from "./http/dev-setting-refusal.ts";
 import { httpsRedirect, withOriginHeaders, withProxiedHeaders } from "./http/security-headers.ts";
 import type { Env } from "../core/env.ts";
 import { ApiError } from "../core/errors.ts";
@@ -32,7 +33,10 @@ export interface Worker {
 
 const api = createApiApp();
 
-/** `strongSecrets`: refuse to serve while ADMIN_TOKEN or INSTANCE_TOKEN_SECRET is short (the deployed Worker). */
+/**
+ * `strongSecrets`: the deployed Worker, which refuses to serve while ADMIN_TOKEN or
+ * INSTANCE_TOKEN_SECRET is short, or while a dev Worker's setting is on.
+ */
 export function createWorker(devRoutes: DevRoutes | null = null, { strongSecrets = false } = {}): Worker {
   return {
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
@@ -42,7 +46,7 @@ export function createWorker(devRoutes: DevRoutes | null = null, { strongSecrets
       const way = wayIn(request, url, env);
       let response: Response;
       try {
-        const weak = strongSecrets ? weakSecretRefusal(env) : null;
+        const weak = strongSecrets ? (weakSecretRefusal(env) ?? devSettingRefusal(env)) : null;
         if (weak) throw weak;
         response = httpsRedirect(url) ?? await route(request, env, ctx, requestId, way, devRoutes);
       } catch (error) {

@@ -58,13 +58,15 @@ const proxyRequest: z.ZodType<ProxyRequest> = z.object({
 /**
  * The MachineDO `fetch` that carries `exchange` (to `MACHINE_PROXY_URL`): the exchange in its header,
  * the body streamed, its declared length, and for a WebSocket the upgrade workerd needs before it
- * passes a WebSocket back.
+ * passes a WebSocket back. `redirect: "manual"`: an upstream's redirect is the client's to follow;
+ * followed here, the stub would send it to the MachineDO itself (Jupyter's `/` to `/tree` became a
+ * 404 "no such machine endpoint").
  */
 export function machineProxyInit(exchange: ProxyRequest, body: ReadableStream<Uint8Array> | null, declaredLength: string | null): RequestInit {
   const headers = new Headers({ [PROXY_REQUEST_HEADER]: encodeProxyRequest(exchange) });
   if (exchange.websocket) headers.set("upgrade", "websocket");
   if (declaredLength !== null && body) headers.set("content-length", declaredLength);
-  return { method: exchange.method, headers, body };
+  return { method: exchange.method, headers, body, redirect: "manual" };
 }
 
 export const MACHINE_PROXY_URL = "https://machine/proxy";

@@ -17,6 +17,7 @@ describe("dev agent command line", () => {
         syntheticVersions: { driver: "580.126.09", cuda: "13.0" },
         readyDelayMs: 3000,
         pullMs: 400,
+        jupyter: false,
       },
     });
   });
@@ -29,6 +30,7 @@ describe("dev agent command line", () => {
       AGENT_CUDA_VERSION: "12.4",
       AGENT_DRIVER_VERSION: "550.54.15",
       DEV_READY_DELAY_MS: "200",
+      DEV_JUPYTER: "1",
     };
     const parsed = parseDevCommandLine(["--token", "flag", "--cuda-version", "12.8"], env);
     expect(parsed.ok && parsed.command === "run" && parsed.config).toMatchObject({
@@ -39,12 +41,13 @@ describe("dev agent command line", () => {
       syntheticVersions: { driver: "550.54.15", cuda: "12.8" },
       stateDir: "/s",
       readyDelayMs: 200,
+      jupyter: true,
     });
   });
 
   it("the usage is the agent's, plus every stand-in's flag and variable", () => {
     expect(DEV_USAGE.startsWith(USAGE)).toBe(true);
-    for (const name of ["--runtime local", "--gpus", "--cuda-version", "--driver-version", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DEV_READY_DELAY_MS", "DEV_PULL_MS"]) {
+    for (const name of ["--runtime local", "--gpus", "--cuda-version", "--driver-version", "AGENT_GPUS", "AGENT_CUDA_VERSION", "AGENT_DRIVER_VERSION", "DEV_READY_DELAY_MS", "DEV_PULL_MS", "DEV_JUPYTER"]) {
       expect(DEV_USAGE.slice(USAGE.length)).toContain(name);
     }
   });
@@ -65,5 +68,9 @@ describe("dev agent command line", () => {
       ok: false,
       error: "DEV_READY_DELAY_MS and DEV_PULL_MS must be non-negative integers",
     });
+  });
+
+  it("rejects a DEV_JUPYTER other than 0 or 1", () => {
+    expect(parseDevCommandLine(["--server", "https://x", "--token", "t"], { DEV_JUPYTER: "yes" })).toEqual({ ok: false, error: 'DEV_JUPYTER must be 0 or 1, got "yes"' });
   });
 });

@@ -13,6 +13,8 @@ export interface DevAgentConfig extends AgentConfig {
   /** Local runtime only: the dev containers' model-load delay and simulated pull time. */
   readyDelayMs: number;
   pullMs: number;
+  /** Local runtime only: instances of the Jupyter template run Debian's real Jupyter (DEV_JUPYTER=1, jupyter-container.ts). */
+  jupyter: boolean;
 }
 
 /** A real pair (driver 580.126.09 ships CUDA 13.0), newer than every template's min_cuda, so the dev stack places anything. */
@@ -27,6 +29,7 @@ The dev agent (node host-agent/dev/dev-main.ts, what npm run dev and the tests s
   --driver-version V      AGENT_DRIVER_VERSION  driver version reported with synthetic GPUs (default ${SYNTHETIC_DRIVER_VERSION})
   DEV_READY_DELAY_MS      local runtime: how long a dev container's ports refuse connections (default 3000)
   DEV_PULL_MS             local runtime: simulated image pull time (default 400)
+  DEV_JUPYTER=1           local runtime: pytorch instances run the real jupyter notebook (installed) on port 8888
 `;
 
 const DEV_FLAGS = {
@@ -53,6 +56,8 @@ export function parseDevCommandLine(argv: string[], env: NodeJS.ProcessEnv): Com
     const readyDelayMs = nonNegative(env.DEV_READY_DELAY_MS, 3000);
     const pullMs = nonNegative(env.DEV_PULL_MS, 400);
     if (readyDelayMs === null || pullMs === null) return { error: "DEV_READY_DELAY_MS and DEV_PULL_MS must be non-negative integers" };
-    return { ...settings, runtime, gpus, syntheticVersions: { driver, cuda }, readyDelayMs, pullMs };
+    const jupyter = env.DEV_JUPYTER ?? "0";
+    if (jupyter !== "0" && jupyter !== "1") return { error: `DEV_JUPYTER must be 0 or 1, got "${jupyter}"` };
+    return { ...settings, runtime, gpus, syntheticVersions: { driver, cuda }, readyDelayMs, pullMs, jupyter: jupyter === "1" };
   });
 }

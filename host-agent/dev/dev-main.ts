@@ -10,12 +10,12 @@ await runCommandLine(parseDevCommandLine(process.argv.slice(2), process.env), {
   usage: DEV_USAGE,
   discoverHost: async (config) =>
     config.gpus
-      ? { gpus: config.gpus, driverVersion: config.syntheticVersions.driver, cudaVersion: config.syntheticVersions.cuda }
+      ? { gpus: config.gpus, driverVersion: config.syntheticVersions.driver, cudaVersion: config.syntheticVersions.cuda, realDevices: false }
       : NVIDIA_DOCKER_HOST.discoverHost(config),
   gpuSource: (config, log) => (config.gpus ? new SyntheticGpuLoad(config.gpus) : NVIDIA_DOCKER_HOST.gpuSource(config, log)),
   createRuntime: (config, machine) =>
     config.runtime === "local"
-      ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs })
-      : NVIDIA_DOCKER_HOST.createRuntime(config, machine),
+      ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs, jupyter: config.jupyter })
+      : NVIDIA_DOCKER_HOST.createRuntime(config, machine, { hostLocalImages: true }),
   checksGpusAndEngine: (config) => config.runtime === "docker",
 });

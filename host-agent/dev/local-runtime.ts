@@ -1,5 +1,6 @@
-// The local runtime: each "container" is a child process of the dev container server, with its spec,
-// data folder and log under <stateDir>/containers/<instance_id>/ (for machines without a container engine).
+// The local runtime: each "container" is a child process of the dev container server (or, when asked,
+// the real Jupyter: jupyter-container.ts), with its spec, data folder and log under
+// <stateDir>/containers/<instance_id>/ (for machines without a container engine).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -10,12 +11,14 @@ import { fileURLToPath } from "node:url";
 import { containerSpec, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
 import { asUsageReport, type DevUsageReport } from "./container/usage-report.ts";
 import { freePort } from "./free-port.ts";
+import { jupyterCommand, JUPYTER_PORT, JUPYTER_TEMPLATE } from "./jupyter-container.ts";
 import { LogWriter, readTail } from "./local-log-file.ts";
 import {
   PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type ContainerUsage, type CreateOutcome, type Endpoint, type ListedContainer, type LogRequest,
 } from "../runtime/runtime.ts";
 
 const DEV_SERVER_FILE = fileURLToPath(new URL("./container/server.ts", import.meta.url));
+const REAL_PROGRAM_FILE = fileURLToPath(new URL("./container/real-program.ts", import.meta.url));
 const STOP_GRACE_MS = 5_000;
 
 export interface LocalRuntimeOptions {
@@ -26,6 +29,8 @@ export interface LocalRuntimeOptions {
   pullMs: number;
   /** A Node that runs .ts files; the agent's own by default. */
   nodePath?: string;
+  /** Instances of the Jupyter template run the real `jupyter notebook` (DEV_JUPYTER=1). */
+  jupyter?: boolean;
 }
 
 interface RunningContainer {
@@ -81,9 +86,12 @@ export class LocalRuntime implements ContainerRuntime {
     const hostPorts = new Map<number, number>();
     for (const port of spec.ports) hostPorts.set(port, await freePort());
     const dir = this.#dir(instanceId);
-    const child = spawn(this.#options.nodePath ?? process.execPath, [DEV_SERVER_FILE], {
+    const jupyterPort = this.#options.jupyter && spec.template === JUPYTER_TEMPLATE ? hostPorts.get(JUPYTER_PORT) : undefined;
+    const jupyter = jupyterPort === undefined ? null : jupyterCommand(instanceId, jupyterPort, dir);
+    if (jupyter) await mkdir(jupyter.env.HOME!, { recursive: true });
+    const child = spawn(this.#options.nodePath ?? process.execPath, jupyter ? [REAL_PROGRAM_FILE, ...jupyter.program] : [DEV_SERVER_FILE], {
       cwd: join(dir, "data"),
-      env: {
+      env: jupyter ? { ...spec.env, ...jupyter.env } : {
         ...spec.env,
         DEV_LISTEN: [...hostPorts].map(([port, hostPort]) => `${port}:${hostPort}`).join(","),
         DEV_MODEL: spec.model,

@@ -128,7 +128,7 @@ export async function probeTenantNetwork({ docker, pool, image, run }: ProbeOpti
 async function startProbeInstance(docker: Docker, networks: InstanceNetworks, image: string, id: string, command: string[]): Promise<{ address: string; gateway: string }> {
   const network = await networks.ensure(id);
   const spec: ContainerSpec = { instance_id: id, image, template: "", model: "", env: {}, command, ports: [], gpu_indices: [], disk_gb: 1 };
-  const options = containerCreateOptions(spec, { network, share: PROBE_SHARE, cachedModelDir: null, enforceDisk: false, notice: "", logFileBytes: LOG_FILE_BYTES });
+  const options = containerCreateOptions(spec, { network, share: PROBE_SHARE, cachedModelDir: null, enforceDisk: false, notice: "", logFileBytes: LOG_FILE_BYTES, gpuDevices: true });
   const container = await docker.createContainer({ ...options, Labels: { [PROBE_LABEL]: "true" } });
   await container.start();
   const settings = (await container.inspect()).NetworkSettings.Networks[network];

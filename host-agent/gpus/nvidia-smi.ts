@@ -13,6 +13,11 @@ export interface NvidiaHost {
   /** "" when nvidia-smi did not say. */
   driverVersion: string;
   cudaVersion: string;
+  /**
+   * Whether the GPUs are devices a container can be given (the NVIDIA container runtime's device
+   * requests): true for nvidia-smi's; false for the dev agent's synthetic ones, which no engine has.
+   */
+  realDevices: boolean;
 }
 
 /** GPUs are required (the agent has nothing to offer without them); the versions are reported as "" when unreadable. */
@@ -26,6 +31,7 @@ export async function discoverNvidiaHost(run: RunCommand): Promise<NvidiaHost> {
     gpus: parseNvidiaSmiCsv(listed.stdout),
     driverVersion: (driver.ok && parseDriverVersion(driver.stdout)) || "",
     cudaVersion: (banner.ok && parseCudaVersion(banner.stdout)) || "",
+    realDevices: true,
   };
 }
 

@@ -6,7 +6,7 @@ import { containerCreateOptions, type ContainerPlacement } from "./docker-contai
 const ID = "i-bbbbbbbbbbbbbbbb";
 const GIB = 1024 ** 3;
 const share = { memory_bytes: 60 * GIB, nano_cpus: 7_500_000_000 };
-const placement: ContainerPlacement = { network: `gpu-rental-${ID}`, share, cachedModelDir: null, enforceDisk: true, notice: "", logFileBytes: 50 * 1024 ** 2 };
+const placement: ContainerPlacement = { network: `gpu-rental-${ID}`, share, cachedModelDir: null, enforceDisk: true, notice: "", logFileBytes: 50 * 1024 ** 2, gpuDevices: true };
 
 describe("docker container config", () => {
   it("labels the container, publishes every port on loopback, joins its own network, drops privileges, requests the GPUs, bounds its memory (no swap), CPUs and log", () => {
@@ -76,5 +76,11 @@ describe("docker container config", () => {
     const cpuOnly = containerCreateOptions(testSpec(ID, { gpu_indices: [] }), placement).HostConfig;
     expect(cpuOnly).not.toHaveProperty("DeviceRequests");
     expect(cpuOnly).not.toHaveProperty("ShmSize");
+  });
+
+  it("GPUs that are not devices (the dev agent's synthetic ones) become no device request, which an engine would refuse", () => {
+    const synthetic = containerCreateOptions(testSpec(ID, { gpu_indices: [0, 1] }), { ...placement, gpuDevices: false }).HostConfig;
+    expect(synthetic).not.toHaveProperty("DeviceRequests");
+    expect(synthetic?.ShmSize).toBe(2 * 8 * GIB);
   });
 });

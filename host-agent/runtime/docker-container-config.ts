@@ -63,6 +63,8 @@ export interface ContainerPlacement {
   notice: string;
   /** The engine's log file limit (LOG_FILE_BYTES unless a test asks for less). */
   logFileBytes: number;
+  /** Whether the spec's GPUs become NVIDIA device requests: false where they are not real devices (DockerRuntimeOptions.gpuDevices). */
+  gpuDevices: boolean;
 }
 
 export function containerName(instanceId: string): string {
@@ -105,7 +107,7 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
       ...(gpus > 0
         ? {
             ShmSize: gpus * SHM_BYTES_PER_GPU,
-            DeviceRequests: [{ Driver: "nvidia", DeviceIDs: spec.gpu_indices.map(String), Capabilities: [["gpu"]] }],
+            ...(placement.gpuDevices ? { DeviceRequests: [{ Driver: "nvidia", DeviceIDs: spec.gpu_indices.map(String), Capabilities: [["gpu"]] }] } : {}),
           }
         : {}),
     },

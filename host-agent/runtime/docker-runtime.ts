@@ -22,6 +22,8 @@ import { DockerUsage } from "./docker-usage.ts";
 
 /** The template whose image the launch names (the API's catalog id). */
 export const CUSTOM_TEMPLATE = "custom";
+/** How a reference to an image built on this host begins (see hostLocalImages). */
+const HOST_LOCAL_PREFIX = "localhost/";
 
 export interface DockerRuntimeOptions {
   /** Host folder of the shared Hugging Face cache: a container whose model it holds gets that model's folder, read-only. */
@@ -31,6 +33,18 @@ export interface DockerRuntimeOptions {
   /** The host's memory and CPUs (this machine's by default) and its GPU count (0): each container gets its share by GPUs (resource-share.ts). */
   resources?: HostResources;
   hostGpus?: number;
+  /**
+   * Whether a container's GPUs become device requests to the NVIDIA container runtime (true unless
+   * said otherwise). False where the host's GPUs are not devices (the dev agent's synthetic GPUs on a
+   * machine without any): a request for them would fail on Docker, which knows no such device.
+   */
+  gpuDevices?: boolean;
+  /**
+   * Dev agent only (dev-main.ts): images named `localhost/...` are this host's own builds, run as
+   * they are and never pulled (there is no registry to pull them from). The production agent pulls
+   * every custom image, and the API takes no `localhost/` image outside the dev Worker.
+   */
+  hostLocalImages?: boolean;
   /** Seconds the engine waits after SIGTERM before it kills a stopping container. */
   stopTimeoutSeconds?: number;
   /** The engine's log file limit per container (default LOG_FILE_BYTES). */
@@ -90,12 +104,16 @@ export class DockerRuntime implements ContainerRuntime {
       return { notice: existing.Config.Labels?.[NOTICE_LABEL] ?? "" };
     }
     // A tenant's own image is pulled every time; a template's pinned one may come from the host.
-    await ensureImage(this.#docker, spec.image, onPullProgress, { always: spec.template === CUSTOM_TEMPLATE, stallMs: this.#options.pullStallMs ?? PULL_STALL_MS });
+    const hostLocal = this.#options.hostLocalImages === true && spec.image.startsWith(HOST_LOCAL_PREFIX);
+    await ensureImage(this.#docker, spec.image, onPullProgress, {
+      always: spec.template === CUSTOM_TEMPLATE && !hostLocal, stallMs: this.#options.pullStallMs ?? PULL_STALL_MS,
+    });
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),
       share: resourceShare(this.#options.resources ?? thisMachine(), this.#options.hostGpus ?? 0, spec.gpu_indices.length),
       cachedModelDir: await cachedModelFolder(this.#options.modelCacheDir, spec.model),
       logFileBytes: this.#options.logFileBytes ?? LOG_FILE_BYTES,
+      gpuDevices: this.#options.gpuDevices ?? true,
     });
     await this.#addDataDir(spec.instance_id);
     return { notice };
@@ -195,7 +213,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   /** Creates the container with disk_gb as its storage limit where the engine can enforce one; returns the notice. */
-  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "share" | "cachedModelDir" | "logFileBytes">): Promise<string> {
+  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "share" | "cachedModelDir" | "logFileBytes" | "gpuDevices">): Promise<string> {
     if (this.#diskLimitRefusal === null) {
       try {
         await this.#createContainer(spec, { ...placement, enforceDisk: true, notice: "" });

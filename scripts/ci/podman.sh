@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Provisions a Docker-compatible engine (podman's API service) on a clean Debian machine, as root,
-# with a local busybox test image, so the docker runtime tests run without Docker or a registry.
-# Idempotent. Prints the DOCKER_HOST value last; CONTAINERS_CONF is only needed by podman itself.
+# with two local test images, so the docker runtime tests run without Docker or a registry: a busybox
+# one, and the dev container server (HTTP, SSE, WebSocket) on the project's own Node, which the real
+# agent's end-to-end test runs (after `npm ci`: it is bundled from this checkout). Both are built
+# from files on this machine only. Idempotent. Prints the DOCKER_HOST value last; CONTAINERS_CONF is
+# only needed by podman itself.
 set -euo pipefail
+cd "$(dirname "$0")/../.."
 
 STATE_DIR="${GPU_RENTAL_PODMAN_DIR:-/var/lib/gpu-rental-podman}"
 SOCKET="${GPU_RENTAL_PODMAN_SOCKET:-/run/gpu-rental-podman.sock}"
 IMAGE="localhost/gpu-rental-busybox:latest"
+DEV_SERVER_IMAGE="localhost/gpu-rental-dev-server:latest"
 export CONTAINERS_CONF="$STATE_DIR/containers.conf"
 
 log() { echo "podman.sh: $*" >&2; }
@@ -46,6 +51,39 @@ if ! podman image exists "$IMAGE"; then
     --change 'ENV PATH=/bin' \
     "$rootfs.tar" "$IMAGE" >/dev/null
   rm -f "$rootfs.tar"
+fi
+
+# The dev container server, bundled into one file, with the Node that runs the project (node@22, a
+# devDependency) and the shared libraries it links. Rebuilt whenever the bundle or that Node changes:
+# the image carries their digest as a label.
+if [ -x node_modules/.bin/esbuild ] && [ -x node_modules/node/bin/node ]; then
+  build="$(mktemp -d)"
+  node_modules/.bin/esbuild host-agent/dev/container/server.ts --bundle --platform=node --format=esm --target=node22 --log-level=warning \
+    --external:bufferutil --external:utf-8-validate \
+    --banner:js="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" \
+    --outfile="$build/server.mjs"
+  digest="$(cat "$build/server.mjs" node_modules/node/bin/node | sha256sum | cut -c1-64)"
+  if [ "$(podman image inspect --format '{{ index .Labels "gpu-rental.source" }}' "$DEV_SERVER_IMAGE" 2>/dev/null)" != "$digest" ]; then
+    log "building $DEV_SERVER_IMAGE from this checkout's dev container server and node"
+    rootfs="$build/rootfs"
+    mkdir -p "$rootfs/bin" "$rootfs/app" "$rootfs/tmp"
+    cp node_modules/node/bin/node "$rootfs/bin/node"
+    cp "$build/server.mjs" "$rootfs/app/server.mjs"
+    for lib in $(ldd node_modules/node/bin/node | grep -o '/[^ ]*'); do
+      mkdir -p "$rootfs$(dirname "$lib")"
+      cp -L "$lib" "$rootfs$lib"
+    done
+    tar -C "$rootfs" -cf "$build/rootfs.tar" .
+    podman import --quiet \
+      --change 'CMD ["/bin/node","/app/server.mjs"]' \
+      --change 'ENV DEV_LISTEN=8000:8000' --change 'ENV DEV_LISTEN_HOST=0.0.0.0' \
+      --change 'ENV DEV_READY_DELAY_MS=0' --change 'ENV DEV_DATA_DIR=/data' \
+      --change "LABEL gpu-rental.source=$digest" \
+      "$build/rootfs.tar" "$DEV_SERVER_IMAGE" >/dev/null
+  fi
+  rm -rf "$build"
+else
+  log "no node_modules (run npm ci first): $DEV_SERVER_IMAGE not built"
 fi
 
 ping_engine() { curl -fsS --max-time 2 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planLaunch } from "./launch-rules.ts";
-import { allowedRegistries, registryOf } from "./image-registry.ts";
+import { allowedRegistries, localImagesAllowed, registryOf } from "./image-registry.ts";
 
 const gpu = { model: "rtx4090", display_name: "RTX 4090", vram_gb: 24, price_hour_micros: 690_000, tier: "consumer", arch: "ada" };
 const custom = (image: string) => ({ gpu_model: "rtx4090", gpu_count: 1, template: "custom", image });
@@ -24,5 +24,21 @@ describe("the operator's IMAGE_REGISTRIES", () => {
   it("lets any public registry through when unset or empty", () => {
     expect([allowedRegistries(undefined), allowedRegistries(""), allowedRegistries(" , ")]).toEqual([null, null, null]);
     expect(planLaunch(custom("nvcr.io/nvidia/pytorch:24.01-py3"), gpu, null).image).toBe("nvcr.io/nvidia/pytorch:24.01-py3");
+  });
+});
+
+describe("the dev Worker's DEV_LOCAL_IMAGES", () => {
+  it("admits localhost/NAME images only when it is \"1\", and still no other private registry", () => {
+    expect([localImagesAllowed(undefined), localImagesAllowed("0"), localImagesAllowed("true"), localImagesAllowed("1")]).toEqual([false, false, false, true]);
+    expect(() => planLaunch(custom("localhost/gpu-rental-dev-server:latest"), gpu, null)).toThrow(/^image: must name a public registry: its registry localhost is this host itself$/);
+    expect(planLaunch(custom("localhost/gpu-rental-dev-server:latest"), gpu, null, true).image).toBe("localhost/gpu-rental-dev-server:latest");
+    for (const image of ["localhost:5000/app", "app.localhost/x", "10.0.0.1:5000/img", "registry:5000/img"]) {
+      expect(() => planLaunch(custom(image), gpu, null, true), image).toThrow(/^image: must name a public registry: /);
+    }
+  });
+
+  it("leaves the operator's IMAGE_REGISTRIES in force: localhost must be listed there too", () => {
+    expect(() => planLaunch(custom("localhost/app"), gpu, allowedRegistries("docker.io"), true)).toThrow(/^image: its registry localhost is not one this service pulls from \(docker.io\)$/);
+    expect(planLaunch(custom("localhost/app"), gpu, allowedRegistries("localhost"), true).image).toBe("localhost/app");
   });
 });

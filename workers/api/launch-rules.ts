@@ -6,17 +6,19 @@ import { launchCommand, resolveImage } from "./catalog/launch-commands.ts";
 import { findModel } from "./catalog/models.ts";
 import { findTemplate, templates } from "./catalog/templates.ts";
 import { ApiError } from "../../core/errors.ts";
-import { registryOf } from "./image-registry.ts";
+import { privateRegistryRefusal, registryOf } from "./image-registry.ts";
 import type { LaunchBody } from "./schemas/instance.ts";
 
-/** `registries`: the operator's IMAGE_REGISTRIES, null for any public registry. */
-export function planLaunch(body: LaunchBody, gpu: GpuModel | null, registries: string[] | null = null): LaunchPlan {
+/** `registries`: the operator's IMAGE_REGISTRIES, null for any public registry; `localImages`: the dev Worker's DEV_LOCAL_IMAGES. */
+export function planLaunch(body: LaunchBody, gpu: GpuModel | null, registries: string[] | null = null, localImages = false): LaunchPlan {
   if (!gpu) throw invalid(`gpu_model: unknown GPU model "${body.gpu_model}"; see GET /v1/gpus`);
   const template = findTemplate(body.template);
   if (!template) throw invalid(`template: unknown template "${body.template}"; one of ${templates.map((t) => t.id).join(", ")}`);
 
   if (template.id === "custom" && !body.image) throw invalid("image: is required for the custom template");
   if (template.id !== "custom" && body.image !== undefined) throw invalid(`image: only the custom template takes an image; ${template.id} runs ${template.image}`);
+  const privateRegistry = body.image === undefined ? null : privateRegistryRefusal(registryOf(body.image), localImages);
+  if (privateRegistry) throw invalid(`image: must name a public registry: ${privateRegistry}`);
   if (body.image !== undefined && registries !== null && !registries.includes(registryOf(body.image))) {
     throw invalid(`image: its registry ${registryOf(body.image)} is not one this service pulls from (${registries.join(", ")})`);
   }

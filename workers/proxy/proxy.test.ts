@@ -4,7 +4,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ServerMessage } from "../../protocol/messages.ts";
-import { call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
+import { BASE, call, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
@@ -26,6 +26,24 @@ async function runningInstance(): Promise<{ agent: FakeAgent; key: string; id: s
 }
 
 describe("proxy entry", () => {
+  it("passes an upstream redirect to the client as it is, never following it itself (Jupyter answers / with 302 to /tree)", async () => {
+    const { agent, key, id } = await runningInstance();
+    const answered = new Set<number>();
+    for (const [status, location] of [[302, "/tree"], [301, "http://elsewhere.example/x"], [307, "relative/path?q=1"]] as const) {
+      // The test's own fetch must not follow the redirect either.
+      const pending = exports.default.fetch(new Request(`${BASE}/v1/instances/${id}/proxy/8888/`, {
+        headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": "10.0.0.1" }, redirect: "manual",
+      }));
+      const request = await agent.waitFor((m): m is HttpRequest => m.type === "http_request" && !answered.has(m.stream));
+      answered.add(request.stream);
+      agent.send({ type: "http_response", stream: request.stream, status, headers: [["location", location]] });
+      agent.send({ type: "end", stream: request.stream });
+      const response = await pending;
+      expect([response.status, response.headers.get("location")]).toEqual([status, location]);
+    }
+    agent.disconnect();
+  }, 20_000);
+
   it("hands the agent the target and the upstream headers computed by the Worker, and answers with its response", async () => {
     const { agent, key, id } = await runningInstance();
     const pending = call("GET", `/v1/instances/${id}/proxy/8888/a%20b/?x=1`, {

@@ -1,5 +1,7 @@
 // Entry of the dev container server, the local runtime's stand-in for a model server container.
-// Env: DEV_LISTEN (containerPort:hostPort,...), DEV_MODEL, DEV_READY_DELAY_MS, DEV_DATA_DIR.
+// Env: DEV_LISTEN (containerPort:hostPort,...), DEV_MODEL, DEV_READY_DELAY_MS, DEV_DATA_DIR, and
+// DEV_LISTEN_HOST: 127.0.0.1 (a child of the local runtime, next to the agent) unless given; the
+// container image built by scripts/ci/podman.sh listens on 0.0.0.0, its network's address.
 import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -19,6 +21,7 @@ if (process.env.DEV_DATA_DIR) mkdirSync(process.env.DEV_DATA_DIR, { recursive: t
 if (process.send) process.on("disconnect", () => process.exit(0));
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));
 
+const listenHost = process.env.DEV_LISTEN_HOST ?? "127.0.0.1";
 const model = process.env.DEV_MODEL ?? "";
 process.stdout.write(`dev container: loading ${model || "no model"}, ready in ${readyDelayMs} ms\n`);
 process.stderr.write("dev container: no GPU here, answers come from a stand-in model\n");
@@ -26,8 +29,8 @@ const servers = listen.map(() => createDevServer(model));
 reportUsageToParent(servers);
 // Ports stay closed while the "model loads", so connections are refused exactly as with a real server.
 await sleep(readyDelayMs);
-await Promise.all(servers.map((server, i) => once(server.listen(listen[i]!.hostPort, "127.0.0.1"), "listening")));
-process.stdout.write(`dev container ready on ${listen.map((l) => `${l.containerPort}->127.0.0.1:${l.hostPort}`).join(", ")}\n`);
+await Promise.all(servers.map((server, i) => once(server.listen(listen[i]!.hostPort, listenHost), "listening")));
+process.stdout.write(`dev container ready on ${listen.map((l) => `${l.containerPort}->${listenHost}:${l.hostPort}`).join(", ")}\n`);
 
 function parseListen(text: string): { containerPort: number; hostPort: number }[] | null {
   const pairs = text.split(",").filter(Boolean).map((pair) => pair.split(":").map(Number));

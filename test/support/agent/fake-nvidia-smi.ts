@@ -1,7 +1,8 @@
-// A stand-in for nvidia-smi on a machine without a GPU: a script answering the agent's calls with
-// output recorded on real hosts (host-agent/gpus/fixtures: 8 x H100 SXM, driver 550.54.15, CUDA 12.4;
-// the usage sample is an H100 under load, once per GPU), for tests of the production agent, which
-// discovers and samples its GPUs with nvidia-smi only.
+// A stand-in for nvidia-smi on a machine without a GPU: a script answering the agent's calls, for
+// tests of the production agent, which discovers and samples its GPUs with nvidia-smi only. The
+// banner (8 x H100 SXM, driver 550.54.15, CUDA 12.4) and the usage sample (an H100 under load, once
+// per GPU) were recorded on real hosts; the GPU list, 8x-h100.csv, is hand-made with made-up UUIDs
+// (host-agent/gpus/fixtures/SOURCES.md).
 import { readFileSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";

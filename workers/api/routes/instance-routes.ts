@@ -6,7 +6,7 @@ import { ApiError, unwrap } from "../../../core/errors.ts";
 import { CALLER_REFUSED } from "../../../durable-objects/contracts/refusals.ts";
 import type { ApiEnv } from "../context.ts";
 import type { LaunchPlan } from "../../../core/launch-plan.ts";
-import { allowedRegistries } from "../image-registry.ts";
+import { allowedRegistries, localImagesAllowed } from "../image-registry.ts";
 import { planLaunch } from "../launch-rules.ts";
 import { InstanceIdParam, json, jsonBody } from "../schemas/common.ts";
 import { EventList, Instance, InstanceList, LaunchBody, UpdateBody } from "../schemas/instance.ts";
@@ -83,7 +83,7 @@ export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationH
     const account = accountOf(c.env, c.var.accountId);
     let plan: LaunchPlan;
     try {
-      plan = planLaunch(body, gpu, allowedRegistries(c.env.IMAGE_REGISTRIES));
+      plan = planLaunch(body, gpu, allowedRegistries(c.env.IMAGE_REGISTRIES), localImagesAllowed(c.env.DEV_LOCAL_IMAGES));
     } catch (error) {
       // A bad key is refused before anything about the catalog rules is revealed; a good request
       // has its key checked once, by launch itself.

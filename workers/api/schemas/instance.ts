@@ -2,7 +2,6 @@
 import { z } from "@hono/zod-openapi";
 import { INSTANCE_ID_DESCRIPTION, timestamp } from "./common.ts";
 import { PortObject } from "./catalog.ts";
-import { privateRegistryRefusal, registryOf } from "../image-registry.ts";
 import { IDLE_GPU_PERCENT, IDLE_STOP_MINUTES } from "../../../durable-objects/contracts/idle-stop.ts";
 
 export const MAX_ENV_VARS = 64;
@@ -53,10 +52,6 @@ export const LaunchBody = z
       .openapi({ description: "A model `id` from GET /v1/catalog of a kind the template serves; required when the template's `model_required`, refused when it takes none" }),
     image: z.string("must be a public container image reference").max(255, "must be at most 255 characters")
       .regex(IMAGE_REFERENCE, "must be a container image reference such as docker.io/library/nginx:1.27")
-      .superRefine((image, ctx) => {
-        const refusal = privateRegistryRefusal(registryOf(image));
-        if (refusal) ctx.addIssue({ code: "custom", message: `must name a public registry: ${refusal}` });
-      })
       .optional()
       .openapi({
         description: "The public container image to run: required for the `custom` template, refused for every other. Its registry must be " +

@@ -1,0 +1,180 @@
+// The real agent as a whole on the Docker runtime: the dev agent's process with `--runtime docker`
+// on a real engine (podman, as root, like CI) joins the real stack (wrangler dev) as its own machine,
+// and the MachineDO's commands launch, stop, start and destroy a container of the local dev-server
+// image (scripts/ci/podman.sh), which the proxy reaches over HTTP, SSE and WebSocket and whose logs
+// stream. The stack admits that `localhost/` image (DEV_LOCAL_IMAGES, IMAGE_REGISTRIES) here only.
+// Without an engine or the image the suite is skipped, saying why; REQUIRE_DOCKER_ENGINE=1 makes
+// that a failure. Sets the tenant firewall, which the agent checks, under the machine-wide lock.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { BLOCK_BYTES, payloadBlock, payloadSha256 } from "../../host-agent/dev/container/seeded-bytes.ts";
+import { containerName } from "../../host-agent/runtime/docker-container-config.ts";
+import { DEFAULT_NETWORK_POOL } from "../../host-agent/runtime/subnet-pool.ts";
+import { startChild, type Child } from "../../scripts/dev/processes.ts";
+import { recordEngine, type EngineRecorder } from "../support/agent/engine-recorder.ts";
+import { readEventArrivals } from "../support/agent/event-arrivals.ts";
+import { lockFirewall } from "../support/agent/firewall-lock.ts";
+import { NODE_BINARY } from "../support/agent/node-binary.ts";
+import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const IMAGE = "localhost/gpu-rental-dev-server:latest";
+const FIREWALL_SCRIPT = join(ROOT, "deploy/host-agent/firewall.sh");
+/** A model no dev machine has: every launch of it lands on this file's Docker host. */
+const GPU_MODEL = "a100-80gb";
+
+const docker = new Docker();
+/** Why the suite cannot run here, or null when it can. */
+const missing = !process.env.DOCKER_HOST
+  ? "DOCKER_HOST is not set"
+  : !process.env.DOCKER_HOST.startsWith("unix://")
+    ? `DOCKER_HOST ${process.env.DOCKER_HOST} is not a unix socket, which this test records the agent's calls on`
+  : !(await docker.ping().then(() => true, () => false))
+    ? `no engine answers at ${process.env.DOCKER_HOST}`
+    : !(await docker.getImage(IMAGE).inspect().then(() => true, () => false))
+      ? `the engine has no ${IMAGE}`
+      : null;
+
+if (missing && process.env.REQUIRE_DOCKER_ENGINE === "1") {
+  describe("the real agent on the Docker runtime", () => {
+    it("needs a Docker-compatible engine with the dev-server image", () => {
+      throw new Error(`REQUIRE_DOCKER_ENGINE=1 but ${missing}: run scripts/ci/podman.sh (after npm ci) and export the DOCKER_HOST it prints`);
+    });
+  });
+}
+
+describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing ? ` (skipped: ${missing}; run scripts/ci/podman.sh)` : ""}`, () => {
+  let stack: E2eStack;
+  let agent: Child;
+  let engine: EngineRecorder;
+  let stateDir: string;
+  let unlockFirewall: (() => Promise<void>) | undefined;
+  let instance: Instance;
+
+  const auth = () => ({ authorization: `Bearer ${stack.key}` });
+  const proxied = (path: string, init: RequestInit = {}) => fetch(stack.proxyUrl(instance, 8000, path), { ...init, headers: auth() });
+  const read = async () => (await stack.api<Instance>("GET", `/v1/instances/${instance.id}`)).body;
+  const inspect = () => docker.getContainer(containerName(instance.id)).inspect();
+  const answers = () => poll(() => proxied("/health").then((r) => r.status, () => 0), (status) => status === 200);
+
+  beforeAll(async () => {
+    // The agent checks the firewall before its first hello and every minute: no other test may take it away meanwhile.
+    unlockFirewall = await lockFirewall();
+    await promisify(execFile)("bash", [FIREWALL_SCRIPT, DEFAULT_NETWORK_POOL]);
+    stack = await startE2eStack({ IMAGE_REGISTRIES: "localhost", DEV_LOCAL_IMAGES: "1" });
+    const created = await fetch(`${stack.baseUrl}/admin/v1/machines`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stack.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "docker-host" }),
+    }).then((r) => r.json() as Promise<{ id: number; agent_token: string }>);
+    stateDir = await mkdtemp(join(tmpdir(), "docker-agent-"));
+    engine = await recordEngine(process.env.DOCKER_HOST!.slice("unix://".length));
+    // This engine cannot enforce disk_gb (overlay on extfs): the host takes instances all the same, each saying so.
+    agent = startChild("docker-agent", NODE_BINARY, [
+      join(ROOT, "host-agent/dev/dev-main.ts"), "--server", stack.baseUrl, "--token", created.agent_token, "--runtime", "docker",
+      "--gpus", `${GPU_MODEL}:1`, "--state-dir", stateDir, "--unenforced-disk", "accept",
+    ], { ...process.env, DOCKER_HOST: engine.dockerHost }, false);
+    await poll(() => stack.api<{ gpus: { model: string; free_gpus: number }[] }>("GET", "/v1/gpus"),
+      (r) => r.body.gpus.some((g) => g.model === GPU_MODEL && g.free_gpus === 1), 30_000).catch((error: Error) => {
+      throw new Error(`${error.message}\n--- docker agent\n${agent.output().slice(-3000)}`);
+    });
+    instance = await stack.launchRunning({ gpu_model: GPU_MODEL, gpu_count: 1, template: "custom", image: IMAGE });
+    await answers();
+  }, 150_000);
+
+  afterAll(async () => {
+    if (instance) await docker.getContainer(containerName(instance.id)).remove({ force: true }).catch(() => undefined);
+    await agent?.stop();
+    await engine?.close();
+    await stack?.stop();
+    await unlockFirewall?.();
+    if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  });
+
+  it("the launch made a container of the image on the engine, its synthetic GPU asking the engine for no device", async () => {
+    const info = await inspect();
+    expect(info.Config.Image).toBe(IMAGE);
+    expect(info.Config.Labels).toMatchObject({ "gpu-rental.instance": instance.id });
+    expect(info.State.Running).toBe(true);
+    // The dev agent's GPUs are not devices: a request for them would be refused by Docker. podman
+    // takes one and leaves it out of `inspect`, so what the agent asked for is read on the way.
+    const created = engine.creates.find((body) => (body.Labels as Record<string, string> | undefined)?.["gpu-rental.instance"] === instance.id);
+    expect(created?.HostConfig).toMatchObject({ ShmSize: 8 * 1024 ** 3 });
+    expect(created?.HostConfig).not.toHaveProperty("DeviceRequests");
+  });
+
+  it("proxies a download with the exact bytes: the digest of what arrived is the one the container reports", async () => {
+    const size = 3 * BLOCK_BYTES * 7 + 12_345;
+    const body = Buffer.from(await (await proxied(`/bytes?n=${size}`)).arrayBuffer());
+    const reported = (await (await proxied(`/bytes/sha256?n=${size}`)).json()) as { sha256: string };
+    expect(body.length).toBe(size);
+    expect(reported.sha256).toBe(payloadSha256(size));
+    expect(createHash("sha256").update(body).digest("hex")).toBe(reported.sha256);
+  });
+
+  it("proxies server-sent events one by one, as the container sends them", async () => {
+    const response = await proxied("/sse?n=4&interval_ms=300");
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const events = (await readEventArrivals(response)).events.filter((e) => e.event.startsWith("data:"));
+    expect(events.map((e) => e.event)).toEqual([0, 1, 2, 3].map((i) => `data: {"i": ${i}}`));
+    expect(events[3]!.atMs - events[0]!.atMs).toBeGreaterThan(600);
+  });
+
+  it("proxies a WebSocket: seeded binary messages come back whole and in order", async () => {
+    const socket = new WebSocket(stack.proxyUrl(instance, 8000, "/ws").replace(/^http/, "ws"), { headers: auth() });
+    const received: Buffer[] = [];
+    const blocks = 24;
+    const echoed = new Promise<void>((done, fail) => {
+      socket.on("message", (data: Buffer) => received.push(data) === blocks && done());
+      socket.on("error", fail);
+    });
+    await new Promise((opened) => socket.once("open", opened));
+    for (let i = 0; i < blocks; i++) socket.send(payloadBlock(i));
+    await echoed;
+    socket.close();
+    expect(createHash("sha256").update(Buffer.concat(received)).digest("hex")).toBe(payloadSha256(blocks * BLOCK_BYTES));
+  });
+
+  it("streams the container's logs: the tail, then a line written while following", async () => {
+    const lines = async () => (await (await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/logs?tail=10000`, { headers: auth() })).text()).split("\n");
+    expect(await lines()).toEqual(expect.arrayContaining(["dev container: loading no model, ready in 0 ms", "dev container: no GPU here, answers come from a stand-in model"]));
+    const follow = await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/logs?tail=1&follow=true`, { headers: auth() });
+    expect(follow.headers.get("content-type")).toBe("text/event-stream");
+    const reader = follow.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const marker = `/echo/followed-${Date.now()}`;
+    await proxied(marker);
+    let text = "";
+    while (!text.includes(`GET ${marker} 200`)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the follow ended before the line came: ${text}`);
+      text += value;
+    }
+    await reader.cancel();
+    expect(text).toMatch(new RegExp(`"stream":"stdout","line":"GET ${marker} 200"`));
+  });
+
+  it("stops and starts the container again, the proxy answering once more", async () => {
+    expect((await stack.api("POST", `/v1/instances/${instance.id}/stop`)).status).toBe(204);
+    await poll(read, (i) => i.status === "stopped");
+    expect((await inspect()).State.Running).toBe(false);
+    const refused = await proxied("/health");
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([409, "not_running"]);
+    expect((await stack.api("POST", `/v1/instances/${instance.id}/start`)).status).toBe(204);
+    await poll(read, (i) => i.status === "running");
+    expect((await inspect()).State.Running).toBe(true);
+    await answers();
+  }, 60_000);
+
+  it("destroys the container: gone from the engine", async () => {
+    expect((await stack.api("DELETE", `/v1/instances/${instance.id}`)).status).toBe(204);
+    await poll(() => inspect().then(() => "present", (error: { statusCode?: number }) => String(error.statusCode)), (state) => state === "404");
+    await poll(read, (i) => i.status === "destroyed");
+  }, 60_000);
+});
