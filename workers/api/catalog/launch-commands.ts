@@ -15,6 +15,18 @@ export function resolveImage(template: Template, gpuArch: string, customImage: s
   return template.image;
 }
 
+/**
+ * The PyTorch runtime image has no Jupyter: install JupyterLab and serve it at `/`, the root of the
+ * port's app origin (the path proxy strips its prefix too), locked by the instance token. The agent
+ * hands it `Host: localhost:8888`, so Jupyter would take the browser's Origin, the app origin, for a
+ * cross-origin caller and refuse its API calls and kernel WebSockets: that origin, and only this
+ * instance's (its id read from PROXY_BASE_PATH, `/v1/instances/<id>/proxy`), is allowed.
+ */
+const PYTORCH_JUPYTER =
+  'id="${PROXY_BASE_PATH#/v1/instances/}"; id="${id%/proxy}"; pip install --quiet jupyterlab && ' +
+  'exec jupyter lab --ip=0.0.0.0 --port=8888 --no-browser --allow-root --IdentityProvider.token="$INSTANCE_TOKEN" ' +
+  '--ServerApp.allow_origin_pat="^https?://${id}-8888\\."';
+
 /** The container command; [] keeps the image's own (Ollama, ComfyUI, custom images). */
 export function launchCommand(templateId: string, modelHf: string, gpuCount: number): string[] {
   switch (templateId) {
@@ -24,12 +36,8 @@ export function launchCommand(templateId: string, modelHf: string, gpuCount: num
       return ["python3", "-m", "sglang.launch_server", "--model-path", modelHf, "--host", "0.0.0.0", "--port", "30000", "--tp", String(gpuCount)];
     case "embeddings": // text-embeddings-router listens on 80 unless told otherwise
       return ["--model-id", modelHf, "--hostname", "0.0.0.0", "--port", "8000"];
-    case "pytorch": // the runtime image has no Jupyter: install it, serve it under the proxy path
-      return [
-        "bash", "-c",
-        'pip install --quiet jupyterlab && exec jupyter lab --ip=0.0.0.0 --port=8888 --no-browser --allow-root ' +
-          '--ServerApp.base_url="$PROXY_BASE_PATH/8888" --IdentityProvider.token="$INSTANCE_TOKEN"',
-      ];
+    case "pytorch":
+      return ["bash", "-c", PYTORCH_JUPYTER];
     default:
       return [];
   }
