@@ -20,6 +20,7 @@ import { openCommand } from "./commands/open.ts";
 import { renameCommand } from "./commands/rename.ts";
 import { rmCommand } from "./commands/rm.ts";
 import { showCommand } from "./commands/show.ts";
+import { sshKeysCommand } from "./commands/ssh-keys.ts";
 import { topCommand } from "./commands/top.ts";
 import { describeError, USAGE_EXIT } from "./errors.ts";
 import { createFactory, type Factory } from "./factory.ts";
@@ -28,6 +29,7 @@ import type { IoStreams } from "./iostreams.ts";
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
   stopCommand, startCommand, rmCommand, renameCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, topupCommand, webhooksCommand,
+  sshKeysCommand,
 ];
 
 function buildProgram(f: Factory) {

@@ -5,6 +5,7 @@ import { addColumnIfMissing } from "../add-column.ts";
 import { replaceLegacyOutbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
+import { createSshKeySchema } from "./ssh-keys.ts";
 import { createWebhookSchema } from "./webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
@@ -43,6 +44,8 @@ export function createAccountSchema(sql: Sql): void {
   addAccountSchemaAdditions(sql);
   // webhook-schema.ts: endpoints, events, deliveries, and the triggers that record events.
   createWebhookSchema(sql);
+  // ssh-keys.ts.
+  createSshKeySchema(sql);
 }
 
 /**
