@@ -1,6 +1,8 @@
 // An OpenSSH public key line (`ssh-ed25519 AAAA… comment`, as in id_ed25519.pub), read without any
 // SSH library so the Worker, the CLI and the agent agree on it: the type, the wire-format blob
 // checked against that type, and the fingerprint as `ssh-keygen -l` prints it.
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
 
 export const SSH_KEY_TYPES = ["ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "ssh-rsa"] as const;
 export type SshKeyType = (typeof SSH_KEY_TYPES)[number];
@@ -101,9 +103,7 @@ export function parseSshPublicKey(line: string): ParsedKey {
   return rule ? refuse(rule) : { ok: true, key: { type: type as SshKeyType, blob, comment: rest.join(" ") } };
 }
 
-/** `SHA256:` and the unpadded base64 of the blob's SHA-256, as OpenSSH prints it. */
-export async function sshFingerprint(blob: string): Promise<string> {
-  const bytes = Uint8Array.from(atob(blob), (c) => c.charCodeAt(0));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return "SHA256:" + btoa(String.fromCharCode(...digest)).replace(/=+$/, "");
+/** `SHA256:` and the unpadded base64 of the blob's SHA-256, as OpenSSH prints it (synchronous: an instance's view computes it). */
+export function sshFingerprint(blob: string): string {
+  return "SHA256:" + createHash("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "");
 }

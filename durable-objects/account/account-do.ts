@@ -33,7 +33,7 @@ import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
 import { revokeAllSessions, revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
-import { SshKeys, type SshKeyCall } from "./ssh-keys.ts";
+import { SshKeys, type SshKeyCall, type SshKeyResult } from "./ssh-keys.ts";
 import { WebhookEndpoints } from "./webhook-endpoints.ts";
 import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
 
@@ -219,7 +219,7 @@ export class AccountDO extends DurableObject<Env> {
     return this.record.info() ? this.changed(this.settlement.payments.apply(event)) : noSuchAccount();
   }
 
-  async sshKeysFor(credential: string, call: SshKeyCall) {
+  async sshKeysFor(credential: string, call: SshKeyCall): Promise<SshKeyResult> {
     return (call.op === "allowed" && (await this.views.isTokenOf(call.instance_id, credential))) || (await this.callers.admits(credential)) ? this.sshKeys.handle(call) : callerRefused();
   }
 

@@ -1,5 +1,6 @@
 // Instance rows as stored in AccountDO, and their public shape (the API's Instance object).
 import type { PortSpec } from "../../core/port-spec.ts";
+import { sshFingerprint } from "../../core/ssh-public-key.ts";
 import type { Sql } from "../sql.ts";
 import { instancePorts, type InstancePort } from "./port-readiness.ts";
 
@@ -37,13 +38,15 @@ export interface InstanceRow {
   /** Its share of the host's memory (whole MiB) and CPUs (thousandths), which its container is limited to; null when unknown. */
   memory_mib: number | null;
   milli_cpus: number | null;
+  /** Its host's SSH server's public key line; null until the host has said one. */
+  ssh_host_key: string | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms" | "memory_mib" | "milli_cpus"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "ssh_host_key"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;
@@ -54,6 +57,8 @@ export type Instance = Omit<
   /** Whole GiB of memory and CPUs (to a hundredth) its container may use; null when its host has not said what it has. */
   memory_gb: number | null;
   vcpus: number | null;
+  /** How `ssh` knows its host: the key line for known_hosts, the fingerprint a person compares; null until the host said its key. */
+  ssh: { host_key: string; host_key_fingerprint: string; user: "root" } | null;
 };
 
 export function toInstance(row: InstanceRow, token: string): Instance {
@@ -79,7 +84,13 @@ export function toInstance(row: InstanceRow, token: string): Instance {
     machine_online: row.machine_online === 1,
     created_at: row.created_at,
     started_at: row.started_at,
+    ssh: sshOf(row.ssh_host_key),
   };
+}
+
+function sshOf(hostKey: string | null): Instance["ssh"] {
+  const blob = hostKey?.split(" ")[1];
+  return hostKey && blob ? { host_key: hostKey, host_key_fingerprint: sshFingerprint(blob), user: "root" } : null;
 }
 
 /** A placed instance (rows being placed have no machine yet and are invisible). */

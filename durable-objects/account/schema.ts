@@ -89,4 +89,6 @@ export function addAccountSchemaAdditions(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS payments (stripe_id TEXT PRIMARY KEY, amount_micros INTEGER NOT NULL, updated_at TEXT NOT NULL)`;
   addColumnIfMissing(sql, "instances", "memory_mib", "INTEGER");
   addColumnIfMissing(sql, "instances", "milli_cpus", "INTEGER");
+  // Its host's SSH server's public key line, from the reservation and the host's reports; null until the host has one.
+  addColumnIfMissing(sql, "instances", "ssh_host_key", "TEXT");
 }

@@ -9,6 +9,7 @@ import { MAX_SSH_KEYS, type AllowedSshKey, type SshKeyAnswer, type SshKeyCall, t
 import type { Sql } from "../sql.ts";
 
 export type { SshKeyCall };
+export type SshKeyResult = SshKeyAnswer | Failure;
 
 interface SshKeyRow {
   id: string; name: string; type: string; blob: string; fingerprint: string; created_at: string; last_used_at: string | null;

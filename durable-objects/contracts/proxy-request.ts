@@ -37,6 +37,8 @@ export interface ProxyRequest extends ProxyTarget {
   requestId: string;
   /** The subprotocols a WebSocket client offered; null for plain HTTP. */
   websocket: { protocols: string[] } | null;
+  /** An SSH connection (a WebSocket ended by the agent's SSH server, not a port): the keys that may authenticate it. */
+  ssh?: { keys: { type: string; blob: string }[] };
 }
 
 const proxyRequest: z.ZodType<ProxyRequest> = z.object({
@@ -53,6 +55,7 @@ const proxyRequest: z.ZodType<ProxyRequest> = z.object({
   ]),
   requestId: z.string(),
   websocket: z.object({ protocols: z.array(z.string()) }).nullable(),
+  ssh: z.object({ keys: z.array(z.object({ type: z.string(), blob: z.string() })) }).optional(),
 });
 
 /**

@@ -141,7 +141,8 @@ export class AgentSession {
       if (hello.host) record.replaceResources(hello.host);
       health.replace(hello.degraded ?? "");
       ledger.takeReportedStates(reported, nowMs);
-      if (!wasOnline) ledger.reportHost(true, nowMs);
+      const newHostKey = record.replaceSshHostKey(hello.ssh_host_key);
+      if (!wasOnline || newHostKey) ledger.reportHost(true, nowMs, record.sshHostKey());
       // After the host's own report: an account that took the host for gone learns what is ready again.
       for (const { instance_id, ready_ports } of hello.readiness ?? []) ledger.reportReadiness(instance_id, ready_ports, nowMs);
       record.bumpState();

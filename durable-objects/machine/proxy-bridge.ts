@@ -50,16 +50,19 @@ export class ProxyBridge {
     }), LOGS_ANSWER_TIMEOUT_MS);
   }
 
-  openWebSocket(target: ProxyTarget, owner: StreamOwner, protocols: string[], logIds: () => LogFields = () => ({})): Promise<Response> {
+  /** `ssh`: the connection is the agent's SSH server's (ssh_open), not a WebSocket to a container port. */
+  openWebSocket(
+    target: ProxyTarget, owner: StreamOwner, protocols: string[], logIds: () => LogFields = () => ({}), ssh?: { keys: { type: string; blob: string }[] },
+  ): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
     const release = this.quota.take(owner);
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: "websocket" }), release);
+    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: ssh ? "ssh" : "websocket" }), release);
     const stream = new WsStream(id, link);
     this.streams.add(id, stream);
-    link.sendControl({
+    link.sendControl(ssh ? { type: "ssh_open", stream: id, instance_id: target.instanceId, keys: ssh.keys } : {
       type: "ws_open", stream: id, instance_id: target.instanceId, port: target.port,
       path: target.target, headers: target.headers, protocols,
     });

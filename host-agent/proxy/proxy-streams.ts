@@ -9,6 +9,9 @@ import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts
 import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 import { WsProxyStream, type WsOpenMessage } from "./ws-proxy-stream.ts";
+import type { SshHostKey } from "../ssh/host-key.ts";
+import { serveSshConnection, type SshRuntime } from "../ssh/ssh-server.ts";
+import { SshStream, type SshOpenMessage } from "../ssh/ssh-stream.ts";
 
 export type StreamRuntime = Pick<ContainerRuntime, "resolvePort" | "logs">;
 
@@ -16,15 +19,22 @@ export class ProxyStreams {
   readonly #runtime: StreamRuntime;
   readonly #transport: StreamTransport;
   readonly #log: Logger;
-  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream>();
+  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream>();
   readonly #logKeepAliveMs: number | undefined;
+  readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
 
-  /** `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given). */
-  constructor(runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number) {
+  /**
+   * `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given);
+   * `ssh`: the SSH server's key and where its sessions run (without it, SSH connections are refused).
+   */
+  constructor(
+    runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number, ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null = null,
+  ) {
     this.#runtime = runtime;
     this.#transport = transport;
     this.#log = log;
     this.#logKeepAliveMs = logKeepAliveMs;
+    this.#ssh = ssh;
   }
 
   get openCount(): number {
@@ -57,6 +67,16 @@ export class ProxyStreams {
         stream.refuse(`the host could not read the logs: ${errorMessage(error)}`);
       },
     );
+  }
+
+  /** An SSH connection for the agent's own SSH server, with the keys the control plane allows. */
+  openSsh(message: SshOpenMessage): void {
+    this.#streams.get(message.stream)?.close();
+    const stream = new SshStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    this.#streams.add(message.stream, stream);
+    if (!this.#ssh) return stream.refuse();
+    stream.accept();
+    serveSshConnection(stream.socket, { ...this.#ssh, keys: message.keys, instanceId: message.instance_id, log: this.#log });
   }
 
   /** Routes a data frame; returns why it was refused, or null. */

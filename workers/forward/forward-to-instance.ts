@@ -34,6 +34,8 @@ export interface Forwarding {
   admission: Admission;
   /** The MachineDO stamps it on the response it builds, so the response is passed on uncopied. */
   requestId: string;
+  /** An SSH connection: the agent's SSH server takes the WebSocket, and these keys may authenticate it. */
+  ssh?: { keys: { type: string; blob: string }[] };
 }
 
 type Body = ReadableStream<Uint8Array> | null;
@@ -49,6 +51,7 @@ export async function forwardToInstance(request: Request, env: Env, to: Forwardi
     headers: upstreamRequestHeaders(request.headers, to.policy, { clientIp: clientIp(request), url: request.url }),
     requestId: to.requestId,
     websocket: websocket ? { protocols: offeredSubprotocols(request.headers) } : null,
+    ...(to.ssh ? { ssh: to.ssh } : {}),
   };
   const send = (machineId: number, credential: ProxyCredential, body: Body) =>
     machineOf(env, machineId).fetch(MACHINE_PROXY_URL, machineProxyInit({ ...exchange, credential }, body, request.headers.get("content-length")));

@@ -44,7 +44,7 @@ export const sshKeyRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHoo
     const parsed = parseSshPublicKey(body.public_key);
     if (!parsed.ok) throw new ApiError("invalid", `public_key: ${parsed.rule}`);
     const { type, blob, comment } = parsed.key;
-    const call = { op: "add" as const, type, blob, fingerprint: await sshFingerprint(blob), name: (body.name ?? comment).slice(0, 100) };
+    const call = { op: "add" as const, type, blob, fingerprint: sshFingerprint(blob), name: (body.name ?? comment).slice(0, 100) };
     const answer = unwrap(await accountOf(c.env, c.var.accountId).sshKeysFor(c.var.credential, call));
     if (!("key" in answer)) throw new Error("add answered without the key");
     return c.json(answer.key, 201);

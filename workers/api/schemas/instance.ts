@@ -106,6 +106,14 @@ export const Instance = z
     machine_online: z.boolean().openapi({ description: "Whether that machine's host agent is connected now; no billing while it is not" }),
     created_at: timestamp.openapi({ description: "When it was launched" }),
     started_at: timestamp.nullable().openapi({ description: "When it last reached `running`; null before the first time" }),
+    ssh: z
+      .object({
+        host_key: z.string().openapi({ description: "Its host's SSH public key line (`ssh-ed25519 AAAA…`), for a known-hosts file", example: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIItlxsmjqcNTqg2EN9xHSoTBtP776H0EEDMMJU3iMj+r" }),
+        host_key_fingerprint: z.string().openapi({ description: "That key's fingerprint as OpenSSH prints it (`SHA256:…`), for a person to compare", example: "SHA256:Gdm3GLZqJi56Xbai39/qyQsCLrQl3OopQ+Vk6ZfzWCQ" }),
+        user: z.literal("root").openapi({ description: "The user an SSH session runs as" }),
+      })
+      .nullable()
+      .openapi({ description: "How `ssh` reaches it (GET /v1/instances/{id}/ssh; `gpu ssh`): null until its host has said its key" }),
   })
   .openapi("Instance");
 
