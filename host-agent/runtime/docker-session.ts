@@ -11,8 +11,10 @@ const LOGIN_SHELL = "if [ -x /bin/bash ]; then exec /bin/bash -l; else exec /bin
 
 export async function execSession(container: Docker.Container, request: ExecRequest): Promise<ExecProcess> {
   const tty = request.pty !== null;
+  // The engine may size the terminal only after the process started (podman does): it is sized first.
+  const sized = request.pty ? `stty cols ${request.pty.cols} rows ${request.pty.rows} 2>/dev/null; ` : "";
   const exec = await container.exec({
-    Cmd: ["/bin/sh", "-c", request.command ?? LOGIN_SHELL],
+    Cmd: ["/bin/sh", "-c", sized + (request.command ?? LOGIN_SHELL)],
     AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: tty,
     Env: Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
     ...(request.pty ? { ConsoleSize: [request.pty.rows, request.pty.cols] } : {}),
