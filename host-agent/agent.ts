@@ -94,6 +94,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
         return streams.openLogs(message);
       case "ssh_open":
         return streams.openSsh(message);
+      case "terminal_open":
+        return streams.openTerminal(message);
       default:
         return streams.receive(message);
     }

@@ -2,6 +2,9 @@
 // Bulk data never travels as JSON: see frames.ts for the binary data frames.
 import { z } from "zod";
 
+/** The most columns or rows a terminal may have. */
+export const TERMINAL_MAX_SIZE = 1000;
+
 const streamId = z.number().int().min(1).max(0xffffffff);
 const headerList = z.array(z.tuple([z.string(), z.string()]));
 const instanceId = z.string().regex(/^i-[a-z2-7]{16}$/);
@@ -182,6 +185,19 @@ export const serverMessage = z.discriminatedUnion("type", [
     stream: streamId,
     instance_id: instanceId,
     keys: z.array(z.object({ type: z.string(), blob: z.string() })).max(100),
+  }),
+  /**
+   * The dashboard's terminal into the instance, carried like a proxied WebSocket (`ws_accepted`,
+   * `ws_close`): a login shell in the container on a terminal of `cols` × `rows`. The client's text
+   * messages are keystrokes, except `{"type":"resize","cols","rows"}`; the shell's output comes back
+   * as binary messages, and the close's reason says its exit status.
+   */
+  z.object({
+    type: z.literal("terminal_open"),
+    stream: streamId,
+    instance_id: instanceId,
+    cols: z.number().int().min(1).max(TERMINAL_MAX_SIZE),
+    rows: z.number().int().min(1).max(TERMINAL_MAX_SIZE),
   }),
   /**
    * A container's logs, answered like a proxied HTTP request: an `http_response` head (404 when the

@@ -144,10 +144,10 @@ export class AccountDO extends DurableObject<Env> {
     return this.change(key, () => this.instances.destroy(id));
   }
 
-  /** The proxy's slow path (a key the MachineDO cannot judge, an instance it does not know): a key or the instance's token; names its machine. */
-  async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
-    const admitted = (await this.views.isTokenOf(id, credential)) || (await this.callers.who(credential))?.kind === "key";
-    if (!admitted) return callerRefused();
+  /** The proxy's slow path (a key the MachineDO cannot judge, an instance it does not know): a key or the instance's token, or a signed-in session alone for the terminal; names its machine. */
+  async openProxy(credential: string, id: string, caller: "bearer" | "session" = "bearer"): Promise<Ok<{ machine_id: number }> | Failure> {
+    const who = (await this.callers.who(credential))?.kind;
+    if (!(caller === "session" ? who === "session" : who === "key" || (await this.views.isTokenOf(id, credential)))) return callerRefused();
     const row = this.views.visible(id);
     return row ? { ok: true, machine_id: row.machine_id! } : noInstance(id);
   }

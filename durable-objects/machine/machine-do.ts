@@ -196,7 +196,7 @@ export class MachineDO extends DurableObject<Env> {
     }
     const owner = { instanceId: target.instanceId, accountId: row.account_id };
     const response = target.websocket
-      ? await this.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds, target.ssh)
+      ? await this.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds, target.session)
       : await this.bridge.openHttp(target, owner, request.body, logIds);
     // Only this object refuses: an upstream header of that name would pass for a refusal.
     response.headers.delete(PROXY_REFUSAL_HEADER);

@@ -1,6 +1,6 @@
-// The agent's end of the proxy multiplexer: opens HTTP and WebSocket streams to container ports and
-// streams of container logs when the MachineDO asks, and routes its stream frames (data, window, end,
-// abort, ws_close) to them through the shared stream table.
+// The agent's end of the proxy multiplexer: opens HTTP and WebSocket streams to container ports,
+// streams of container logs, SSH connections and terminals when the MachineDO asks, and routes its
+// stream frames (data, window, end, abort, ws_close) to them through the shared stream table.
 import type { DataFrame } from "../../protocol/mux/frames.ts";
 import { StreamTable, type StreamControl } from "../../protocol/mux/stream-table.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -12,14 +12,15 @@ import { WsProxyStream, type WsOpenMessage } from "./ws-proxy-stream.ts";
 import type { SshHostKey } from "../ssh/host-key.ts";
 import { serveSshConnection, type SshRuntime } from "../ssh/ssh-server.ts";
 import { SshStream, type SshOpenMessage } from "../ssh/ssh-stream.ts";
+import { TerminalStream, type TerminalOpenMessage } from "../terminal/terminal-stream.ts";
 
-export type StreamRuntime = Pick<ContainerRuntime, "resolvePort" | "logs">;
+export type StreamRuntime = Pick<ContainerRuntime, "resolvePort" | "logs" | "exec">;
 
 export class ProxyStreams {
   readonly #runtime: StreamRuntime;
   readonly #transport: StreamTransport;
   readonly #log: Logger;
-  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream>();
+  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream | TerminalStream>();
   readonly #logKeepAliveMs: number | undefined;
   readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
 
@@ -77,6 +78,14 @@ export class ProxyStreams {
     if (!this.#ssh) return stream.refuse();
     stream.accept();
     serveSshConnection(stream.socket, { ...this.#ssh, keys: message.keys, instanceId: message.instance_id, log: this.#log });
+  }
+
+  /** The dashboard's terminal: a login shell in the container. */
+  openTerminal(message: TerminalOpenMessage): void {
+    this.#streams.get(message.stream)?.close();
+    const stream = new TerminalStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    this.#streams.add(message.stream, stream);
+    void stream.start(this.#runtime);
   }
 
   /** Routes a data frame; returns why it was refused, or null. */

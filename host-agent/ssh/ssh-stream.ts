@@ -5,9 +5,9 @@
 import { Duplex } from "node:stream";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { NORMAL_CLOSURE } from "../../protocol/mux/close-codes.ts";
-import { SendCredit } from "../../protocol/mux/flow-control.ts";
-import { DataKind, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
+import { DataKind } from "../../protocol/mux/frames.ts";
 import { AgentStream } from "../proxy/agent-stream.ts";
+import { CreditedSender } from "../proxy/credited-sender.ts";
 import type { StreamTransport } from "../proxy/stream-transport.ts";
 
 export type SshOpenMessage = Extract<ServerMessage, { type: "ssh_open" }>;
@@ -45,20 +45,16 @@ export class StreamSocket extends Duplex {
 export class SshStream extends AgentStream<SshOpenMessage> {
   readonly carries = "websocket";
   readonly socket: StreamSocket;
-  readonly #sendCredit = new SendCredit();
-  /** Server output waiting for credit, each piece with the write it completes (the last piece of a write). */
-  #pending: { payload: Buffer; done: ((error?: Error | null) => void) | null }[] = [];
-  #waitingForDrain = false;
   /**
    * The SSH server speaks first (its banner), but bytes sent before the client's WebSocket is joined
    * end to end are lost on the way: its output waits for the client's first bytes, which prove it.
    */
-  #clientSpoke = false;
+  readonly #sender = new CreditedSender(this.transport, this.message.stream, {}, { started: false });
 
   constructor(message: SshOpenMessage, transport: StreamTransport, onClosed: () => void) {
     super(message, transport, onClosed);
     this.socket = new StreamSocket(
-      (chunk, done) => this.#queue(chunk, done),
+      (chunk, done) => (this.closed ? done() : this.#sender.sendBytes(DataKind.wsBinary, chunk, () => done())),
       () => this.#end(NORMAL_CLOSURE, "ssh connection closed"),
     );
     this.socket.on("error", () => this.#end(NORMAL_CLOSURE, "ssh connection closed"));
@@ -80,10 +76,7 @@ export class SshStream extends AgentStream<SshOpenMessage> {
     this.socket.push(Buffer.from(payload));
     // The SSH server reads at once; SSH's own channel windows bound what it holds for slow channels.
     this.consumed(payload.byteLength);
-    if (!this.#clientSpoke) {
-      this.#clientSpoke = true;
-      this.#pump();
-    }
+    this.#sender.start();
   }
 
   /** The client's WebSocket closed: the SSH connection is over; the close is answered so the MachineDO can finish too. */
@@ -92,12 +85,11 @@ export class SshStream extends AgentStream<SshOpenMessage> {
   }
 
   onWindow(bytes: number): void {
-    this.#sendCredit.grant(bytes);
-    this.#pump();
+    this.#sender.grant(bytes);
   }
 
   protected release(): void {
-    this.#pending = [];
+    this.#sender.stop();
     this.socket.destroy();
   }
 
@@ -106,33 +98,5 @@ export class SshStream extends AgentStream<SshOpenMessage> {
     this.transport.send({ type: "ws_close", stream: this.message.stream, code, reason });
     this.release();
     this.finish();
-  }
-
-  #queue(chunk: Buffer, done: (error?: Error | null) => void): void {
-    if (this.closed) return done();
-    for (let offset = 0; offset < chunk.byteLength; offset += MAX_WS_MESSAGE_BYTES) {
-      const payload = chunk.subarray(offset, offset + MAX_WS_MESSAGE_BYTES);
-      this.#pending.push({ payload, done: offset + MAX_WS_MESSAGE_BYTES >= chunk.byteLength ? done : null });
-    }
-    this.#pump();
-  }
-
-  #pump(): void {
-    if (this.closed || !this.#clientSpoke) return;
-    for (;;) {
-      const next = this.#pending[0];
-      if (!next || next.payload.byteLength > this.#sendCredit.available || this.transport.congested()) break;
-      this.transport.sendData(DataKind.wsBinary, this.message.stream, next.payload);
-      this.#sendCredit.consume(next.payload.byteLength);
-      this.#pending.shift();
-      next.done?.();
-    }
-    if (this.#pending.length > 0 && this.transport.congested() && !this.#waitingForDrain) {
-      this.#waitingForDrain = true;
-      this.transport.whenUncongested(() => {
-        this.#waitingForDrain = false;
-        this.#pump();
-      });
-    }
   }
 }

@@ -36,6 +36,6 @@ export async function sshRequest(request: Request, env: Env, instanceId: string,
     policy: pathProxyPolicy(prefix),
     admission: { credential, askAccount: () => accountOf(env, accountId).openProxy(bearer, instanceId) },
     requestId,
-    ssh: { keys },
+    session: { kind: "ssh", keys },
   });
 }
