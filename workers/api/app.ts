@@ -24,7 +24,7 @@ import { sshKeyRoutes } from "./routes/ssh-key-routes.ts";
 import { documentSshPath } from "./routes/ssh-docs.ts";
 import { webhookRoutes } from "./routes/webhook-routes.ts";
 import { refuseForeignOrigin } from "./session/same-origin.ts";
-import { SESSION_COOKIE } from "./session/session-cookie.ts";
+import { SESSION_COOKIE } from "../http/browser-session.ts";
 import { documentProxyPath } from "./routes/proxy-docs.ts";
 import { documentAppOrigin } from "./routes/app-origin-docs.ts";
 import { APP_SESSION_COOKIE } from "../http/app-origin.ts";

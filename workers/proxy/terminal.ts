@@ -5,13 +5,12 @@
 // (cross-site WebSocket hijacking). The account admits the session before anything is forwarded;
 // then it is one more caller of the one forwarding path, with the proxy's bounds and flow control.
 import { accountOf, type Env } from "../../core/env.ts";
-import { sessionTokens } from "../../core/credentials.ts";
 import { ApiError, unwrap } from "../../core/errors.ts";
 import { TERMINAL_MAX_SIZE } from "../../protocol/messages.ts";
 import { pathProxyPolicy } from "../../protocol/mux/headers.ts";
 import { forwardToInstance } from "../forward/forward-to-instance.ts";
 import { rawPathAndQuery } from "../http/raw-url.ts";
-import { SESSION_COOKIE } from "../api/session/session-cookie.ts";
+import { sessionInCookies } from "../http/browser-session.ts";
 import { SSH_STREAM_PORT } from "./ssh.ts";
 
 const TERMINAL_PATH = /^\/v1\/instances\/([^/?#]+)\/terminal(?:\?[^#]*)?$/;
@@ -28,7 +27,7 @@ export async function terminalRequest(request: Request, env: Env, instanceId: st
   if (request.method !== "GET" || request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
     throw new ApiError("bad_request", "GET /v1/instances/{id}/terminal is a WebSocket upgrade for the dashboard's terminal");
   }
-  const session = sessionOf(request);
+  const session = sessionInCookies(request.headers.get("cookie"));
   if (!session) throw new ApiError("unauthorized", "the terminal needs a signed-in session (the gpr_session cookie); from a shell, use `gpu ssh <id>`");
   const own = new URL(request.url).origin;
   const origin = request.headers.get("origin");
@@ -45,13 +44,6 @@ export async function terminalRequest(request: Request, env: Env, instanceId: st
     requestId,
     session: { kind: "terminal", ...size },
   });
-}
-
-function sessionOf(request: Request): { token: string; accountId: string } | null {
-  const cookie = (request.headers.get("cookie") ?? "").split(/;\s*/).find((pair) => pair.startsWith(`${SESSION_COOKIE}=`));
-  const token = cookie?.slice(SESSION_COOKIE.length + 1) ?? "";
-  const accountId = sessionTokens.ownerOf(token);
-  return accountId ? { token, accountId } : null;
 }
 
 /** The terminal's first size, `?cols=&rows=` (80 × 24 when left out); 400 naming the parameter otherwise. */
