@@ -14,9 +14,10 @@ export function localSession(cwd: string, request: ExecRequest): ExecProcess {
   const command = request.command ?? `exec ${shell} -i`;
   const pty = hasScript ? request.pty : null;
   const env = { ...process.env, ...request.env, HOME: cwd, PWD: cwd };
+  // A process group of its own, so that ending the session ends what it started too.
   const child = pty
-    ? spawn("script", ["-qfec", `stty cols ${pty.cols} rows ${pty.rows} 2>/dev/null; ${command}`, "/dev/null"], { cwd, env, stdio: "pipe" })
-    : spawn("/bin/sh", ["-c", command], { cwd, env, stdio: "pipe" });
+    ? spawn("script", ["-qfec", `stty cols ${pty.cols} rows ${pty.rows} 2>/dev/null; ${command}`, "/dev/null"], { cwd, env, stdio: "pipe", detached: true })
+    : spawn("/bin/sh", ["-c", command], { cwd, env, stdio: "pipe", detached: true });
   const exit = (async () => {
     const [code] = (await once(child, "close").catch(() => [null])) as [number | null];
     return code;
@@ -30,7 +31,7 @@ export function localSession(cwd: string, request: ExecRequest): ExecProcess {
       if (pty && child.pid !== undefined) void resizeTerminal(child.pid, cols, rows);
     },
     exit,
-    kill: () => child.kill("SIGHUP"),
+    kill: () => endGroup(child.pid),
   };
 }
 
@@ -41,4 +42,17 @@ async function resizeTerminal(scriptPid: number, cols: number, rows: number): Pr
   if (!shellPid) return;
   const terminal = await readlink(`/proc/${shellPid}/fd/0`).catch(() => null);
   if (terminal?.startsWith("/dev/pts/")) spawn("stty", ["-F", terminal, "cols", String(cols), "rows", String(rows)], { stdio: "ignore" });
+}
+
+/**
+ * SIGTERM to the session's process group: `script` ignores SIGHUP but ends on SIGTERM, and its
+ * terminal's hangup then ends the shell on it; without a PTY the shell and what it runs end.
+ */
+function endGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGTERM");
+  } catch {
+    // Already gone.
+  }
 }

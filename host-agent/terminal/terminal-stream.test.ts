@@ -17,6 +17,7 @@ import { resizeOf } from "./terminal-stream.ts";
 
 const RUNNING = "i-terminalstreamaa";
 const STOPPED = "i-terminalstreambb";
+const STOPPING = "i-terminalstreamcc";
 
 class RecordingTransport implements StreamTransport {
   readonly messages: AgentMessage[] = [];
@@ -56,6 +57,8 @@ beforeAll(async () => {
   await runtime.create(testSpec(RUNNING), () => {});
   await runtime.start(RUNNING);
   await runtime.create(testSpec(STOPPED), () => {});
+  await runtime.create(testSpec(STOPPING), () => {});
+  await runtime.start(STOPPING);
   transport = new RecordingTransport();
   streams = new ProxyStreams(runtime, transport, createLogger(() => {}));
 });
@@ -63,6 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime.destroy(RUNNING);
   await runtime.destroy(STOPPED);
+  await runtime.destroy(STOPPING);
 });
 
 async function openTerminal(instanceId = RUNNING, cols = 80, rows = 24): Promise<number> {
@@ -123,6 +127,18 @@ describe("the terminal stream", () => {
     await until(stream, /^\d+\s*$/m);
     streams.receive({ type: "ws_close", stream, code: 1000, reason: "" });
     expect(closeOf(stream)).toEqual({ type: "ws_close", stream, code: 1000, reason: "terminal closed" });
+    expect(streams.openCount).toBe(0);
+  });
+});
+
+describe("the container going away", () => {
+  it("stopping the instance ends its terminal with a close, not a hang", async () => {
+    const stream = await openTerminal(STOPPING);
+    type(stream, "echo $$\n");
+    await until(stream, /^\d+\s*$/m);
+    await runtime.stop(STOPPING);
+    await waitUntil(() => closeOf(stream), "the close");
+    expect(closeOf(stream)).toMatchObject({ type: "ws_close", stream, code: 1000, reason: expect.stringMatching(/^the shell (ended|exited with status \d+)$/) });
     expect(streams.openCount).toBe(0);
   });
 });
