@@ -14,6 +14,16 @@ export class CliError extends Error {
   }
 }
 
+/** The end of a command that ran another program (`gpu ssh`): its exit status becomes the CLI's, with no message of ours. */
+export class ExitStatus extends Error {
+  readonly exitCode: number;
+
+  constructor(exitCode: number) {
+    super(`exit status ${exitCode}`);
+    this.exitCode = exitCode;
+  }
+}
+
 /** The line that tells the user what went wrong. */
 export function describeError(error: unknown, apiUrl: string | null): string {
   if (error instanceof GpuApiError) return `${error.message} (${error.error}, HTTP ${error.status})`;

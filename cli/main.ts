@@ -21,15 +21,19 @@ import { idleStopCommand } from "./commands/idle-stop.ts";
 import { renameCommand } from "./commands/rename.ts";
 import { rmCommand } from "./commands/rm.ts";
 import { showCommand } from "./commands/show.ts";
+import { sshKeysCommand } from "./commands/ssh-keys.ts";
+import { sshCommand, sshConfigCommand } from "./commands/ssh.ts";
+import { sshProxyCommand } from "./commands/ssh-proxy.ts";
 import { topCommand } from "./commands/top.ts";
 import { usageCommand } from "./commands/usage.ts";
-import { describeError, USAGE_EXIT } from "./errors.ts";
+import { describeError, ExitStatus, USAGE_EXIT } from "./errors.ts";
 import { createFactory, type Factory } from "./factory.ts";
 import type { IoStreams } from "./iostreams.ts";
 
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
   stopCommand, startCommand, rmCommand, renameCommand, idleStopCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
+  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand,
 ];
 
 function buildProgram(f: Factory) {
@@ -55,6 +59,7 @@ export async function runCli(argv: string[], io: IoStreams, env: NodeJS.ProcessE
   } catch (error) {
     // commander has already printed its own message (or the help it was asked for).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : USAGE_EXIT;
+    if (error instanceof ExitStatus) return error.exitCode;
     io.err(`error: ${describeError(error, f.apiUrl())}`);
     return (error as { exitCode?: number }).exitCode ?? 1;
   }

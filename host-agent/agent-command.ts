@@ -2,6 +2,7 @@
 // the production agent (main.ts: nvidia-smi's GPUs, the docker runtime) and the dev agent
 // (dev/dev-main.ts), which hands in its stand-ins instead.
 import { AGENT_VERSION, startAgent } from "./agent.ts";
+import { loadOrCreateHostKey } from "./ssh/host-key.ts";
 import type { AgentConfig, CommandLine } from "./config.ts";
 import { exitCodeOf, formatReport } from "./doctor/check.ts";
 import { runDoctor } from "./doctor/doctor.ts";
@@ -106,6 +107,7 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     health,
     log,
     metrics: { gpus: agentHost.gpuSource(config, log), intervalMs: config.metricsIntervalMs },
+    sshHostKey: await loadOrCreateHostKey(config.stateDir),
   });
 
   let stopping = false;

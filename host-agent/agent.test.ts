@@ -1,7 +1,7 @@
 // The real agent process (local runtime) against a fake MachineDO speaking protocol/: hello,
 // heartbeats, commands, proxied HTTP with flow control, WebSockets, reconnects, malformed frames.
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -63,7 +63,10 @@ describe("host agent against a fake MachineDO", () => {
       readiness: [],
       degraded: "",
       host: { memory_bytes: totalmem(), cpus: availableParallelism() },
+      // Made on the first start, kept in the state dir.
+      ssh_host_key: expect.stringMatching(/^ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI[A-Za-z0-9+/]+=*$/),
     });
+    expect(readFileSync(join(stateDir, "ssh_host_ed25519_key"), "utf8")).toContain("OPENSSH PRIVATE KEY");
     fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 7, heartbeat_ms: HEARTBEAT_MS });
     await waitUntil(() => (fake.messages().filter((m) => m.type === "heartbeat").length >= 2 ? true : undefined), "two heartbeats");
     await agent.waitForLog("connected", (l) => l.machine_id === 7);

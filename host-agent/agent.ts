@@ -15,6 +15,7 @@ import { MetricsSampler } from "./metrics/metrics-sampler.ts";
 import { scanModelCache } from "./model-cache.ts";
 import { ProxyStreams } from "./proxy/proxy-streams.ts";
 import { ReadinessProbes } from "./readiness-probes.ts";
+import type { SshHostKey } from "./ssh/host-key.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 
 export const AGENT_VERSION = "0.1.0";
@@ -36,6 +37,8 @@ export interface AgentOptions {
   metrics: { gpus: GpuSource; intervalMs: number };
   /** Why the host takes no new instances (the tenant firewall's check sets it); always healthy when left out. */
   health?: HostHealth;
+  /** The SSH server's host key (ssh/host-key.ts); without one the agent refuses SSH connections. */
+  sshHostKey?: SshHostKey;
 }
 
 export interface RunningAgent {
@@ -43,7 +46,8 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-export function startAgent({ connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth() }: AgentOptions): RunningAgent {
+export function startAgent(options: AgentOptions): RunningAgent {
+  const { connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth(), sshHostKey } = options;
   const states = new ContainerStates();
   const probes = new ReadinessProbes(runtime, (readiness) => {
     connection.send({ type: "readiness", ...readiness });
@@ -76,6 +80,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, resourc
       degraded: health.degraded(),
       host: resources,
       ...(diskGbEnforced === undefined ? {} : { disk_gb_enforced: diskGbEnforced }),
+      ...(sshHostKey ? { ssh_host_key: sshHostKey.publicLine } : {}),
     };
   };
   const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {
@@ -87,6 +92,10 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, resourc
         return streams.open(message);
       case "logs_open":
         return streams.openLogs(message);
+      case "ssh_open":
+        return streams.openSsh(message);
+      case "terminal_open":
+        return streams.openTerminal(message);
       default:
         return streams.receive(message);
     }
@@ -107,7 +116,7 @@ export function startAgent({ connectUrl, token, runtime, gpus, versions, resourc
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
   // A change between hellos; a reconnect's hello carries it anyway.
   health.onChange((degraded) => connection.send({ type: "health", degraded }));
-  const streams = new ProxyStreams(runtime, connection, log);
+  const streams = new ProxyStreams(runtime, connection, log, undefined, sshHostKey ? { hostKey: sshHostKey, runtime } : null);
   runtime.onExit(({ instanceId, state, message }) => report({ instance_id: instanceId, state, message }));
   const sampler = new MetricsSampler({ runtime, gpus: metrics.gpus, send: (message) => connection.send(message), intervalMs: metrics.intervalMs, log });
   connection.start();

@@ -27,6 +27,7 @@ function recordingRuntime(log: string[]): ContainerRuntime {
     resolvePort: async () => null,
     logs: async () => null,
     httpPorts: async () => [],
+    exec: async () => null,
     usage: async () => [],
     onExit: () => {},
     close: async () => {},

@@ -2,6 +2,9 @@
 // Bulk data never travels as JSON: see frames.ts for the binary data frames.
 import { z } from "zod";
 
+/** The most columns or rows a terminal may have. */
+export const TERMINAL_MAX_SIZE = 1000;
+
 const streamId = z.number().int().min(1).max(0xffffffff);
 const headerList = z.array(z.tuple([z.string(), z.string()]));
 const instanceId = z.string().regex(/^i-[a-z2-7]{16}$/);
@@ -115,6 +118,8 @@ export const agentMessage = z.discriminatedUnion("type", [
     host: z.object({ memory_bytes: z.number().int().min(0), cpus: z.number().int().min(1) }).optional(),
     /** Whether the engine enforces disk_gb (a size limit on a container's writable layer); absent when unknown (the local runtime, older agents). */
     disk_gb_enforced: z.boolean().optional(),
+    /** The public key line of the agent's SSH server (`ssh-ed25519 AAAA…`), generated on its first start; absent from an agent without one. */
+    ssh_host_key: z.string().max(16_384).optional(),
   }),
   /** The hello's `degraded` changed (the agent checks its host every minute). */
   z.object({ type: z.literal("health"), degraded: z.string() }),
@@ -168,6 +173,31 @@ export const serverMessage = z.discriminatedUnion("type", [
     path: z.string(),
     headers: headerList,
     protocols: z.array(z.string()),
+  }),
+  /**
+   * An SSH connection to the instance, carried like a proxied WebSocket (`ws_accepted`, binary
+   * messages of the raw SSH byte stream, `ws_close`), ended by the agent's own SSH server. `keys`: the
+   * account's public keys as the control plane had them when the connection opened, the only ones
+   * that authenticate it.
+   */
+  z.object({
+    type: z.literal("ssh_open"),
+    stream: streamId,
+    instance_id: instanceId,
+    keys: z.array(z.object({ type: z.string(), blob: z.string() })).max(100),
+  }),
+  /**
+   * The dashboard's terminal into the instance, carried like a proxied WebSocket (`ws_accepted`,
+   * `ws_close`): a login shell in the container on a terminal of `cols` × `rows`. The client's text
+   * messages are keystrokes, except `{"type":"resize","cols","rows"}`; the shell's output comes back
+   * as binary messages, and the close's reason says its exit status.
+   */
+  z.object({
+    type: z.literal("terminal_open"),
+    stream: streamId,
+    instance_id: instanceId,
+    cols: z.number().int().min(1).max(TERMINAL_MAX_SIZE),
+    rows: z.number().int().min(1).max(TERMINAL_MAX_SIZE),
   }),
   /**
    * A container's logs, answered like a proxied HTTP request: an `http_response` head (404 when the

@@ -5,7 +5,7 @@
 import { agentTokens, apiKeys, bearerToken, instanceTokens, sessionTokens } from "../core/credentials.ts";
 import { machineIdOfInstance } from "../core/ids.ts";
 import { errorText, log, type LogFields, type LogLevel } from "../core/log.ts";
-import { SESSION_COOKIE } from "./api/session/session-cookie.ts";
+import { SESSION_COOKIE } from "./http/browser-session.ts";
 
 /** Longer paths are cut: a client's path is not worth more of a log line. */
 const MAX_PATH_CHARS = 512;

@@ -18,6 +18,8 @@ import { httpsRedirect, withOriginHeaders, withProxiedHeaders } from "./http/sec
 import type { Env } from "../core/env.ts";
 import { ApiError } from "../core/errors.ts";
 import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
+import { matchSshPath, sshRequest } from "./proxy/ssh.ts";
+import { matchTerminalPath, terminalRequest } from "./proxy/terminal.ts";
 import type { ProxyPath } from "./proxy/proxy-path.ts";
 
 /** Routes only the dev Worker has: tried for the paths under `prefix`, before the dashboard, the rate limit and the API. */
@@ -69,7 +71,9 @@ export function createWorker(devRoutes: DevRoutes | null = null, { strongSecrets
 const WORKER_PREFIXES = ["/v1", "/admin", "/agent", PRICING_PATH];
 
 /** Which way into the service a request takes: each has its own routes and its own response headers. */
-type Way = { kind: "app"; app: AppTarget | "unknown" } | { kind: "agent" } | { kind: "proxy"; path: ProxyPath | ApiError } | { kind: "origin" };
+type Way =
+  | { kind: "app"; app: AppTarget | "unknown" } | { kind: "agent" } | { kind: "proxy"; path: ProxyPath | ApiError }
+  | { kind: "ssh" | "terminal"; instanceId: string } | { kind: "origin" };
 
 function wayIn(request: Request, url: URL, env: Env): Way {
   // First: nothing of the API, the agent endpoint or the dashboard is reachable on an app's origin.
@@ -77,7 +81,11 @@ function wayIn(request: Request, url: URL, env: Env): Way {
   if (app !== null) return { kind: "app", app };
   if (url.pathname === "/agent/v1/connect") return { kind: "agent" };
   const path = matchProxyPath(request.url);
-  return path ? { kind: "proxy", path } : { kind: "origin" };
+  if (path) return { kind: "proxy", path };
+  const sshInstance = matchSshPath(request.url);
+  if (sshInstance) return { kind: "ssh", instanceId: sshInstance };
+  const terminalInstance = matchTerminalPath(request.url);
+  return terminalInstance ? { kind: "terminal", instanceId: terminalInstance } : { kind: "origin" };
 }
 
 async function route(request: Request, env: Env, ctx: ExecutionContext, requestId: string, way: Way, devRoutes: DevRoutes | null): Promise<Response> {
@@ -87,6 +95,10 @@ async function route(request: Request, env: Env, ctx: ExecutionContext, requestI
     await admitRequest(clientIp(request), env, Date.now());
     if (way.path instanceof ApiError) throw way.path;
     return proxyRequest(request, env, way.path, requestId);
+  }
+  if (way.kind === "ssh" || way.kind === "terminal") {
+    await admitRequest(clientIp(request), env, Date.now());
+    return (way.kind === "ssh" ? sshRequest : terminalRequest)(request, env, way.instanceId, requestId);
   }
   const path = new URL(request.url).pathname;
   if (devRoutes && path.startsWith(`${devRoutes.prefix}/`)) {

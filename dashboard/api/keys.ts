@@ -13,3 +13,4 @@ export const catalogKey = ["catalog"] as const;
 export const metricsKey = (id: string, window: string) => ["instances", id, "metrics", window] as const;
 export const webhooksKey = ["webhooks"] as const;
 export const deliveriesKey = (id: string) => ["webhooks", id, "deliveries"] as const;
+export const sshKeysKey = ["ssh-keys"] as const;

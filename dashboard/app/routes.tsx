@@ -11,6 +11,7 @@ import { OverviewPage } from "../pages/overview/overview-page.tsx";
 import { PasswordPage } from "../pages/password/password-page.tsx";
 import { PricingPage } from "../pages/pricing/pricing-page.tsx";
 import { SignupPage } from "../pages/signup/signup-page.tsx";
+import { SshKeysPage } from "../pages/ssh-keys/ssh-keys-page.tsx";
 import { WebhooksPage } from "../pages/webhooks/webhooks-page.tsx";
 import { matchPath } from "../router/router.tsx";
 
@@ -35,6 +36,7 @@ export const SIGNED_IN_ROUTES: readonly Route[] = [
   { path: "/instances/:id", page: ({ id }) => <InstancePage key={id} id={id!} /> },
   { path: "/launch", nav: "Launch", page: () => <LaunchPage /> },
   { path: "/settings/keys", nav: "API keys", page: () => <KeysPage /> },
+  { path: "/settings/ssh-keys", nav: "SSH keys", page: () => <SshKeysPage /> },
   { path: "/settings/webhooks", nav: "Webhooks", page: () => <WebhooksPage /> },
   { path: "/billing", nav: "Billing", page: () => <BillingPage /> },
   { path: "/settings/password", nav: "Password", page: () => <PasswordPage /> },

@@ -35,6 +35,7 @@ import { SerialQueue } from "./serial-queue.ts";
 import { revokeAllSessions, revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
 import { usageReport, type UsageQuery, type UsageReport } from "./usage.ts";
+import { SshKeys, type SshKeyCall, type SshKeyResult } from "./ssh-keys.ts";
 import { WebhookEndpoints } from "./webhook-endpoints.ts";
 import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
 
@@ -51,6 +52,7 @@ export class AccountDO extends DurableObject<Env> {
   private readonly webhooks: WebhookEndpoints;
   private readonly alarms: SingleAlarm;
   private readonly queue = new SerialQueue();
+  private readonly sshKeys = new SshKeys(sqlFor(this.ctx.storage), (fn) => this.ctx.storage.transactionSync(fn));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -137,15 +139,10 @@ export class AccountDO extends DurableObject<Env> {
     return this.change(key, () => this.instances[action](id));
   }
 
-  async openLogs(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
-    const found = await this.getInstance(credential, id);
-    return found.ok ? { ok: true, machine_id: found.instance.machine_id } : found;
-  }
-
-  /** The proxy's slow path (a key the MachineDO cannot judge, an instance it does not know): a key or the instance's token; names its machine. */
-  async openProxy(credential: string, id: string): Promise<Ok<{ machine_id: number }> | Failure> {
-    const admitted = (await this.views.isTokenOf(id, credential)) || (await this.callers.who(credential))?.kind === "key";
-    if (!admitted) return callerRefused();
+  /** The proxy's slow path (a key the MachineDO cannot judge, an instance it does not know): a key or the instance's token, or a signed-in session alone for the terminal; names its machine. */
+  async openProxy(credential: string, id: string, caller: "bearer" | "session" = "bearer"): Promise<Ok<{ machine_id: number }> | Failure> {
+    const who = (await this.callers.who(credential))?.kind;
+    if (!(caller === "session" ? who === "session" : who === "key" || (await this.views.isTokenOf(id, credential)))) return callerRefused();
     const row = this.views.visible(id);
     return row ? { ok: true, machine_id: row.machine_id! } : noInstance(id);
   }
@@ -197,7 +194,7 @@ export class AccountDO extends DurableObject<Env> {
     return this.changed(changed);
   }
 
-  // ---- self-service: keys and the ledger ----
+  // ---- self-service: API and SSH keys, the ledger, webhooks ----
   async listKeysFor(credential: string): Promise<Ok<{ items: KeySummary[] }> | Failure> {
     return (await this.callers.admits(credential)) ? { ok: true, items: this.keys.list() } : callerRefused();
   }
@@ -220,6 +217,10 @@ export class AccountDO extends DurableObject<Env> {
 
   receivePayment(event: PaymentEvent): Ok<{ applied: boolean }> | Failure {
     return this.record.info() ? this.changed(this.settlement.payments.apply(event)) : noSuchAccount();
+  }
+
+  async sshKeysFor(credential: string, call: SshKeyCall): Promise<SshKeyResult> {
+    return (call.op === "allowed" && (await this.views.isTokenOf(call.instance_id, credential))) || (await this.callers.admits(credential)) ? this.sshKeys.handle(call) : callerRefused();
   }
 
   async webhooksFor(credential: string, call: WebhookCall): Promise<WebhookAnswer | Failure> {

@@ -78,7 +78,8 @@ export class InstanceActions {
       this.parts.transaction(() => {
         const share = reserved.share;
         sql`UPDATE instances SET machine_id = ${machineId}, launch_deadline_ms = ${nowMs + launchTimeoutMs(env)},
-              memory_mib = ${share ? share.memory_bytes / 1024 ** 2 : null}, milli_cpus = ${share ? Math.floor(share.nano_cpus / 1_000_000) : null}
+              memory_mib = ${share ? share.memory_bytes / 1024 ** 2 : null}, milli_cpus = ${share ? Math.floor(share.nano_cpus / 1_000_000) : null},
+              ssh_host_key = ${reserved.ssh_host_key ?? null}
             WHERE id = ${id}`;
         addEvent(sql, id, `Created on machine ${machineId}; waiting for the host to start the container`, iso(nowMs));
         if (idem) {

@@ -1,5 +1,6 @@
 // Instance rows as stored in AccountDO, and their public shape (the API's Instance object).
 import type { PortSpec } from "../../core/port-spec.ts";
+import { sshFingerprint } from "../../core/ssh-public-key.ts";
 import type { Sql } from "../sql.ts";
 import { instancePorts, type InstancePort } from "./port-readiness.ts";
 
@@ -44,13 +45,15 @@ export interface InstanceRow {
   /** Idle time counts from here on at the earliest (the setting's last change); when the idle stop next checks. */
   idle_from_ms: number | null;
   idle_check_ms: number | null;
+  /** Its host's SSH server's public key line; null until the host has said one. */
+  ssh_host_key: string | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq" | "idle_from_ms" | "idle_check_ms"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq" | "idle_from_ms" | "idle_check_ms" | "ssh_host_key"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;
@@ -63,6 +66,8 @@ export type Instance = Omit<
   vcpus: number | null;
   /** Its GPUs' mean utilisation in its host's last sample, as the MachineDO says when shown; null without a current one. */
   gpu_util_percent: number | null;
+  /** How `ssh` knows its host: the key line for known_hosts, the fingerprint a person compares; null until the host said its key. */
+  ssh: { host_key: string; host_key_fingerprint: string; user: "root" } | null;
 };
 
 export function toInstance(row: InstanceRow, token: string, gpuUtilPercent: number | null): Instance {
@@ -90,7 +95,13 @@ export function toInstance(row: InstanceRow, token: string, gpuUtilPercent: numb
     started_at: row.started_at,
     gpu_util_percent: gpuUtilPercent,
     idle_stop_minutes: row.idle_stop_minutes,
+    ssh: sshOf(row.ssh_host_key),
   };
+}
+
+function sshOf(hostKey: string | null): Instance["ssh"] {
+  const blob = hostKey?.split(" ")[1];
+  return hostKey && blob ? { host_key: hostKey, host_key_fingerprint: sshFingerprint(blob), user: "root" } : null;
 }
 
 /** A placed instance (rows being placed have no machine yet and are invisible). */

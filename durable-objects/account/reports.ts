@@ -64,6 +64,7 @@ function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): st
 function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { kind: "key_used" }>): void {
   const at = iso(report.at);
   if (report.kind === "event") return addEvent(sql, row.id, report.message, at);
+  if (report.kind === "host" && report.ssh_host_key) sql`UPDATE instances SET ssh_host_key = ${report.ssh_host_key} WHERE id = ${row.id}`;
   if (report.kind === "host") return applyHost(sql, row, report.online, report.at);
   if (report.kind === "ready") return applyReadiness(sql, row, report.ready_ports, at);
   const wantsRunning = row.desired_state === "running";

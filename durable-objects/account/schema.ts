@@ -6,6 +6,7 @@ import { replaceLegacyOutbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
 import { foldLegacyCharges } from "./ledger-folding.ts";
+import { createSshKeySchema } from "./ssh-keys.ts";
 import { createWebhookSchema } from "./webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
@@ -44,6 +45,8 @@ export function createAccountSchema(sql: Sql): void {
   addAccountSchemaAdditions(sql);
   // webhook-schema.ts: endpoints, events, deliveries, and the triggers that record events.
   createWebhookSchema(sql);
+  // ssh-keys.ts.
+  createSshKeySchema(sql);
 }
 
 /**
@@ -92,6 +95,8 @@ export function addAccountSchemaAdditions(sql: Sql): void {
   addColumnIfMissing(sql, "instances", "idle_stop_minutes", "INTEGER");
   addColumnIfMissing(sql, "instances", "idle_from_ms", "INTEGER");
   addColumnIfMissing(sql, "instances", "idle_check_ms", "INTEGER");
+  // Its host's SSH server's public key line, from the reservation and the host's reports; null until the host has one.
+  addColumnIfMissing(sql, "instances", "ssh_host_key", "TEXT");
   addHourlyCharges(sql);
 }
 

@@ -5,7 +5,8 @@ import type { ContainerSpec, ContainerState } from "../../protocol/messages.ts";
 export type MachineReport =
   | { seq: number; kind: "state"; instance_id: string; state: ContainerState; message: string; at: number }
   | { seq: number; kind: "event"; instance_id: string; message: string; at: number }
-  | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number }
+  /** `ssh_host_key`: the host's SSH server's public key line, when it comes online with one. */
+  | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number; ssh_host_key?: string }
   /** An API key (by its SHA-256) opened the proxy at `at`; sent at most once a minute per key. */
   | { seq: number; kind: "key_used"; key_sha256: string; at: number }
   /** The HTTP ports of a running container that answer their readiness path now (the whole set). */

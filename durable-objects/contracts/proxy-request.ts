@@ -37,7 +37,17 @@ export interface ProxyRequest extends ProxyTarget {
   requestId: string;
   /** The subprotocols a WebSocket client offered; null for plain HTTP. */
   websocket: { protocols: string[] } | null;
+  /** A WebSocket the agent ends itself, not a container port: its SSH server, or a terminal's shell. */
+  session?: AgentSession;
 }
+
+/**
+ * `ssh`: the agent's SSH server takes the connection, and these keys may authenticate it;
+ * `terminal`: a login shell in the container on a terminal of that size (the dashboard's).
+ */
+export type AgentSession =
+  | { kind: "ssh"; keys: { type: string; blob: string }[] }
+  | { kind: "terminal"; cols: number; rows: number };
 
 const proxyRequest: z.ZodType<ProxyRequest> = z.object({
   instanceId: z.string().min(1),
@@ -53,6 +63,10 @@ const proxyRequest: z.ZodType<ProxyRequest> = z.object({
   ]),
   requestId: z.string(),
   websocket: z.object({ protocols: z.array(z.string()) }).nullable(),
+  session: z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("ssh"), keys: z.array(z.object({ type: z.string(), blob: z.string() })) }),
+    z.object({ kind: z.literal("terminal"), cols: z.number().int(), rows: z.number().int() }),
+  ]).optional(),
 });
 
 /**

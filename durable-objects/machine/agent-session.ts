@@ -143,7 +143,8 @@ export class AgentSession {
       if (hello.host) record.replaceResources(hello.host);
       health.replace(hello.degraded ?? "");
       ledger.takeReportedStates(reported, nowMs);
-      if (!wasOnline) ledger.reportHost(true, nowMs);
+      const newHostKey = record.replaceSshHostKey(hello.ssh_host_key);
+      if (!wasOnline || newHostKey) ledger.reportHost(true, nowMs, record.sshHostKey());
       // Time away is not idle time: the idle clock of every instance here starts again.
       if (!wasOnline) this.parts.activity.hostReturned();
       // After the host's own report: an account that took the host for gone learns what is ready again.

@@ -189,11 +189,12 @@ export class ContainerLedger {
     if (row?.desired === "running") this.reports.enqueue(row.account_id, { kind: "ready", instance_id: instanceId, ready_ports: readyPorts, at: nowMs });
   }
 
-  /** Inside a transaction: tells every account with containers here that the host came or went. */
-  reportHost(online: boolean, nowMs: number): void {
+  /** Inside a transaction: tells every account with containers here that the host came or went (and, coming, its SSH host key). */
+  reportHost(online: boolean, nowMs: number, sshHostKey: string | null = null): void {
     const byAccount = Map.groupBy(this.containers().filter((c) => c.desired !== "destroyed"), (c) => c.account_id);
     for (const [accountId, rows] of byAccount) {
-      this.reports.enqueue(accountId, { kind: "host", online, instance_ids: rows.map((r) => r.instance_id), at: nowMs });
+      const key = sshHostKey === null ? {} : { ssh_host_key: sshHostKey };
+      this.reports.enqueue(accountId, { kind: "host", online, instance_ids: rows.map((r) => r.instance_id), at: nowMs, ...key });
     }
   }
 

@@ -119,13 +119,14 @@ export class MachineDO extends DurableObject<Env> {
   // ---- reservations, desired states and key sets (RPC from AccountDOs) ----
 
   /** `share`: what the instance gets of the host's memory and CPUs, as its agent will limit it (null before a hello said). */
-  reserve(request: ReserveRequest): { ok: true; gpu_indices: number[]; share: ResourceShare | null } | Failure {
+  /** `ssh_host_key`: its agent's SSH server's public key line (null before an agent with one said hello). */
+  reserve(request: ReserveRequest): { ok: true; gpu_indices: number[]; share: ResourceShare | null; ssh_host_key: string | null } | Failure {
     // Placement skips a degraded machine; this catches a launch that raced its report.
     if (this.health.degraded()) return fail("no_capacity", "the machine takes no new instances now");
     const reserved = this.ledger.reserve(request);
     if (!reserved.ok) return reserved;
     this.keySets.apply(request.key_set);
-    return { ...reserved, share: this.record.shareFor(request.gpu_count) };
+    return { ...reserved, share: this.record.shareFor(request.gpu_count), ssh_host_key: this.record.sshHostKey() };
   }
 
   reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {
@@ -222,7 +223,7 @@ export class MachineDO extends DurableObject<Env> {
     }
     const owner = { instanceId: target.instanceId, accountId: row.account_id };
     const response = target.websocket
-      ? await this.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds)
+      ? await this.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds, target.session)
       : await this.bridge.openHttp(target, owner, request.body, logIds);
     // Only this object refuses: an upstream header of that name would pass for a refusal.
     response.headers.delete(PROXY_REFUSAL_HEADER);

@@ -97,6 +97,18 @@ export class MachineRecord {
              VALUES (1, ${versions.agent_version}, ${versions.driver_version}, ${versions.cuda_version})`;
   }
 
+  /** Keeps the SSH host key the hello gave; true when it differs from the one kept before. */
+  replaceSshHostKey(hostKey: string | undefined): boolean {
+    if (hostKey === undefined || hostKey === this.sshHostKey()) return false;
+    this.sql`INSERT OR REPLACE INTO host_ssh (id, host_key) VALUES (1, ${hostKey})`;
+    return true;
+  }
+
+  /** The public key line of the agent's SSH server; null before an agent with one said hello. */
+  sshHostKey(): string | null {
+    return this.sql<{ host_key: string }>`SELECT host_key FROM host_ssh`[0]?.host_key ?? null;
+  }
+
   /** What the agent's last hello said it runs; empty before the first hello. */
   versions(): HostVersions {
     return this.sql<HostVersions>`SELECT agent_version, driver_version, cuda_version FROM host_versions`[0]

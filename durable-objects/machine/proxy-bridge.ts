@@ -6,7 +6,7 @@
 import { log, type LogFields } from "../../core/log.ts";
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
 import type { LogsRequest } from "../contracts/logs-request.ts";
-import type { ProxyTarget } from "../contracts/proxy-request.ts";
+import type { AgentSession, ProxyTarget } from "../contracts/proxy-request.ts";
 import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
 import { HttpStream } from "./http-stream.ts";
 import { StreamQuota, type StreamOwner, type StreamWatcher } from "./stream-quota.ts";
@@ -52,19 +52,17 @@ export class ProxyBridge {
     }), LOGS_ANSWER_TIMEOUT_MS, false);
   }
 
-  openWebSocket(target: ProxyTarget, owner: StreamOwner, protocols: string[], logIds: () => LogFields = () => ({})): Promise<Response> {
+  /** `session`: a WebSocket the agent ends itself (its SSH server, a terminal's shell), not one to a container port. */
+  openWebSocket(target: ProxyTarget, owner: StreamOwner, protocols: string[], logIds: () => LogFields = () => ({}), session?: AgentSession): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
     const release = this.quota.take(owner);
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: "websocket" }), release);
+    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: session?.kind ?? "websocket" }), release);
     const stream = new WsStream(id, link);
     this.streams.add(id, stream);
-    link.sendControl({
-      type: "ws_open", stream: id, instance_id: target.instanceId, port: target.port,
-      path: target.target, headers: target.headers, protocols,
-    });
+    link.sendControl(openingOf(id, target, protocols, session));
     return stream.accepted;
   }
 
@@ -144,5 +142,18 @@ function sendQuietly(socket: WebSocket, data: string | Uint8Array): void {
     socket.send(data);
   } catch {
     // The socket closed under us: webSocketClose will fail the streams.
+  }
+}
+
+/** The control message that opens WebSocket stream `id` on the agent. */
+function openingOf(id: number, target: ProxyTarget, protocols: string[], session: AgentSession | undefined): ServerMessage {
+  const instance_id = target.instanceId;
+  switch (session?.kind) {
+    case "ssh":
+      return { type: "ssh_open", stream: id, instance_id, keys: session.keys };
+    case "terminal":
+      return { type: "terminal_open", stream: id, instance_id, cols: session.cols, rows: session.rows };
+    default:
+      return { type: "ws_open", stream: id, instance_id, port: target.port, path: target.target, headers: target.headers, protocols };
   }
 }

@@ -14,8 +14,10 @@ import { freePort } from "./free-port.ts";
 import { jupyterCommand, JUPYTER_PORT, JUPYTER_TEMPLATE } from "./jupyter-container.ts";
 import { LogWriter, readTail } from "./local-log-file.ts";
 import {
-  PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type ContainerUsage, type CreateOutcome, type Endpoint, type ListedContainer, type LogRequest,
+  PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type ContainerUsage, type CreateOutcome, type Endpoint, type ExecProcess, type ExecRequest,
+  type ListedContainer, type LogRequest,
 } from "../runtime/runtime.ts";
+import { localSession } from "./local-session.ts";
 
 const DEV_SERVER_FILE = fileURLToPath(new URL("./container/server.ts", import.meta.url));
 const REAL_PROGRAM_FILE = fileURLToPath(new URL("./container/real-program.ts", import.meta.url));
@@ -35,6 +37,8 @@ export interface LocalRuntimeOptions {
 
 interface RunningContainer {
   child: ChildProcess;
+  /** SSH sessions' processes: they end with the container. */
+  sessions: Set<ExecProcess>;
   hostPorts: Map<number, number>;
   log: LogWriter;
   stopping: boolean;
@@ -105,7 +109,7 @@ export class LocalRuntime implements ContainerRuntime {
     log.capture(child.stdout!, "stdout");
     log.capture(child.stderr!, "stderr");
     const entry: RunningContainer = {
-      child, hostPorts, log, stopping: false, exited: once(child, "exit").then(() => undefined), gpuIndices: spec.gpu_indices, usage: null,
+      child, sessions: new Set(), hostPorts, log, stopping: false, exited: once(child, "exit").then(() => undefined), gpuIndices: spec.gpu_indices, usage: null,
     };
     this.#running.set(instanceId, entry);
     child.on("message", (message) => {
@@ -133,6 +137,15 @@ export class LocalRuntime implements ContainerRuntime {
     const entry = this.#running.get(instanceId);
     if (entry) await this.#terminate(entry);
     await rm(this.#dir(instanceId), { recursive: true, force: true });
+  }
+
+  async exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null> {
+    const entry = this.#running.get(instanceId);
+    if (!entry) return null;
+    const session = localSession(join(this.#dir(instanceId), "data"), request);
+    entry.sessions.add(session);
+    void session.exit.then(() => entry.sessions.delete(session));
+    return session;
   }
 
   async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {
@@ -167,6 +180,7 @@ export class LocalRuntime implements ContainerRuntime {
 
   async #terminate(entry: RunningContainer): Promise<void> {
     entry.stopping = true;
+    for (const session of entry.sessions) session.kill();
     if (entry.child.exitCode === null && entry.child.signalCode === null) entry.child.kill("SIGTERM");
     const killTimer = setTimeout(() => entry.child.kill("SIGKILL"), STOP_GRACE_MS);
     await entry.exited;
@@ -175,6 +189,7 @@ export class LocalRuntime implements ContainerRuntime {
 
   #noticeExit(instanceId: string, entry: RunningContainer, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#running.get(instanceId) === entry) this.#running.delete(instanceId);
+    for (const session of entry.sessions) session.kill();
     if (entry.stopping) return;
     const exit: ContainerExit =
       code === 0

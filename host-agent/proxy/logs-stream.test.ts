@@ -76,6 +76,7 @@ function setUp(logKeepAliveMs?: number) {
         if (source) sources.push(source);
         return source;
       },
+      exec: async () => null,
     },
     transport,
     createLogger(() => {}),
@@ -99,7 +100,7 @@ describe("logs streams", () => {
 
   it("aborts a stream whose log the runtime could not read, or that is sent a body", async () => {
     const transport = new RecordingTransport();
-    const streams = new ProxyStreams({ resolvePort: async () => null, logs: async () => Promise.reject(new Error("engine down")) }, transport, createLogger(() => {}));
+    const streams = new ProxyStreams({ resolvePort: async () => null, logs: async () => Promise.reject(new Error("engine down")), exec: async () => null }, transport, createLogger(() => {}));
     streams.openLogs(open(10, RUNNING));
     expect(await transport.ended(10)).toEqual({ type: "abort", stream: 10, reason: "the host could not read the logs: engine down" });
     const { transport: other, streams: running } = setUp();

@@ -59,7 +59,7 @@ async function agentEnd(): Promise<MuxEndUnderTest> {
     congested: () => false,
     whenUncongested: (callback) => setImmediate(callback),
   };
-  const streams = new ProxyStreams({ resolvePort: async () => endpoint, logs: async () => null }, transport, createLogger(() => {}));
+  const streams = new ProxyStreams({ resolvePort: async () => endpoint, logs: async () => null, exec: async () => null }, transport, createLogger(() => {}));
 
   const fromMachine = (message: ServerMessage) => {
     const decoded = decodeServerMessage(encodeMessage(message));

@@ -70,7 +70,7 @@ afterAll(() => shutServer(upstream));
 
 function setUp(resolvePort: () => Promise<Endpoint | null> = async () => endpoint) {
   const transport = new RecordingTransport();
-  const streams = new ProxyStreams({ resolvePort, logs: async () => null }, transport, createLogger(() => {}));
+  const streams = new ProxyStreams({ resolvePort, logs: async () => null, exec: async () => null }, transport, createLogger(() => {}));
   return { transport, streams };
 }
 

@@ -1,6 +1,6 @@
-// The agent's end of the proxy multiplexer: opens HTTP and WebSocket streams to container ports and
-// streams of container logs when the MachineDO asks, and routes its stream frames (data, window, end,
-// abort, ws_close) to them through the shared stream table.
+// The agent's end of the proxy multiplexer: opens HTTP and WebSocket streams to container ports,
+// streams of container logs, SSH connections and terminals when the MachineDO asks, and routes its
+// stream frames (data, window, end, abort, ws_close) to them through the shared stream table.
 import type { DataFrame } from "../../protocol/mux/frames.ts";
 import { StreamTable, type StreamControl } from "../../protocol/mux/stream-table.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -9,22 +9,33 @@ import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts
 import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 import { WsProxyStream, type WsOpenMessage } from "./ws-proxy-stream.ts";
+import type { SshHostKey } from "../ssh/host-key.ts";
+import { serveSshConnection, type SshRuntime } from "../ssh/ssh-server.ts";
+import { SshStream, type SshOpenMessage } from "../ssh/ssh-stream.ts";
+import { TerminalStream, type TerminalOpenMessage } from "../terminal/terminal-stream.ts";
 
-export type StreamRuntime = Pick<ContainerRuntime, "resolvePort" | "logs">;
+export type StreamRuntime = Pick<ContainerRuntime, "resolvePort" | "logs" | "exec">;
 
 export class ProxyStreams {
   readonly #runtime: StreamRuntime;
   readonly #transport: StreamTransport;
   readonly #log: Logger;
-  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream>();
+  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream | TerminalStream>();
   readonly #logKeepAliveMs: number | undefined;
+  readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
 
-  /** `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given). */
-  constructor(runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number) {
+  /**
+   * `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given);
+   * `ssh`: the SSH server's key and where its sessions run (without it, SSH connections are refused).
+   */
+  constructor(
+    runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number, ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null = null,
+  ) {
     this.#runtime = runtime;
     this.#transport = transport;
     this.#log = log;
     this.#logKeepAliveMs = logKeepAliveMs;
+    this.#ssh = ssh;
   }
 
   get openCount(): number {
@@ -57,6 +68,24 @@ export class ProxyStreams {
         stream.refuse(`the host could not read the logs: ${errorMessage(error)}`);
       },
     );
+  }
+
+  /** An SSH connection for the agent's own SSH server, with the keys the control plane allows. */
+  openSsh(message: SshOpenMessage): void {
+    this.#streams.get(message.stream)?.close();
+    const stream = new SshStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    this.#streams.add(message.stream, stream);
+    if (!this.#ssh) return stream.refuse();
+    stream.accept();
+    serveSshConnection(stream.socket, { ...this.#ssh, keys: message.keys, instanceId: message.instance_id, log: this.#log });
+  }
+
+  /** The dashboard's terminal: a login shell in the container. */
+  openTerminal(message: TerminalOpenMessage): void {
+    this.#streams.get(message.stream)?.close();
+    const stream = new TerminalStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    this.#streams.add(message.stream, stream);
+    void stream.start(this.#runtime);
   }
 
   /** Routes a data frame; returns why it was refused, or null. */

@@ -3,10 +3,10 @@
 import WebSocket, { type RawData } from "ws";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { closeQuietly, MESSAGE_TOO_BIG } from "../../protocol/mux/close-codes.ts";
-import { SendCredit } from "../../protocol/mux/flow-control.ts";
 import { DataKind, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
 import { AgentStream } from "./agent-stream.ts";
+import { CreditedSender } from "./credited-sender.ts";
 import { upstreamWsHeaders } from "./proxy-headers.ts";
 
 export type WsOpenMessage = Extract<ServerMessage, { type: "ws_open" }>;
@@ -15,12 +15,13 @@ const TOO_BIG_ERROR = "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
 
 export class WsProxyStream extends AgentStream<WsOpenMessage> {
   readonly carries = "websocket";
-  readonly #sendCredit = new SendCredit();
   #upstream: WebSocket | null = null;
   #accepted = false;
-  /** Upstream messages waiting for credit; upstream reads are paused while any wait. */
-  #pending: { kind: DataKind; payload: Buffer }[] = [];
-  #waitingForDrain = false;
+  /** Upstream messages to the MachineDO; upstream reads are paused while any wait for credit. */
+  readonly #sender = new CreditedSender(this.transport, this.message.stream, {
+    onBacklog: () => this.#upstream?.pause(),
+    onDrained: () => this.#upstream?.resume(),
+  });
 
   connect(endpoint: Endpoint | null): void {
     if (this.closed) return;
@@ -79,8 +80,7 @@ export class WsProxyStream extends AgentStream<WsOpenMessage> {
   }
 
   onWindow(bytes: number): void {
-    this.#sendCredit.grant(bytes);
-    this.#pump();
+    this.#sender.grant(bytes);
   }
 
   protected release(): void {
@@ -89,34 +89,13 @@ export class WsProxyStream extends AgentStream<WsOpenMessage> {
 
   /** Upstream messages still waiting for credit have nowhere to go. */
   protected override finish(): void {
-    this.#pending = [];
+    this.#sender.stop();
     super.finish();
   }
 
   #relayUpstreamMessage(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
     const payload = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
-    this.#pending.push({ kind: isBinary ? DataKind.wsBinary : DataKind.wsText, payload });
-    this.#pump();
-  }
-
-  #pump(): void {
-    if (this.closed) return;
-    for (;;) {
-      const next = this.#pending[0];
-      if (!next || next.payload.byteLength > this.#sendCredit.available || this.transport.congested()) break;
-      this.transport.sendData(next.kind, this.message.stream, next.payload);
-      this.#sendCredit.consume(next.payload.byteLength);
-      this.#pending.shift();
-    }
-    if (this.#pending.length === 0) return void this.#upstream?.resume();
-    this.#upstream?.pause();
-    if (this.transport.congested() && !this.#waitingForDrain) {
-      this.#waitingForDrain = true;
-      this.transport.whenUncongested(() => {
-        this.#waitingForDrain = false;
-        this.#pump();
-      });
-    }
+    this.#sender.send(isBinary ? DataKind.wsBinary : DataKind.wsText, payload);
   }
 }

@@ -16,7 +16,10 @@ import { demultiplexLogs } from "./docker-logs.ts";
 import { InstanceNetworks } from "./docker-network.ts";
 import { ensureImage, PULL_STALL_MS, statusOf } from "./docker-pull.ts";
 import { directoryTar } from "./directory-tar.ts";
-import type { ContainerExit, ContainerRuntime, ContainerUsage, CreateOutcome, Endpoint, ListedContainer, LogRequest } from "./runtime.ts";
+import { execSession } from "./docker-session.ts";
+import type {
+  ContainerExit, ContainerRuntime, ContainerUsage, CreateOutcome, Endpoint, ExecProcess, ExecRequest, ListedContainer, LogRequest,
+} from "./runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 import { DockerUsage } from "./docker-usage.ts";
 
@@ -137,6 +140,11 @@ export class DockerRuntime implements ContainerRuntime {
     // `v`: volumes an image declares (VOLUME in its Dockerfile) go with the container.
     await this.#container(instanceId).remove({ force: true, v: true }).catch(ignoreStatus(404, instanceId));
     await this.#networks.remove(instanceId);
+  }
+
+  async exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null> {
+    const info = await this.#inspect(instanceId);
+    return info?.State.Running ? execSession(this.#container(instanceId), request) : null;
   }
 
   async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {

@@ -1,6 +1,6 @@
 // The container runtime interface: the agent drives containers only through it, so nothing outside
 // a runtime knows whether Docker (production) or local child processes (dev) run them.
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { ContainerSpec, HttpPort } from "../../protocol/messages.ts";
 
 export interface ListedContainer {
@@ -52,6 +52,28 @@ export interface ContainerUsage {
   requestsServed: number | null;
 }
 
+/** A process to run in a running container (an SSH session's shell or command). */
+export interface ExecRequest {
+  /** Run by `/bin/sh -c`; null: a login shell. */
+  command: string | null;
+  /** Added to the container's environment (the SSH client's TERM, LANG, LC_*). */
+  env: Record<string, string>;
+  /** A terminal of this size, when the client asked for one. */
+  pty: { cols: number; rows: number } | null;
+}
+
+/** A process running in a container; with a PTY its output is all on `stdout`. */
+export interface ExecProcess {
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable | null;
+  /** Follows the client's window; nothing without a PTY. */
+  resize(cols: number, rows: number): void;
+  /** Its exit status once it ended and its output was read; null when the engine cannot tell. */
+  exit: Promise<number | null>;
+  kill(): void;
+}
+
 /** Every operation is idempotent: repeating it after it succeeded (or after a crash mid-way) is harmless. */
 export interface ContainerRuntime {
   readonly name: "docker" | "local";
@@ -74,6 +96,8 @@ export interface ContainerRuntime {
   logs(instanceId: string, request: LogRequest): Promise<Readable | null>;
   /** The container's HTTP ports and readiness paths as its spec gave them; [] for an unknown container or an older spec. */
   httpPorts(instanceId: string): Promise<HttpPort[]>;
+  /** Starts a process in the running container (Docker exec; locally a process in its data folder); null when it is not running. */
+  exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null>;
   /** The usage of every running container. */
   usage(): Promise<ContainerUsage[]>;
   onExit(listener: (exit: ContainerExit) => void): void;

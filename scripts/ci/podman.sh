@@ -16,13 +16,14 @@ export CONTAINERS_CONF="$STATE_DIR/containers.conf"
 
 log() { echo "podman.sh: $*" >&2; }
 
-# nftables: the tenant firewall the isolation tests set and read; openssl: the registry stand-in's certificate.
+# nftables: the tenant firewall the isolation tests set and read; openssl: the registry stand-in's certificate;
+# openssh-client: the real ssh the SSH tests drive through the bridge.
 if ! command -v podman >/dev/null || ! command -v runc >/dev/null || [ ! -x /bin/busybox ] || ! command -v curl >/dev/null \
-  || ! command -v nft >/dev/null || ! command -v openssl >/dev/null; then
-  log "installing podman, runc, busybox-static, curl, nftables, openssl"
+  || ! command -v nft >/dev/null || ! command -v openssl >/dev/null || ! command -v ssh >/dev/null; then
+  log "installing podman, runc, busybox-static, curl, nftables, openssl, openssh-client"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
-  apt-get install -y -qq podman runc busybox-static curl nftables openssl >/dev/null
+  apt-get install -y -qq podman runc busybox-static curl nftables openssl openssh-client >/dev/null
 fi
 
 mkdir -p "$STATE_DIR"

@@ -386,6 +386,25 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await stack.api("DELETE", `/v1/instances/${instance.id}`);
   });
 
+  it("opens a terminal into a running instance: a typed command's output comes back, and the shell's exit ends it", async () => {
+    await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
+    const instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch", label: "shell" });
+    await page.goto(`${base}/instances/${instance.id}`);
+    await page.getByText(`npx gpu ssh ${instance.id}`).waitFor();
+    await page.getByRole("button", { name: "Terminal", exact: true }).click();
+    const terminal = page.getByTestId("terminal");
+    const screen = terminal.locator(".xterm-rows");
+    await screen.waitFor();
+    await terminal.click();
+    await page.keyboard.type("echo from-$((6*7)) in $(basename $PWD)");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => screen.textContent(), { timeout: 15_000 }).toMatch(/from-42 in data/);
+    await page.keyboard.type("exit 7");
+    await page.keyboard.press("Enter");
+    await untilText(page.getByRole("status").filter({ hasText: "Terminal ended" }), "Terminal ended: the shell exited with status 7");
+    await stack.api("DELETE", `/v1/instances/${instance.id}`);
+  });
+
   it("charts an instance's GPUs, CPU and memory with uPlot: points once its dev container served requests, its GPU busy, in each window", async () => {
     await signIn(page, base, stack.setup.account.email, stack.setup.account.password);
     const instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 2, template: "vllm", model: "qwen2.5-0.5b-instruct", label: "charted" });

@@ -20,9 +20,11 @@ import { instanceRoutes } from "./routes/instance-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
+import { sshKeyRoutes } from "./routes/ssh-key-routes.ts";
+import { documentSshPath } from "./routes/ssh-docs.ts";
 import { webhookRoutes } from "./routes/webhook-routes.ts";
 import { refuseForeignOrigin } from "./session/same-origin.ts";
-import { SESSION_COOKIE } from "./session/session-cookie.ts";
+import { SESSION_COOKIE } from "../http/browser-session.ts";
 import { documentProxyPath } from "./routes/proxy-docs.ts";
 import { documentAppOrigin } from "./routes/app-origin-docs.ts";
 import { APP_SESSION_COOKIE } from "../http/app-origin.ts";
@@ -48,7 +50,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/account"]) {
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account"]) {
     app.use(path, callerAuth());
   }
   // Stripe calls its webhook with a signature, not a key: the route verifies it.
@@ -72,8 +74,10 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", paymentRoutes);
   app.route("/", pricingRoutes);
   app.route("/v1", webhookRoutes);
+  app.route("/v1", sshKeyRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);
+  documentSshPath(app);
   documentAppOrigin(app);
 
   app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());

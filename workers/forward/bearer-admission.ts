@@ -9,12 +9,18 @@ import { sha256Hex } from "../../core/hash.ts";
 import type { ProxyCredential } from "../../durable-objects/contracts/proxy-request.ts";
 import type { Admission } from "./forward-to-instance.ts";
 
+/** The request's Bearer credential as sent, the account it claims and what the MachineDO is shown of it; 401 when it is neither kind. */
+export async function presentedBearer(request: Request): Promise<{ bearer: string; accountId: string; credential: ProxyCredential }> {
+  const bearer = bearerToken(request.headers.get("authorization"));
+  const presented = bearer === null ? null : await presentedCredential(bearer);
+  if (bearer === null || presented === null) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY or instance token>");
+  return { bearer, ...presented };
+}
+
 /** The admission of the request's Bearer credential to instance `instanceId`; 401 when it is neither kind. */
 export async function bearerAdmission(request: Request, env: Env, instanceId: string): Promise<Admission> {
-  const credential = bearerToken(request.headers.get("authorization"));
-  const presented = credential === null ? null : await presentedCredential(credential);
-  if (credential === null || presented === null) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY or instance token>");
-  return { credential: presented.credential, askAccount: () => accountOf(env, presented.accountId).openProxy(credential, instanceId) };
+  const { bearer, accountId, credential } = await presentedBearer(request);
+  return { credential, askAccount: () => accountOf(env, accountId).openProxy(bearer, instanceId) };
 }
 
 /** Who the credential claims to be (its account) and what the MachineDO is shown of it; null when it is neither kind. */

@@ -8,7 +8,7 @@ import { machineOf, type Env } from "../../core/env.ts";
 import { ApiError, unwrap, type Failure } from "../../core/errors.ts";
 import { machineIdOfInstance } from "../../core/ids.ts";
 import {
-  MACHINE_PROXY_URL, machineProxyInit, refusalOf, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
+  MACHINE_PROXY_URL, machineProxyInit, refusalOf, type AgentSession, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
 } from "../../durable-objects/contracts/proxy-request.ts";
 import { offeredSubprotocols, upstreamRequestHeaders, type UpstreamPolicy } from "../../protocol/mux/headers.ts";
 import { clientIp } from "../http/rate-limit.ts";
@@ -34,6 +34,8 @@ export interface Forwarding {
   admission: Admission;
   /** The MachineDO stamps it on the response it builds, so the response is passed on uncopied. */
   requestId: string;
+  /** A WebSocket the agent ends itself (its SSH server, a terminal's shell), not a container port. */
+  session?: AgentSession;
 }
 
 type Body = ReadableStream<Uint8Array> | null;
@@ -49,6 +51,7 @@ export async function forwardToInstance(request: Request, env: Env, to: Forwardi
     headers: upstreamRequestHeaders(request.headers, to.policy, { clientIp: clientIp(request), url: request.url }),
     requestId: to.requestId,
     websocket: websocket ? { protocols: offeredSubprotocols(request.headers) } : null,
+    ...(to.session ? { session: to.session } : {}),
   };
   const send = (machineId: number, credential: ProxyCredential, body: Body) =>
     machineOf(env, machineId).fetch(MACHINE_PROXY_URL, machineProxyInit({ ...exchange, credential }, body, request.headers.get("content-length")));

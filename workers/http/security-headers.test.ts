@@ -12,8 +12,9 @@ type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
 
 function expectOriginPolicy(headers: Headers): void {
   const policy = headers.get("content-security-policy") ?? "";
-  for (const directive of ["script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"]) {
-    expect(policy).toContain(directive);
+  for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "connect-src 'self'",
+    "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"]) {
+    expect(policy.split("; ")).toContain(directive);
   }
   expect(headers.get("x-content-type-options")).toBe("nosniff");
   expect(headers.get("referrer-policy")).toBe("same-origin");

@@ -5,11 +5,14 @@
 import { withHeaders } from "./response-headers.ts";
 
 /**
- * The dashboard's scripts and styles come from the origin alone (vite builds no inline script), it
- * is framed by no page, and neither a <base> nor a plugin can change where it loads code from.
+ * The dashboard's scripts come from the origin alone (vite builds no inline script), it is framed by
+ * no page, and neither a <base> nor a plugin can change where it loads code from. Its stylesheets
+ * come from the origin too, but the terminal (xterm.js) writes its measured size and colours into
+ * <style> elements of its own: inline styles are allowed, and with images, fonts and connections
+ * held to the origin, an injected style can neither load nor send anything elsewhere.
  */
 const ORIGIN_POLICY = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "connect-src 'self'",
   "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'", "form-action 'self'",
 ].join("; ");
 

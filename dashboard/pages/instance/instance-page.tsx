@@ -1,4 +1,4 @@
-// /instances/:id: one instance, kept current by polling: status, details, ports, actions, metrics, events, logs.
+// /instances/:id: one instance, kept current by polling: status, details, ports, actions, a shell, metrics, events, logs.
 import { useEffect } from "react";
 import { useMe } from "../../api/account.ts";
 import { markConnectSeen } from "../../api/first-steps.ts";
@@ -15,6 +15,7 @@ import { NextSteps } from "./next-steps.tsx";
 import { EventList } from "./event-list.tsx";
 import { PortList } from "./port-list.tsx";
 import { RenameForm } from "./rename-form.tsx";
+import { TerminalPanel } from "./terminal-panel.tsx";
 
 export function InstancePage({ id }: { id: string }) {
   const instance = useInstance(id);
@@ -46,6 +47,7 @@ export function InstancePage({ id }: { id: string }) {
       <InstanceDetails instance={data} />
       <RenameForm instance={data} />
       <PortList instance={data} />
+      {data.status !== "destroyed" && <TerminalPanel id={id} running={data.status === "running"} />}
       {data.status !== "destroyed" && <MetricsPanel id={id} />}
       <EventList id={id} />
       {data.status !== "destroyed" && <LogPanel id={id} status={data.status} />}

@@ -11,7 +11,8 @@ import { Me, meBody } from "../schemas/account.ts";
 import { Credentials, PasswordChange } from "../schemas/auth.ts";
 import { errors } from "../schemas/common.ts";
 import { requireSameOrigin } from "../session/same-origin.ts";
-import { clearSessionCookie, SESSION_COOKIE, sessionFrom, setSessionCookie } from "../session/session-cookie.ts";
+import { SESSION_COOKIE } from "../../http/browser-session.ts";
+import { clearSessionCookie, sessionFrom, setSessionCookie } from "../session/session-cookie.ts";
 import { validationHook } from "../validation.ts";
 
 const sessionSecurity = [{ sessionCookie: [] }];

@@ -46,7 +46,7 @@ logsRoutes.openAPIRegistry.register("LogEvent", LogEvent);
 logsRoutes.openapi(logsRoute, async (c) => {
   const { id } = c.req.valid("param");
   const { tail, follow } = c.req.valid("query");
-  const { machine_id } = unwrap(await accountOf(c.env, c.var.accountId).openLogs(c.var.credential, id));
+  const { machine_id } = unwrap(await accountOf(c.env, c.var.accountId).getInstance(c.var.credential, id)).instance;
   const following = follow === "true";
   const events = following || (c.req.header("accept") ?? "").includes("text/event-stream");
   const url = logsRequestUrl({

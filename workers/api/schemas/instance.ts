@@ -125,6 +125,14 @@ export const Instance = z
     idle_stop_minutes: z.number().int().nullable().openapi({
       description: `Stopped after this many minutes idle (every GPU under ${IDLE_GPU_PERCENT} %, no traffic); null: never`, example: 30,
     }),
+    ssh: z
+      .object({
+        host_key: z.string().openapi({ description: "Its host's SSH public key line (`ssh-ed25519 AAAA…`), for a known-hosts file", example: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIItlxsmjqcNTqg2EN9xHSoTBtP776H0EEDMMJU3iMj+r" }),
+        host_key_fingerprint: z.string().openapi({ description: "That key's fingerprint as OpenSSH prints it (`SHA256:…`), for a person to compare", example: "SHA256:Gdm3GLZqJi56Xbai39/qyQsCLrQl3OopQ+Vk6ZfzWCQ" }),
+        user: z.literal("root").openapi({ description: "The user an SSH session runs as" }),
+      })
+      .nullable()
+      .openapi({ description: "How `ssh` reaches it (GET /v1/instances/{id}/ssh; `gpu ssh`): null until its host has said its key" }),
   })
   .openapi("Instance");
 

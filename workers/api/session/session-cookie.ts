@@ -5,8 +5,8 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { sessionTokens } from "../../../core/credentials.ts";
 import { SESSION_IDLE_MS } from "../../../durable-objects/contracts/credential-lifetimes.ts";
+import { SESSION_COOKIE } from "../../http/browser-session.ts";
 
-export const SESSION_COOKIE = "gpr_session";
 
 const isLocalHttp = (url: URL) => url.protocol === "http:" && (url.hostname === "localhost" || url.hostname === "127.0.0.1");
 

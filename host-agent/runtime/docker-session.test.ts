@@ -1,0 +1,64 @@
+// SSH sessions' processes in a container through a real Docker-compatible engine (scripts/ci/podman.sh
+// provides one): output on stdout and stderr, stdin, the exit status, and a TTY of the size asked that
+// follows a resize. Runs when DOCKER_HOST is set.
+import type { Readable } from "node:stream";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
+import { useTempDir } from "../../test/support/agent/temp-dir.ts";
+import { DockerRuntime } from "./docker-runtime.ts";
+import type { ExecProcess } from "./runtime.ts";
+
+const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
+
+function collect(stream: Readable | null): () => string {
+  let text = "";
+  stream?.on("data", (chunk: Buffer) => (text += chunk.toString()));
+  return () => text;
+}
+
+async function finished(process: ExecProcess): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const stdout = collect(process.stdout);
+  const stderr = collect(process.stderr);
+  const code = await process.exit;
+  return { code, stdout: stdout(), stderr: stderr() };
+}
+
+describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
+  const id = randomInstanceId();
+  const cacheDir = useTempDir("docker-session-cache-");
+  let runtime: DockerRuntime;
+
+  beforeAll(async () => {
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker: new Docker() });
+    await runtime.create(testSpec(id, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", "sleep 600"] }), () => {});
+    await runtime.start(id);
+  }, 60_000);
+  afterAll(async () => {
+    await runtime.destroy(id);
+    await runtime.close();
+  });
+
+  it("runs a command: stdout and stderr apart, stdin read, the exit status returned", async () => {
+    const process = (await runtime.exec(id, { command: "read line; echo got-$line; echo oops >&2; exit 3", env: { LANG: "C.UTF-8" }, pty: null }))!;
+    process.stdin.end("hello\n");
+    expect(await finished(process)).toEqual({ code: 3, stdout: "got-hello\n", stderr: "oops\n" });
+  });
+
+  it("gives a TTY of the asked size, and follows a resize", async () => {
+    const process = (await runtime.exec(id, { command: "stty size; read _; stty size", env: { TERM: "xterm" }, pty: { cols: 91, rows: 33 } }))!;
+    expect(process.stderr).toBeNull();
+    const output = collect(process.stdout);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    process.resize(120, 40);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.stdin.write("\n");
+    const code = await process.exit;
+    expect(code).toBe(0);
+    expect(output().replace(/\r/g, "").split("\n").filter((line) => /^\d+ \d+$/.test(line))).toEqual(["33 91", "40 120"]);
+  });
+
+  it("is null for a container that is not running", async () => {
+    expect(await runtime.exec(randomInstanceId(), { command: "true", env: {}, pty: null })).toBeNull();
+  });
+});

@@ -1,0 +1,121 @@
+// The agent's SSH server for one connection, in-process (ssh2): the machine's host key, user
+// authentication by `publickey` against the keys the connection was opened with (the account's, read
+// by the control plane at that moment; the user name is only shown), and each channel mapped into the
+// instance: `shell` and `exec` as a process in its container (a PTY when asked, the window followed,
+// the exit status returned), `direct-tcpip` (`ssh -L`) to one of its own ports, `env` for TERM, LANG
+// and LC_* only. Nothing else: no agent or X11 forwarding, no remote forwarding, no sftp subsystem.
+import { connect } from "node:net";
+import type { Duplex } from "node:stream";
+import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from "ssh2";
+import type { Logger } from "../log.ts";
+import type { ContainerRuntime, ExecRequest } from "../runtime/runtime.ts";
+import type { SshHostKey } from "./host-key.ts";
+
+export type SshRuntime = Pick<ContainerRuntime, "exec" | "resolvePort">;
+
+export interface SshConnectionOptions {
+  hostKey: SshHostKey;
+  /** The public keys (type and base64 blob) that may authenticate this connection. */
+  keys: { type: string; blob: string }[];
+  instanceId: string;
+  runtime: SshRuntime;
+  log: Logger;
+  /** Called on each sign of a person using the instance (a session opened, input typed). */
+  onActivity?: () => void;
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1"]);
+const ALLOWED_ENV = /^(TERM|LANG|LC_[A-Z_]+)$/;
+
+export function serveSshConnection(socket: Duplex, options: SshConnectionOptions): void {
+  const server = new ssh2.Server({ hostKeys: [options.hostKey.privateKey], ident: "gpu-rental" }, (client) => handleClient(client, options));
+  server.injectSocket(socket as never);
+}
+
+function authenticate(ctx: AuthContext, keys: SshConnectionOptions["keys"]): void {
+  if (ctx.method !== "publickey") return ctx.reject(["publickey"]);
+  const offered = ctx.key.data;
+  const match = keys.find((key) => Buffer.from(key.blob, "base64").equals(offered));
+  if (!match) return ctx.reject(["publickey"]);
+  if (!ctx.signature) return ctx.accept();
+  const publicKey = ssh2.utils.parseKey(`${match.type} ${match.blob}`);
+  if (publicKey instanceof Error || ctx.blob === undefined || publicKey.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return ctx.reject(["publickey"]);
+  ctx.accept();
+}
+
+function handleClient(client: Connection, options: SshConnectionOptions): void {
+  const ids = { instance_id: options.instanceId };
+  client.on("authentication", (ctx) => authenticate(ctx, options.keys));
+  client.on("error", (error) => options.log.info("ssh connection ended", { ...ids, error: error.message }));
+  client.on("ready", () => {
+    options.log.info("ssh session opened", ids);
+    client.on("session", (accept) => openSession(accept(), options));
+    client.on("tcpip", (accept, reject, info) => {
+      if (!LOOPBACK.has(info.destIP)) return reject();
+      void options.runtime.resolvePort(options.instanceId, info.destPort).then(
+        (endpoint) => (endpoint ? forwardPort(accept(), endpoint.host, endpoint.port) : reject()),
+        () => reject(),
+      );
+    });
+    // Remote forwarding and the like: refused.
+    client.on("request", (_accept, reject) => reject?.());
+  });
+}
+
+function forwardPort(channel: ServerChannel, host: string, port: number): void {
+  const upstream = connect(port, host);
+  channel.pipe(upstream).pipe(channel);
+  upstream.on("error", () => channel.close());
+  channel.on("close", () => upstream.destroy());
+}
+
+function openSession(session: Session, options: SshConnectionOptions): void {
+  const request: ExecRequest = { command: null, env: {}, pty: null };
+  let resize: ((cols: number, rows: number) => void) | null = null;
+  session.on("pty", (accept, _reject, info) => {
+    request.pty = { cols: info.cols || 80, rows: info.rows || 24 };
+    if (info.term) request.env.TERM = info.term;
+    accept?.();
+  });
+  session.on("env", (accept, reject, info) => {
+    if (!ALLOWED_ENV.test(info.key)) return reject?.();
+    request.env[info.key] = info.val;
+    accept?.();
+  });
+  session.on("window-change", (accept, _reject, info) => {
+    if (request.pty) request.pty = { cols: info.cols, rows: info.rows };
+    resize?.(info.cols, info.rows);
+    accept?.();
+  });
+  session.on("shell", (accept) => void run(accept(), { ...request, command: null }, options, (fn) => (resize = fn)));
+  session.on("exec", (accept, _reject, info) => void run(accept(), { ...request, command: info.command }, options, (fn) => (resize = fn)));
+  session.on("subsystem", (_accept, reject) => reject());
+  session.on("auth-agent", (_accept, reject) => reject?.());
+  session.on("x11", (_accept, reject) => reject?.());
+}
+
+async function run(channel: ServerChannel, request: ExecRequest, options: SshConnectionOptions, onResize: (fn: (cols: number, rows: number) => void) => void): Promise<void> {
+  options.onActivity?.();
+  const process = await options.runtime.exec(options.instanceId, request).catch((error: unknown) => {
+    options.log.warn("ssh session could not start", { instance_id: options.instanceId, error: String(error) });
+    return null;
+  });
+  if (!process) {
+    channel.stderr.write("the instance is not running\r\n");
+    channel.exit(255);
+    return void channel.end();
+  }
+  onResize((cols, rows) => process.resize(cols, rows));
+  channel.on("data", () => options.onActivity?.());
+  channel.pipe(process.stdin);
+  const outputs = [process.stdout, process.stderr].filter((stream) => stream !== null);
+  process.stdout.pipe(channel, { end: false });
+  process.stderr?.pipe(channel.stderr, { end: false });
+  const drained = Promise.all(outputs.map((stream) => new Promise((resolve) => (stream.readableEnded ? resolve(null) : stream.once("end", resolve).once("close", resolve)))));
+  channel.on("close", () => process.kill());
+  const code = await process.exit;
+  await drained;
+  // A process ended by a signal (or an engine that cannot say) reads as 255, as sshd reports a lost command.
+  channel.exit(code ?? 255);
+  channel.end();
+}

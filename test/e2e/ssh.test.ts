@@ -1,0 +1,95 @@
+// SSH through the whole stack with the real OpenSSH client: `gpu ssh-keys add`, `gpu ssh` (a
+// command's output and exit status), `ssh -tt` with a PTY, `ssh -L` to the instance's HTTP port
+// through `gpu ssh-config --write`, and a removed key refused. The agents run the local runtime.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
+import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
+import { spawn } from "node:child_process";
+
+const stack = useE2eStack();
+let env: NodeJS.ProcessEnv;
+let home: string;
+let keyFile: string;
+let instance: Instance;
+
+const gpu = (...args: string[]) => runGpu(args, env);
+/** The system ssh with the block `gpu ssh-config --write` wrote, and the test's key alone. */
+const ssh = (...args: string[]) => runCommand("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", ...args], env);
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), "gpu-ssh-home-"));
+  env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
+  keyFile = join(home, "id_ed25519");
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e@test", "-f", keyFile]);
+  instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
+}, 120_000);
+
+describe("SSH into an instance", () => {
+  it("ssh-keys add takes the .pub file and shows OpenSSH's fingerprint; ls lists it", async () => {
+    const fingerprint = execFileSync("ssh-keygen", ["-lf", `${keyFile}.pub`]).toString().split(" ")[1]!;
+    const added = await gpu("ssh-keys", "add", `${keyFile}.pub`);
+    expect(added).toMatchObject({ code: 0, stdout: expect.stringContaining(fingerprint) });
+    const listed = await gpu("ssh-keys", "ls");
+    expect(listed.stdout).toContain("e2e@test");
+    expect(listed.stdout).toContain(fingerprint);
+  });
+
+  it("the instance shows its host's key, the one ssh then meets", async () => {
+    const read = await stack.api<Instance>("GET", `/v1/instances/${instance.id}`);
+    const ssh = read.body.ssh!;
+    expect(ssh.user).toBe("root");
+    expect(ssh.host_key).toMatch(/^ssh-ed25519 AAAA/);
+    const lineFile = join(home, "host_key.pub");
+    execFileSync("sh", ["-c", `printf '%s\\n' "$1" > "$2"`, "sh", ssh.host_key, lineFile]);
+    expect(execFileSync("ssh-keygen", ["-lf", lineFile]).toString().split(" ")[1]).toBe(ssh.host_key_fingerprint);
+  });
+
+  it("gpu ssh runs a command: its stdout, stderr and exit status come back, with no host key prompt", async () => {
+    const result = await gpu("ssh", instance.id, "-i", keyFile, "--", "echo out-$((6*7)); echo err >&2; pwd; exit 7");
+    expect(result.code).toBe(7);
+    expect(result.stdout.split("\n")[0]).toBe("out-42");
+    expect(result.stderr).toContain("err");
+    expect(result.stderr).not.toContain("authenticity");
+    const known = readFileSync(join(home, "gpu-rental", "known_hosts"), "utf8");
+    expect(known).toContain(`gpu-${instance.id} ssh-ed25519 `);
+  });
+
+  it("ssh-config --write gives ssh a Host block; ssh -tt gets a terminal of the size asked", async () => {
+    const written = await gpu("ssh-config", "--write");
+    expect(written.code).toBe(0);
+    expect(readFileSync(join(home, ".ssh", "config"), "utf8")).toContain(`Include ${join(home, "gpu-rental", "ssh_config")}`);
+    const plain = await ssh(`gpu-${instance.id}`, "test -t 0 && echo tty || echo no-tty");
+    expect(plain).toMatchObject({ code: 0, stdout: "no-tty\n" });
+    const terminal = await ssh("-tt", `gpu-${instance.id}`, "tty >/dev/null && echo tty; stty size");
+    expect(terminal.code).toBe(0);
+    // ssh -tt without a terminal of its own asks for 0×0: the server takes 80×24.
+    expect(terminal.stdout.replace(/\r/g, "")).toBe("tty\n24 80\n");
+  });
+
+  it("ssh -L reaches the instance's HTTP port", async () => {
+    const localPort = await freePort();
+    const tunnel = spawn("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+      "-N", "-L", `127.0.0.1:${localPort}:localhost:8000`, `gpu-${instance.id}`], { env, stdio: "ignore" });
+    try {
+      const status = await poll(() => fetch(`http://127.0.0.1:${localPort}/health`).then((r) => r.status, () => 0), (s) => s === 200);
+      expect(status).toBe(200);
+      const models = await (await fetch(`http://127.0.0.1:${localPort}/v1/models`)).json() as { data: unknown[] };
+      expect(models.data.length).toBeGreaterThan(0);
+    } finally {
+      tunnel.kill();
+    }
+  });
+
+  it("a key removed from the account is refused from the next connection on", async () => {
+    const { body } = await stack.api<{ items: { id: string }[] }>("GET", "/v1/ssh-keys");
+    expect((await gpu("ssh-keys", "rm", body.items[0]!.id)).code).toBe(0);
+    const refused = await ssh(`gpu-${instance.id}`, "echo should-not-run");
+    expect(refused.code).toBe(255);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("Permission denied (publickey)");
+  });
+});
