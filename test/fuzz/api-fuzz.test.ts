@@ -22,11 +22,17 @@ const NOT_FUZZED: Record<string, string> = {
   ])),
   "POST /admin/v1/machines/{id}/token": "a new token cuts off the fuzz's own hosts mid-run (small ids are theirs); durable-objects/machine/machine-token.test.ts covers it",
   "DELETE /admin/v1/machines/{id}": "retiring would take the fuzz's own hosts away mid-run; durable-objects/machine/machine-token.test.ts covers it",
+  ...Object.fromEntries(["GET /v1/instances/{id}/ssh", "GET /v1/instances/{id}/terminal"].map((key) => [
+    key,
+    "a WebSocket the host agent itself answers (its SSH server, a shell): the fuzz fixture's hosts answer no ssh_open or terminal_open, so an upgrade would wait; workers/proxy/ssh.test.ts and terminal.test.ts cover every refusal and the opening",
+  ])),
 };
 /** Operations fuzzed for errors that no valid request can bring to a success here, and why. */
 const NO_SUCCESS_HERE: Record<string, string> = {
   "POST /v1/billing/checkout": "payments are off in the workerd tests (no STRIPE_SECRET_KEY): 409; the checkout is end to end (test/e2e/payments.test.ts)",
   "POST /v1/billing/stripe/webhook": "only a body Stripe signed succeeds; the signed events are payment-routes.test.ts's",
+  "POST /v1/ssh-keys": "no generated string is a valid OpenSSH public key of a real key: 400 naming public_key; ssh-key-routes.test.ts covers each success",
+  "DELETE /v1/ssh-keys/{id}": "the fuzz fixture holds no SSH key, so no id it sends names one: 404; ssh-key-routes.test.ts covers the removal",
   ...Object.fromEntries([
     "DELETE /v1/webhooks/{id}", "PATCH /v1/webhooks/{id}", "GET /v1/webhooks/{id}/deliveries", "POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry",
     "POST /v1/webhooks/{id}/rotate-secret", "POST /v1/webhooks/{id}/test",

@@ -21,7 +21,7 @@ import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { sshKeyRoutes } from "./routes/ssh-key-routes.ts";
-import { documentSshPath } from "./routes/ssh-docs.ts";
+import { documentShellPaths } from "./routes/shell-docs.ts";
 import { webhookRoutes } from "./routes/webhook-routes.ts";
 import { refuseForeignOrigin } from "./session/same-origin.ts";
 import { SESSION_COOKIE } from "../http/browser-session.ts";
@@ -77,7 +77,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", sshKeyRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);
-  documentSshPath(app);
+  documentShellPaths(app);
   documentAppOrigin(app);
 
   app.notFound((c) => new ApiError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse());
