@@ -6,6 +6,7 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { useTempDir } from "../../test/support/agent/temp-dir.ts";
+import { NO_SFTP_SERVER, SFTP_COMMAND } from "../ssh/ssh-server.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
 import type { ExecProcess } from "./runtime.ts";
 
@@ -43,6 +44,12 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
     const process = (await runtime.exec(id, { command: "read line; echo got-$line; echo oops >&2; exit 3", env: { LANG: "C.UTF-8" }, pty: null }))!;
     process.stdin.end("hello\n");
     expect(await finished(process)).toEqual({ code: 3, stdout: "got-hello\n", stderr: "oops\n" });
+  });
+
+  it("the sftp subsystem in an image without sftp-server says so, and what to do instead, with status 127", async () => {
+    const process = (await runtime.exec(id, { command: SFTP_COMMAND, env: {}, pty: null }))!;
+    process.stdin.end();
+    expect(await finished(process)).toEqual({ code: 127, stdout: "", stderr: `${NO_SFTP_SERVER}\n` });
   });
 
   it("gives a TTY of the asked size, and follows a resize", async () => {

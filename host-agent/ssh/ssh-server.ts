@@ -2,8 +2,9 @@
 // authentication by `publickey` against the keys the connection was opened with (the account's, read
 // by the control plane at that moment; the user name is only shown), and each channel mapped into the
 // instance: `shell` and `exec` as a process in its container (a PTY when asked, the window followed,
-// the exit status returned), `direct-tcpip` (`ssh -L`) to one of its own ports, `env` for TERM, LANG
-// and LC_* only. Nothing else: no agent or X11 forwarding, no remote forwarding, no sftp subsystem.
+// the exit status returned), the `sftp` subsystem as the image's own sftp-server (so sftp, scp and
+// rsync's clients work), `direct-tcpip` (`ssh -L`) to one of its own ports, `env` for TERM, LANG
+// and LC_* only. Nothing else: no agent or X11 forwarding, no remote forwarding.
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from "ssh2";
@@ -25,6 +26,17 @@ export interface SshConnectionOptions {
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1"]);
+
+/** Where images keep OpenSSH's sftp-server: Debian and Ubuntu, RHEL and Fedora, Alpine and Arch, others. */
+export const SFTP_SERVER_PATHS = ["/usr/lib/openssh/sftp-server", "/usr/libexec/openssh/sftp-server", "/usr/lib/ssh/sftp-server", "/usr/libexec/sftp-server", "/usr/lib/sftp-server"];
+
+/** Why an image without one cannot serve sftp (and scp, which speaks sftp), and what to do instead. */
+export const NO_SFTP_SERVER =
+  "this image has no sftp-server (sftp and scp need one): install it in the image (Debian and Ubuntu: openssh-sftp-server), or copy files with gpu cp";
+
+/** The subsystem's command: the first sftp-server the image has, else that message on stderr and status 127. */
+export const SFTP_COMMAND =
+  `for server in ${SFTP_SERVER_PATHS.join(" ")}; do if [ -x "$server" ]; then exec "$server"; fi; done; echo "${NO_SFTP_SERVER}" >&2; exit 127`;
 const ALLOWED_ENV = /^(TERM|LANG|LC_[A-Z_]+)$/;
 
 export function serveSshConnection(socket: Duplex, options: SshConnectionOptions): void {
@@ -89,7 +101,10 @@ function openSession(session: Session, options: SshConnectionOptions): void {
   });
   session.on("shell", (accept) => void run(accept(), { ...request, command: null }, options, (fn) => (resize = fn)));
   session.on("exec", (accept, _reject, info) => void run(accept(), { ...request, command: info.command }, options, (fn) => (resize = fn)));
-  session.on("subsystem", (_accept, reject) => reject());
+  session.on("subsystem", (accept, reject, info) => {
+    if (info.name !== "sftp") return reject();
+    void run(accept(), { ...request, command: SFTP_COMMAND, pty: null }, options, (fn) => (resize = fn));
+  });
   session.on("auth-agent", (_accept, reject) => reject?.());
   session.on("x11", (_accept, reject) => reject?.());
 }

@@ -17,13 +17,15 @@ export CONTAINERS_CONF="$STATE_DIR/containers.conf"
 log() { echo "podman.sh: $*" >&2; }
 
 # nftables: the tenant firewall the isolation tests set and read; openssl: the registry stand-in's certificate;
-# openssh-client: the real ssh the SSH tests drive through the bridge.
+# openssh-client: the real ssh, sftp and scp the SSH tests drive through the bridge; openssh-sftp-server
+# and rsync: what the local runtime's "image" (this machine) serves them with.
 if ! command -v podman >/dev/null || ! command -v runc >/dev/null || [ ! -x /bin/busybox ] || ! command -v curl >/dev/null \
-  || ! command -v nft >/dev/null || ! command -v openssl >/dev/null || ! command -v ssh >/dev/null; then
-  log "installing podman, runc, busybox-static, curl, nftables, openssl, openssh-client"
+  || ! command -v nft >/dev/null || ! command -v openssl >/dev/null || ! command -v ssh >/dev/null \
+  || [ ! -x /usr/lib/openssh/sftp-server ] || ! command -v rsync >/dev/null; then
+  log "installing podman, runc, busybox-static, curl, nftables, openssl, openssh-client, openssh-sftp-server, rsync"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
-  apt-get install -y -qq podman runc busybox-static curl nftables openssl openssh-client >/dev/null
+  apt-get install -y -qq podman runc busybox-static curl nftables openssl openssh-client openssh-sftp-server rsync >/dev/null
 fi
 
 mkdir -p "$STATE_DIR"

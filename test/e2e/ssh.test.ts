@@ -1,8 +1,10 @@
 // SSH through the whole stack with the real OpenSSH client: `gpu ssh-keys add`, `gpu ssh` (a
 // command's output and exit status), `ssh -tt` with a PTY, `ssh -L` to the instance's HTTP port
-// through `gpu ssh-config --write`, and a removed key refused. The agents run the local runtime.
+// through `gpu ssh-config --write`, sftp, scp and rsync (the host's sftp-server and rsync, as the
+// local runtime's "image"), and a removed key refused. The agents run the local runtime.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +19,7 @@ let keyFile: string;
 let instance: Instance;
 
 const gpu = (...args: string[]) => runGpu(args, env);
+const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 /** The system ssh with the block `gpu ssh-config --write` wrote, and the test's key alone. */
 const ssh = (...args: string[]) => runCommand("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", ...args], env);
 
@@ -82,6 +85,33 @@ describe("SSH into an instance", () => {
     } finally {
       tunnel.kill();
     }
+  });
+
+  it("sftp, scp and rsync -e ssh move files both ways, byte for byte, through the image's own sftp-server and rsync", async () => {
+    const local = mkdtempSync(join(tmpdir(), "gpu-ssh-files-"));
+    const tree = join(local, "tree");
+    mkdirSync(join(tree, "nested"), { recursive: true });
+    writeFileSync(join(tree, "weights.bin"), randomBytes(3 * 1024 * 1024 + 17));
+    writeFileSync(join(tree, "nested", "notes.txt"), "six times seven\n");
+    const host = `gpu-${instance.id}`;
+    const sshOptions = ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes"];
+
+    const batch = join(local, "batch");
+    writeFileSync(batch, `put ${join(tree, "weights.bin")} by-sftp.bin\nget by-sftp.bin ${join(local, "back-sftp.bin")}\n`);
+    expect(await runCommand("sftp", [...sshOptions, "-b", batch, host], env)).toMatchObject({ code: 0 });
+    expect(sha256(join(local, "back-sftp.bin"))).toBe(sha256(join(tree, "weights.bin")));
+
+    expect(await runCommand("scp", [...sshOptions, "-r", tree, `${host}:by-scp`], env)).toMatchObject({ code: 0 });
+    expect(await runCommand("scp", [...sshOptions, "-r", `${host}:by-scp`, join(local, "back-scp")], env)).toMatchObject({ code: 0 });
+    expect(sha256(join(local, "back-scp", "weights.bin"))).toBe(sha256(join(tree, "weights.bin")));
+    expect(readFileSync(join(local, "back-scp", "nested", "notes.txt"), "utf8")).toBe("six times seven\n");
+
+    const rsh = ["ssh", ...sshOptions].join(" ");
+    expect(await runCommand("rsync", ["-a", "-e", rsh, `${tree}/`, `${host}:by-rsync/`], env)).toMatchObject({ code: 0 });
+    expect(await runCommand("rsync", ["-a", "-e", rsh, `${host}:by-rsync/`, join(local, "back-rsync")], env)).toMatchObject({ code: 0 });
+    expect(sha256(join(local, "back-rsync", "weights.bin"))).toBe(sha256(join(tree, "weights.bin")));
+    // They landed in the instance's own folder, where its shell starts.
+    expect((await ssh(host, "ls")).stdout.split("\n")).toEqual(expect.arrayContaining(["by-rsync", "by-scp", "by-sftp.bin"]));
   });
 
   it("a key removed from the account is refused from the next connection on", async () => {
