@@ -10,6 +10,8 @@ export const BASELINES = {
   nginx: "(b) nginx",
   passthrough: "(c) worker",
   noop: "noop route",
+  /** The same bytes or round trip through our own path proxy (for SSH, which has no other baseline). */
+  proxied: "(d) proxied",
 } as const;
 export type BaselineKey = keyof typeof BASELINES;
 

@@ -5,7 +5,7 @@
 import type { BaselineKey } from "./results-model.ts";
 
 /** "apps": our proxy as an instance web app's origin (`{id}-{port}.APPS_DOMAIN`), measured beside the path proxy. */
-export type RouteKey = "ours" | "apps" | Exclude<BaselineKey, "noop">;
+export type RouteKey = "ours" | "apps" | Exclude<BaselineKey, "noop" | "proxied">;
 
 export interface Route {
   key: RouteKey;

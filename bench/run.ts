@@ -21,6 +21,7 @@ import { cpuProfilesSuite } from "./suites/cpu-profiles.ts";
 import { hopLadderSuite } from "./suites/hop-ladder.ts";
 import { latencySuite } from "./suites/latency.ts";
 import { memorySuite } from "./suites/memory.ts";
+import { sshSuite } from "./suites/ssh.ts";
 import { streamingSuite } from "./suites/streaming.ts";
 import type { SuiteContext } from "./suites/suite-context.ts";
 import { throughputSuite } from "./suites/throughput.ts";
@@ -89,6 +90,7 @@ try {
     ["latency", () => latencySuite(ctx)],
     ["streaming", () => streamingSuite(ctx)],
     ["websocket", () => websocketSuite(ctx)],
+    ["ssh", () => sshSuite(ctx)],
     ["memory", () => memorySuite(ctx)],
     ["control", () => controlPlaneSuite(ctx)],
     ["profile", () => hopLadderSuite(ctx)],

@@ -1,0 +1,143 @@
+// SSH through the bridge with the system OpenSSH client, as a customer runs it (ProxyCommand
+// `gpu ssh-proxy`): `ssh <id> head -c N /dev/zero` read to its end, in MB/s, against the same bytes
+// as a proxied HTTP download in this run; and one byte typed into a shell's terminal (`ssh -tt`)
+// until its echo is seen, against a proxied WebSocket round trip in this run.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import WebSocket from "ws";
+import type { Section } from "../results-model.ts";
+import { routeUrl, wsUrl } from "../routes.ts";
+import { MB, median, megabytesPerSecond, summarize } from "../stats.ts";
+import type { SuiteContext } from "./suite-context.ts";
+
+const GPU_CLI = resolve(import.meta.dirname, "../../cli/gpu.ts");
+const ROUND_TRIPS = 200;
+const WARM_UP = 20;
+
+export async function sshSuite(ctx: SuiteContext): Promise<Section> {
+  const bytes = ctx.config.transferBytes;
+  const ssh = await sshClient(ctx);
+  const notes = [
+    `ssh: the system OpenSSH client with ProxyCommand \`gpu ssh-proxy\` (a WebSocket to /v1/instances/{id}/ssh), its own SSH encryption end to end to the agent's SSH server; ${bytes / MB} MB of \`head -c\` from the instance's shell, the handshake included, median of ${ctx.config.transferRuns} run(s); (d) the same bytes as GET /fast/bytes through the path proxy`,
+    `echo: one byte typed into \`ssh -tt <id> cat\` until the terminal's echo comes back, ${ROUND_TRIPS} times after ${WARM_UP}; (d) a 32-byte message to the container's /ws echo through the path proxy`,
+  ];
+  ctx.log(`ssh: ${bytes / MB} MB through ssh and the proxy`);
+  const sshRates: number[] = [];
+  const proxiedRates: number[] = [];
+  for (let run = 0; run < ctx.config.transferRuns; run++) {
+    sshRates.push(await ssh.download(bytes));
+    proxiedRates.push(await proxiedDownload(ctx, bytes));
+  }
+  ctx.log("ssh: echo round trips");
+  const echo = summarize(await ssh.echoRoundTrips());
+  const ws = summarize(await wsRoundTrips(ctx));
+  return {
+    id: "ssh", title: "SSH through the bridge", baselineKeys: ["proxied"], notes,
+    figures: [
+      { id: "ssh.download", label: `ssh head -c ${bytes / MB} MB`, unit: "MB/s", better: "higher", ours: median(sshRates), baselines: { proxied: median(proxiedRates) } },
+      { id: "ssh.echo.p50", label: "typed byte's echo p50", unit: "ms", better: "lower", ours: echo.p50, baselines: { proxied: ws.p50 } },
+      { id: "ssh.echo.p99", label: "typed byte's echo p99", unit: "ms", better: "lower", ours: echo.p99, baselines: { proxied: ws.p99 } },
+    ],
+  };
+}
+
+/** A key on the bench account and an ssh configured to reach the bench instance through `gpu ssh-proxy`. */
+async function sshClient(ctx: SuiteContext) {
+  const home = mkdtempSync(join(tmpdir(), "gpu-bench-ssh-"));
+  const key = join(home, "id_ed25519");
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", key]);
+  const publicKey = readFileSync(`${key}.pub`, "utf8").trim();
+  const added = await fetch(`${ctx.stack.baseUrl}/v1/ssh-keys`, {
+    method: "POST", headers: { authorization: `Bearer ${ctx.stack.key}`, "content-type": "application/json" }, body: JSON.stringify({ public_key: publicKey }),
+  });
+  if (added.status !== 201) throw new Error(`adding the bench's SSH key: ${added.status} ${await added.text()}`);
+  const config = join(home, "config");
+  writeFileSync(config, [
+    "Host bench",
+    "  User root",
+    `  ProxyCommand ${process.execPath} ${GPU_CLI} ssh-proxy ${ctx.stack.instanceId}`,
+    `  IdentityFile ${key}`,
+    "  IdentitiesOnly yes",
+    "  BatchMode yes",
+    "  StrictHostKeyChecking no",
+    "  UserKnownHostsFile /dev/null",
+    "  LogLevel ERROR",
+    "",
+  ].join("\n"));
+  const env = { ...process.env, GPU_API_URL: ctx.stack.baseUrl, GPU_API_KEY: ctx.stack.key };
+  return {
+    /** MB/s of `head -c bytes` from the instance, read to the end. */
+    async download(bytes: number): Promise<number> {
+      const started = performance.now();
+      const child = spawn("ssh", ["-F", config, "bench", `head -c ${bytes} /dev/zero`], { env, stdio: ["ignore", "pipe", "pipe"] });
+      let received = 0;
+      child.stdout.on("data", (chunk: Buffer) => (received += chunk.byteLength));
+      const code = await new Promise<number | null>((done) => child.on("close", done));
+      if (code !== 0 || received !== bytes) throw new Error(`ssh head -c ${bytes} gave ${received} bytes, exit ${code}`);
+      return megabytesPerSecond(bytes, performance.now() - started);
+    },
+    /** Milliseconds from a byte typed to its echo, on the instance's terminal. */
+    async echoRoundTrips(): Promise<number[]> {
+      const child = spawn("ssh", ["-F", config, "-tt", "bench", "cat"], { env, stdio: "pipe" });
+      let seen = "";
+      let waiting: (() => void) | null = null;
+      child.stdout.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes("x")) {
+          seen = "";
+          waiting?.();
+        }
+      });
+      const typed = () => new Promise<void>((done) => {
+        waiting = done;
+        child.stdin.write("x");
+      });
+      try {
+        const samples: number[] = [];
+        for (let i = 0; i < WARM_UP + ROUND_TRIPS; i++) {
+          const started = performance.now();
+          await typed();
+          if (i >= WARM_UP) samples.push(performance.now() - started);
+        }
+        return samples;
+      } finally {
+        child.kill();
+      }
+    },
+  };
+}
+
+async function proxiedDownload(ctx: SuiteContext, bytes: number): Promise<number> {
+  const route = ctx.routes.ours;
+  const started = performance.now();
+  const response = await fetch(routeUrl(route, `/fast/bytes?n=${bytes}`), { headers: route.headers });
+  let received = 0;
+  for await (const chunk of response.body!) received += (chunk as Uint8Array).byteLength;
+  if (received !== bytes) throw new Error(`proxied download gave ${received} of ${bytes} bytes`);
+  return megabytesPerSecond(bytes, performance.now() - started);
+}
+
+async function wsRoundTrips(ctx: SuiteContext): Promise<number[]> {
+  const route = ctx.routes.ours;
+  const socket = new WebSocket(wsUrl(route, "/ws"), { headers: route.headers, perMessageDeflate: false });
+  await new Promise<void>((done, fail) => socket.once("open", () => done()).once("error", fail));
+  const echoed: (() => void)[] = [];
+  socket.on("message", () => echoed.shift()?.());
+  const once = () => new Promise<void>((done) => {
+    echoed.push(done);
+    socket.send("x".repeat(32));
+  });
+  try {
+    const samples: number[] = [];
+    for (let i = 0; i < WARM_UP + ROUND_TRIPS; i++) {
+      const started = performance.now();
+      await once();
+      if (i >= WARM_UP) samples.push(performance.now() - started);
+    }
+    return samples;
+  } finally {
+    socket.close();
+  }
+}
