@@ -29,7 +29,15 @@ export class StreamSocket extends Duplex {
   override _read(): void {}
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.#write(chunk, done);
+    this.#write(chunk, () => setImmediate(done));
+  }
+
+  /**
+   * The SSH server writes a packet at a time (32 KiB at most): each write is acknowledged a turn of the
+   * event loop later, so the packets of one turn gather here and cross as one message, not dozens.
+   */
+  override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void): void {
+    this.#write(Buffer.concat(chunks.map(({ chunk }) => chunk)), () => setImmediate(done));
   }
 
   override _final(done: (error?: Error | null) => void): void {
@@ -54,7 +62,7 @@ export class SshStream extends AgentStream<SshOpenMessage> {
   constructor(message: SshOpenMessage, transport: StreamTransport, onClosed: () => void) {
     super(message, transport, onClosed);
     this.socket = new StreamSocket(
-      (chunk, done) => (this.closed ? done() : this.#sender.sendBytes(DataKind.wsBinary, chunk, () => done())),
+      (chunk, done) => (this.closed ? done() : this.#sender.sendBytes(DataKind.wsBinary, chunk, done)),
       () => this.#end(NORMAL_CLOSURE, "ssh connection closed"),
     );
     this.socket.on("error", () => this.#end(NORMAL_CLOSURE, "ssh connection closed"));
