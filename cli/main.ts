@@ -3,6 +3,7 @@
 import { Command, CommanderError } from "@commander-js/extra-typings";
 import { balanceCommand } from "./commands/balance.ts";
 import { catalogCommand } from "./commands/catalog.ts";
+import { cpCommand } from "./commands/cp.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { forwardCommand } from "./commands/forward.ts";
 import { gpusCommand } from "./commands/gpus.ts";
@@ -33,7 +34,7 @@ import type { IoStreams } from "./iostreams.ts";
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
   stopCommand, startCommand, rmCommand, renameCommand, idleStopCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
-  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand,
+  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand, cpCommand,
 ];
 
 function buildProgram(f: Factory) {

@@ -96,6 +96,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
         return streams.openSsh(message);
       case "terminal_open":
         return streams.openTerminal(message);
+      case "files_open":
+        return streams.openFiles(message);
       default:
         return streams.receive(message);
     }
@@ -116,7 +118,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
   // A change between hellos; a reconnect's hello carries it anyway.
   health.onChange((degraded) => connection.send({ type: "health", degraded }));
-  const streams = new ProxyStreams(runtime, connection, log, undefined, sshHostKey ? { hostKey: sshHostKey, runtime } : null);
+  const streams = new ProxyStreams(runtime, connection, log, undefined, sshHostKey ? { hostKey: sshHostKey, runtime } : null, runtime);
   runtime.onExit(({ instanceId, state, message }) => report({ instance_id: instanceId, state, message }));
   const sampler = new MetricsSampler({ runtime, gpus: metrics.gpus, send: (message) => connection.send(message), intervalMs: metrics.intervalMs, log });
   connection.start();

@@ -28,6 +28,8 @@ function recordingRuntime(log: string[]): ContainerRuntime {
     logs: async () => null,
     httpPorts: async () => [],
     exec: async () => null,
+    readArchive: async () => null,
+    writeArchive: async () => false,
     usage: async () => [],
     onExit: () => {},
     close: async () => {},

@@ -200,6 +200,19 @@ export const serverMessage = z.discriminatedUnion("type", [
     rows: z.number().int().min(1).max(TERMINAL_MAX_SIZE),
   }),
   /**
+   * An instance's files, answered like a proxied HTTP request, running or stopped: `get` answers 200
+   * with a tar of `path` (the Docker archive API's semantics) or 404; `put` takes a tar as the
+   * request body (data frames within the agent's credit, then `end`) and extracts it into the
+   * directory `path`, answering 204, or 404 when there is no such directory.
+   */
+  z.object({
+    type: z.literal("files_open"),
+    stream: streamId,
+    instance_id: instanceId,
+    op: z.enum(["get", "put"]),
+    path: z.string().startsWith("/"),
+  }),
+  /**
    * A container's logs, answered like a proxied HTTP request: an `http_response` head (404 when the
    * host has no such container), body frames within the credit, and `end`. `events` formats each
    * line as a server-sent event with its time and stream, `text` as the bare line; with `follow` the

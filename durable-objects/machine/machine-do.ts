@@ -29,6 +29,7 @@ import {
   isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
 } from "../contracts/object-messages.ts";
 import type { IdleAnswer, IdleQuery } from "../contracts/idle-stop.ts";
+import { decodeFilesRequest, FILES_PATH } from "../contracts/files-request.ts";
 import { decodeLogsRequest, LOGS_PATH } from "../contracts/logs-request.ts";
 import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "../contracts/proxy-request.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
@@ -46,7 +47,8 @@ import { InstanceActivity } from "./instance-activity.ts";
 import { MetricsStore } from "./metrics-store.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
-import { hostOffline, runningRefusal } from "./reachability.ts";
+import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
+import { filesRefusal, hostOffline, runningRefusal } from "./reachability.ts";
 import { createMachineSchema } from "./schema.ts";
 
 export class MachineDO extends DurableObject<Env> {
@@ -113,6 +115,7 @@ export class MachineDO extends DurableObject<Env> {
     if (path === "/agent/v1/connect") return this.session.accept(request);
     if (path === "/proxy") return this.proxy(request);
     if (path === LOGS_PATH) return this.logs(new URL(request.url));
+    if (path === FILES_PATH) return this.files(request);
     return errorResponse("not_found", "no such machine endpoint");
   }
 
@@ -234,6 +237,23 @@ export class MachineDO extends DurableObject<Env> {
   /** The ids of a log line about one of this machine's containers. */
   private containerLogIds(instanceId: string): LogFields {
     return { account_id: this.ledger.container(instanceId)?.account_id, instance_id: instanceId, machine_id: this.record.read()?.id };
+  }
+
+  // ---- files ----
+
+  /** A tar of an instance's path, or a tar extracted into it, running or stopped (the caller's account has admitted it). */
+  private async files(request: Request): Promise<Response> {
+    const decoded = decodeFilesRequest(new URL(request.url));
+    if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
+    const { instanceId, requestId } = decoded.request;
+    const row = this.ledger.container(instanceId);
+    const refusal = filesRefusal(instanceId, row, this.record.isOnline());
+    if (refusal) return refusalResponse({ kind: "refused", code: refusal.code, message: refusal.message }, request.body);
+    if (Number(request.headers.get("content-length") ?? 0) > MAX_REQUEST_BODY_BYTES) {
+      return refusalResponse({ kind: "refused", code: "payload_too_large", message: `the tar is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB): send it in parts` }, request.body);
+    }
+    const body = decoded.request.op === "put" ? request.body : null;
+    return this.bridge.openFiles(decoded.request, { instanceId, accountId: row!.account_id }, body, () => ({ request_id: requestId || undefined, ...this.containerLogIds(instanceId) }));
   }
 
   // ---- container logs ----

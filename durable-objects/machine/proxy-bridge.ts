@@ -5,6 +5,7 @@
 // goes away every stream is failed at once so nothing waits forever.
 import { log, type LogFields } from "../../core/log.ts";
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
+import type { FilesRequest } from "../contracts/files-request.ts";
 import type { LogsRequest } from "../contracts/logs-request.ts";
 import type { AgentSession, ProxyTarget } from "../contracts/proxy-request.ts";
 import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
@@ -50,6 +51,13 @@ export class ProxyBridge {
     return this.openHttpStream(owner, "GET", null, () => ({ ...logIds(), stream: "logs" }), (id) => ({
       type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
     }), LOGS_ANSWER_TIMEOUT_MS, false);
+  }
+
+  /** An instance's files as a tar (get), or a tar body extracted there (put): answered as an HTTP response. */
+  openFiles(request: FilesRequest, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({})): Promise<Response> {
+    return this.openHttpStream(owner, request.op === "put" ? "PUT" : "GET", body, () => ({ ...logIds(), stream: "files" }), (id) => ({
+      type: "files_open", stream: id, instance_id: request.instanceId, op: request.op, path: request.path,
+    }));
   }
 
   /** `session`: a WebSocket the agent ends itself (its SSH server, a terminal's shell), not one to a container port. */

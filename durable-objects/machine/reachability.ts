@@ -21,3 +21,15 @@ export function reachRefusal(instanceId: string, container: ContainerRow | undef
 }
 
 export const hostOffline = (instanceId: string): Failure => fail("upstream_unavailable", `the host of instance ${instanceId} is offline`);
+
+/**
+ * Null when an instance's files can be read or written now: its container exists (running or
+ * stopped: a stopped instance keeps its data) and its host is online.
+ */
+export function filesRefusal(instanceId: string, container: ContainerRow | undefined, hostOnline: boolean): Failure | null {
+  if (!container || container.desired === "destroyed") return fail("conflict", `instance ${instanceId} is destroyed: its files are gone`);
+  if (container.actual !== "running" && container.actual !== "stopped") {
+    return fail("conflict", `instance ${instanceId} has no container to read yet (it is ${container.actual})`);
+  }
+  return hostOnline ? null : hostOffline(instanceId);
+}

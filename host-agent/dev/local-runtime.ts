@@ -17,6 +17,7 @@ import {
   PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type ContainerUsage, type CreateOutcome, type Endpoint, type ExecProcess, type ExecRequest,
   type ListedContainer, type LogRequest,
 } from "../runtime/runtime.ts";
+import { readLocalArchive, writeLocalArchive } from "./local-archive.ts";
 import { localSession } from "./local-session.ts";
 
 const DEV_SERVER_FILE = fileURLToPath(new URL("./container/server.ts", import.meta.url));
@@ -146,6 +147,14 @@ export class LocalRuntime implements ContainerRuntime {
     entry.sessions.add(session);
     void session.exit.then(() => entry.sessions.delete(session));
     return session;
+  }
+
+  async readArchive(instanceId: string, path: string): Promise<Readable | null> {
+    return (await this.#readSpec(instanceId)) === null ? null : readLocalArchive(join(this.#dir(instanceId), "data"), path);
+  }
+
+  async writeArchive(instanceId: string, path: string, tar: Readable): Promise<boolean> {
+    return (await this.#readSpec(instanceId)) !== null && writeLocalArchive(join(this.#dir(instanceId), "data"), path, tar);
   }
 
   async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {

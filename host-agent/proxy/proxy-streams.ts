@@ -5,6 +5,7 @@ import type { DataFrame } from "../../protocol/mux/frames.ts";
 import { StreamTable, type StreamControl } from "../../protocol/mux/stream-table.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import type { ContainerRuntime } from "../runtime/runtime.ts";
+import { FilesStream, type FilesOpenMessage, type FilesRuntime } from "./files-stream.ts";
 import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts";
 import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
@@ -20,22 +21,26 @@ export class ProxyStreams {
   readonly #runtime: StreamRuntime;
   readonly #transport: StreamTransport;
   readonly #log: Logger;
-  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream | TerminalStream>();
+  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream | TerminalStream | FilesStream>();
   readonly #logKeepAliveMs: number | undefined;
   readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
+  readonly #files: FilesRuntime | null;
 
   /**
    * `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given);
-   * `ssh`: the SSH server's key and where its sessions run (without it, SSH connections are refused).
+   * `ssh`: the SSH server's key and where its sessions run (without it, SSH connections are refused);
+   * `files`: where instances' files are read and written (without it, files requests are refused).
    */
   constructor(
-    runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number, ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null = null,
+    runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number,
+    ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null = null, files: FilesRuntime | null = null,
   ) {
     this.#runtime = runtime;
     this.#transport = transport;
     this.#log = log;
     this.#logKeepAliveMs = logKeepAliveMs;
     this.#ssh = ssh;
+    this.#files = files;
   }
 
   get openCount(): number {
@@ -86,6 +91,15 @@ export class ProxyStreams {
     const stream = new TerminalStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
     this.#streams.add(message.stream, stream);
     void stream.start(this.#runtime);
+  }
+
+  /** An instance's files: a tar of a path, or a tar extracted into a directory. */
+  openFiles(message: FilesOpenMessage): void {
+    this.#streams.get(message.stream)?.close();
+    const stream = new FilesStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    this.#streams.add(message.stream, stream);
+    if (!this.#files) return stream.refuse();
+    stream.start(this.#files);
   }
 
   /** Routes a data frame; returns why it was refused, or null. */

@@ -147,6 +147,22 @@ export class DockerRuntime implements ContainerRuntime {
     return info?.State.Running ? execSession(this.#container(instanceId), request) : null;
   }
 
+  async readArchive(instanceId: string, path: string): Promise<Readable | null> {
+    return (this.#container(instanceId).getArchive({ path }) as Promise<NodeJS.ReadableStream>).then(
+      (stream) => stream as Readable,
+      (error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)),
+    );
+  }
+
+  async writeArchive(instanceId: string, path: string, tar: Readable): Promise<boolean> {
+    // Podman creates a missing directory where Docker answers 404: asked first, both refuse alike.
+    if (!(await isDirectory(this.#container(instanceId), path))) return false;
+    return this.#container(instanceId).putArchive(tar, { path }).then(
+      () => true,
+      (error: unknown) => (statusOf(error) === 404 ? false : Promise.reject(error)),
+    );
+  }
+
   async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {
     let inspected = this.#inspected.get(instanceId);
     if (!inspected) {
@@ -261,6 +277,22 @@ export class DockerRuntime implements ContainerRuntime {
       .inspect()
       .catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
   }
+}
+
+/** Go's os.ModeDir, in the mode of the engine's path stat. */
+const MODE_DIR = 2 ** 31;
+
+/** Whether `path` is a directory in the container, from the archive API's path stat (HEAD). */
+async function isDirectory(container: Docker.Container, path: string): Promise<boolean> {
+  const answer = (await container.infoArchive({ path }).catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)))) as
+    | (Readable & { headers: Record<string, string | undefined> })
+    | null;
+  if (!answer) return false;
+  answer.resume();
+  const stat = answer.headers["x-docker-container-path-stat"];
+  if (!stat) return false;
+  const { mode } = JSON.parse(Buffer.from(stat, "base64").toString("utf8")) as { mode: number };
+  return Math.floor(mode / MODE_DIR) % 2 === 1;
 }
 
 /** This machine's memory and CPUs, as the agent reports and shares them. */

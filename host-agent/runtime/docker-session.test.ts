@@ -1,6 +1,11 @@
-// SSH sessions' processes in a container through a real Docker-compatible engine (scripts/ci/podman.sh
-// provides one): output on stdout and stderr, stdin, the exit status, and a TTY of the size asked that
-// follows a resize. Runs when DOCKER_HOST is set.
+// SSH sessions' processes and files in a container through a real Docker-compatible engine
+// (scripts/ci/podman.sh provides one): output on stdout and stderr, stdin, the exit status, a TTY of
+// the size asked that follows a resize, and tar archives in and out. Runs when DOCKER_HOST is set.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,6 +68,24 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
     const code = await process.exit;
     expect(code).toBe(0);
     expect(output().replace(/\r/g, "").split("\n").filter((line) => /^\d+ \d+$/.test(line))).toEqual(["33 91", "40 120"]);
+  });
+
+  it("writes a tar into /data and reads it back, running and stopped; a missing path is null, a missing directory false", async () => {
+    const source = mkdtempSync(join(tmpdir(), "docker-archive-"));
+    mkdirSync(join(source, "tree", "sub"), { recursive: true });
+    writeFileSync(join(source, "tree", "sub", "file.txt"), "kept\n");
+    const pack = () => spawn("tar", ["-c", "-C", source, "tree"]).stdout;
+    expect(await runtime.writeArchive(id, "/data", pack())).toBe(true);
+    expect(await runtime.writeArchive(id, "/data/no-such-dir", pack())).toBe(false);
+    expect(await runtime.readArchive(id, "/data/nothing-here")).toBeNull();
+    await runtime.stop(id);
+    const archive = (await runtime.readArchive(id, "/data/tree"))!;
+    const listing = spawn("tar", ["-t"], { stdio: ["pipe", "pipe", "ignore"] });
+    archive.pipe(listing.stdin);
+    const names = collect(listing.stdout);
+    await once(listing, "close");
+    expect(names().split("\n").filter(Boolean).map((name) => name.replace(/\/$/, "")).sort()).toEqual(["tree", "tree/sub", "tree/sub/file.txt"]);
+    await runtime.start(id);
   });
 
   it("is null for a container that is not running", async () => {

@@ -98,6 +98,13 @@ export interface ContainerRuntime {
   httpPorts(instanceId: string): Promise<HttpPort[]>;
   /** Starts a process in the running container (Docker exec; locally a process in its data folder); null when it is not running. */
   exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null>;
+  /**
+   * A tar of `path` in the container, running or stopped, with the Docker archive API's semantics (the
+   * path's own name at the archive's root); null when the path does not exist.
+   */
+  readArchive(instanceId: string, path: string): Promise<Readable | null>;
+  /** Extracts `tar` into the directory `path` of the container, running or stopped; false when there is no such directory. */
+  writeArchive(instanceId: string, path: string, tar: Readable): Promise<boolean>;
   /** The usage of every running container. */
   usage(): Promise<ContainerUsage[]>;
   onExit(listener: (exit: ContainerExit) => void): void;

@@ -1,10 +1,11 @@
-// SSH through the whole stack with the real OpenSSH client: `gpu ssh-keys add`, `gpu ssh` (a
-// command's output and exit status), `ssh -tt` with a PTY, `ssh -L` to the instance's HTTP port
-// through `gpu ssh-config --write`, sftp, scp and rsync (the host's sftp-server and rsync, as the
-// local runtime's "image"), and a removed key refused. The agents run the local runtime.
+// Shell and files through the whole stack, the agents on the local runtime. SSH with the real OpenSSH
+// client: `gpu ssh-keys add`, `gpu ssh` (a command's output and exit status), `ssh -tt` with a PTY,
+// `ssh -L` to the instance's HTTP port through `gpu ssh-config --write`, sftp, scp and rsync (the
+// host's sftp-server and rsync, as the local runtime's "image"), a removed key refused. Files:
+// `gpu cp` of a directory tree both ways, compared by checksums, running and stopped.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -121,5 +122,70 @@ describe("SSH into an instance", () => {
     expect(refused.code).toBe(255);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain("Permission denied (publickey)");
+  });
+});
+
+/** Every file under `root` by its relative path, with its SHA-256. */
+function checksums(root: string, prefix = ""): Record<string, string> {
+  const sums: Record<string, string> = {};
+  for (const name of readdirSync(join(root, prefix)).sort()) {
+    const relative = join(prefix, name);
+    if (statSync(join(root, relative)).isDirectory()) Object.assign(sums, checksums(root, relative));
+    else sums[relative] = createHash("sha256").update(readFileSync(join(root, relative))).digest("hex");
+  }
+  return sums;
+}
+
+describe("gpu cp", () => {
+  let tree: string;
+
+  beforeAll(() => {
+    tree = join(mkdtempSync(join(tmpdir(), "gpu-cp-")), "dataset");
+    mkdirSync(join(tree, "nested", "deeper"), { recursive: true });
+    writeFileSync(join(tree, "big.bin"), randomBytes(6 * 1024 * 1024 + 17));
+    writeFileSync(join(tree, "nested", "notes.txt"), "résumé ✓\n");
+    writeFileSync(join(tree, "nested", "deeper", "empty"), "");
+  });
+
+  it("copies a directory tree to /data and back under a new name, every file the same", async () => {
+    expect(await gpu("cp", tree, `${instance.id}:/data`)).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    const back = join(mkdtempSync(join(tmpdir(), "gpu-cp-back-")), "copy");
+    expect(await gpu("cp", `${instance.id}:/data/dataset`, back)).toMatchObject({ code: 0, stdout: "" });
+    expect(checksums(back)).toEqual(checksums(tree));
+    expect(Object.keys(checksums(back))).toHaveLength(3);
+    // One file, into an existing directory.
+    const into = mkdtempSync(join(tmpdir(), "gpu-cp-into-"));
+    expect((await gpu("cp", `${instance.id}:/data/dataset/nested/notes.txt`, into)).code).toBe(0);
+    expect(readFileSync(join(into, "notes.txt"), "utf8")).toBe("résumé ✓\n");
+  });
+
+  it("works on a stopped instance: its data is kept and can be taken out", async () => {
+    const stopped = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
+    expect((await gpu("cp", tree, `${stopped.id}:/data`)).code).toBe(0);
+    expect((await stack.api("POST", `/v1/instances/${stopped.id}/stop`)).status).toBe(204);
+    await poll(() => stack.api<Instance>("GET", `/v1/instances/${stopped.id}`), (r) => r.body.status === "stopped");
+    const back = join(mkdtempSync(join(tmpdir(), "gpu-cp-stopped-")), "out");
+    expect(await gpu("cp", `${stopped.id}:/data/dataset`, back)).toMatchObject({ code: 0 });
+    expect(checksums(back)).toEqual(checksums(tree));
+    const upload = join(mkdtempSync(join(tmpdir(), "gpu-cp-up-")), "later.txt");
+    writeFileSync(upload, "written while stopped\n");
+    expect((await gpu("cp", upload, `${stopped.id}:/data`)).code).toBe(0);
+    const again = join(mkdtempSync(join(tmpdir(), "gpu-cp-again-")), "later.txt");
+    expect((await gpu("cp", `${stopped.id}:/data/later.txt`, again)).code).toBe(0);
+    expect(readFileSync(again, "utf8")).toBe("written while stopped\n");
+
+    expect((await stack.api("DELETE", `/v1/instances/${stopped.id}`)).status).toBe(204);
+    await poll(() => stack.api<Instance>("GET", `/v1/instances/${stopped.id}`), (r) => r.body.status === "destroyed");
+    const gone = await gpu("cp", `${stopped.id}:/data/dataset`, join(tmpdir(), "never"));
+    expect(gone).toMatchObject({ code: 1, stderr: expect.stringContaining("(conflict, HTTP 409)") });
+  });
+
+  it("refuses a path that does not exist (404), a relative path, and two local paths", async () => {
+    const missing = await gpu("cp", `${instance.id}:/data/no-such-thing`, join(tmpdir(), "never"));
+    expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
+    const noDir = await gpu("cp", tree, `${instance.id}:/data/no-such-dir`);
+    expect(noDir).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
+    expect((await gpu("cp", tree, `${instance.id}:data`)).code).toBe(2);
+    expect((await gpu("cp", tree, tree)).code).toBe(2);
   });
 });

@@ -17,6 +17,7 @@ import { billingRoutes } from "./routes/billing-routes.ts";
 import { paymentRoutes, STRIPE_WEBHOOK_PATH } from "./routes/payment-routes.ts";
 import { pricingRoutes } from "./routes/pricing-routes.ts";
 import { instanceRoutes } from "./routes/instance-routes.ts";
+import { filesRoutes } from "./routes/files-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
@@ -67,6 +68,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", accountRoutes);
   app.route("/v1", instanceRoutes);
   app.route("/v1", logsRoutes);
+  app.route("/v1", filesRoutes);
   app.route("/v1", metricsRoutes);
   app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);

@@ -1,0 +1,122 @@
+// `gpu cp <src> <dst>`: files and directories between here and an instance, one side `<id>:<path>`,
+// as tar streams through GET/PUT /v1/instances/{id}/files (running or stopped; nothing needed in the
+// image). Directories are copied whole (`-r` is implied); the host's `tar` packs and unpacks here.
+// A progress line on a terminal, nothing extra in a pipe.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { Command } from "@commander-js/extra-typings";
+import { CliError, USAGE_EXIT } from "../errors.ts";
+import type { Factory } from "../factory.ts";
+import { ProgressLine } from "../iostreams.ts";
+
+interface Remote {
+  id: string;
+  path: string;
+}
+
+const REMOTE = /^(i-[a-z2-7]{16}):(.*)$/;
+
+function remoteOf(argument: string): Remote | null {
+  const match = REMOTE.exec(argument);
+  if (!match) return null;
+  const [, id = "", path = ""] = match;
+  if (!path.startsWith("/")) throw new CliError(`${argument}: the instance's path must be absolute (e.g. ${id}:/data)`, USAGE_EXIT);
+  return { id, path };
+}
+
+export function cpCommand(f: Factory) {
+  return new Command("cp")
+    .description("Copy a file or directory to or from an instance (running or stopped): one side is <id>:<path>")
+    .argument("<src>", "what to copy: a local path, or <id>:<absolute path>")
+    .argument("<dst>", "where: to an instance, an existing directory there; here, a new name or an existing directory")
+    .addHelpText("after", "\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp i-abcdefghijklmnop:/data/results ./results")
+    .action(async (src, dst) => {
+      const from = remoteOf(src);
+      const to = remoteOf(dst);
+      if ((from === null) === (to === null)) throw new CliError("one side must be <id>:<path> and the other a local path", USAGE_EXIT);
+      const { apiUrl, apiKey } = await f.config();
+      const progress = new Transfer(f);
+      if (from) await download(`${apiUrl}${filesPath(from)}`, apiKey, resolve(dst), progress);
+      else await upload(resolve(src), `${apiUrl}${filesPath(to!)}`, apiKey, progress);
+      progress.done(`${src} -> ${dst}`);
+    });
+}
+
+const filesPath = (remote: Remote) => `/v1/instances/${encodeURIComponent(remote.id)}/files?path=${encodeURIComponent(remote.path)}`;
+
+/** Counts the bytes that pass, shown on a terminal. */
+class Transfer {
+  readonly #line: ProgressLine | null;
+  #bytes = 0;
+
+  constructor(f: Factory) {
+    this.#line = f.io.isStderrTty ? new ProgressLine(f.io) : null;
+  }
+
+  counter(): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        this.#bytes += chunk.byteLength;
+        this.#line?.update(`${megabytes(this.#bytes)} copied`);
+        done(null, chunk);
+      },
+    });
+  }
+
+  done(what: string): void {
+    this.#line?.finish(`✓ ${what} (${megabytes(this.#bytes)})`);
+  }
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+async function refusal(response: Response): Promise<CliError> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as { error: string; message: string };
+    return new CliError(`${body.message} (${body.error}, HTTP ${response.status})`);
+  } catch {
+    return new CliError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+  }
+}
+
+/** Runs the host's tar, its stdin or stdout the archive; resolves once it exited well. */
+function tar(args: string[], stdio: "in" | "out") {
+  const child = spawn("tar", args, { stdio: stdio === "in" ? ["pipe", "ignore", "pipe"] : ["ignore", "pipe", "pipe"] });
+  let errors = "";
+  child.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
+  const exited = once(child, "close").then(([code]) => {
+    if (code !== 0) throw new CliError(`tar failed: ${errors.trim() || `exit status ${code}`}`);
+  });
+  return { child, exited };
+}
+
+async function download(url: string, apiKey: string, local: string, progress: Transfer): Promise<void> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
+  if (!response.ok || !response.body) throw await refusal(response);
+  // Into an existing directory as it is named there; otherwise under the new name, extracted beside it first.
+  const into = (await stat(local).catch(() => null))?.isDirectory() ? local : await mkdtemp(join(dirname(local), ".gpu-cp-"));
+  const unpack = tar(["-x", "-C", into], "in");
+  await pipeline(Readable.fromWeb(response.body as never), progress.counter(), unpack.child.stdin!);
+  await unpack.exited;
+  if (into === local) return;
+  const [name] = await readdir(into);
+  if (name === undefined) throw new CliError("the archive was empty");
+  await rename(join(into, name), local);
+  await rm(into, { recursive: true, force: true });
+}
+
+async function upload(local: string, url: string, apiKey: string, progress: Transfer): Promise<void> {
+  if (!(await stat(local).catch(() => null))) throw new CliError(`no file or directory ${local}`);
+  const pack = tar(["-c", "-C", dirname(local), basename(local)], "out");
+  const body = Readable.toWeb(pack.child.stdout!.pipe(progress.counter())) as ReadableStream<Uint8Array>;
+  const response = await fetch(url, {
+    method: "PUT", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/x-tar" }, body, duplex: "half",
+  } as RequestInit);
+  await pack.exited;
+  if (!response.ok) throw await refusal(response);
+}
