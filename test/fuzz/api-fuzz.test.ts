@@ -26,6 +26,10 @@ const NOT_FUZZED: Record<string, string> = {
     key,
     "a WebSocket the host agent itself answers (its SSH server, a shell): the fuzz fixture's hosts answer no ssh_open or terminal_open, so an upgrade would wait; workers/proxy/ssh.test.ts and terminal.test.ts cover every refusal and the opening",
   ])),
+  ...Object.fromEntries(["GET /v1/instances/{id}/files", "PUT /v1/instances/{id}/files"].map((key) => [
+    key,
+    "a tar the host agent itself reads or writes: the fuzz fixture's hosts answer no files_open, so a valid request would wait; workers/api/routes/files-routes.test.ts covers every refusal and both directions",
+  ])),
 };
 /** Operations fuzzed for errors that no valid request can bring to a success here, and why. */
 const NO_SUCCESS_HERE: Record<string, string> = {
