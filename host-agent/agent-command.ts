@@ -36,7 +36,7 @@ export interface RuntimeMachine {
 /** The production agent's: a real GPU host with a Docker engine. */
 export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage" | "createRuntime"> & {
   /** `dev`: the dev agent's own runtime options (dev-main.ts); the production entry gives none. */
-  createRuntime(config: AgentConfig, machine: RuntimeMachine, dev?: Pick<DockerRuntimeOptions, "hostLocalImages">): ContainerRuntime;
+  createRuntime(config: AgentConfig, machine: RuntimeMachine, dev?: Pick<DockerRuntimeOptions, "hostLocalImages" | "scope">): ContainerRuntime;
 } = {
   discoverHost: () => discoverNvidiaHost(runHostCommand),
   gpuSource: (config, log) => new NvidiaSmiStream({ intervalMs: config.metricsIntervalMs, log }),

@@ -15,6 +15,8 @@ export interface DevAgentConfig extends AgentConfig {
   pullMs: number;
   /** Local runtime only: instances of the Jupyter template run Debian's real Jupyter (DEV_JUPYTER=1, jupyter-container.ts). */
   jupyter: boolean;
+  /** Docker runtime only: the containers it keeps to, when agents share one engine (DEV_ENGINE_SCOPE; DockerRuntimeOptions.scope). */
+  engineScope: string | undefined;
 }
 
 /** A real pair (driver 580.126.09 ships CUDA 13.0), newer than every template's min_cuda, so the dev stack places anything. */
@@ -30,6 +32,7 @@ The dev agent (node host-agent/dev/dev-main.ts, what npm run dev and the tests s
   DEV_READY_DELAY_MS      local runtime: how long a dev container's ports refuse connections (default 3000)
   DEV_PULL_MS             local runtime: simulated image pull time (default 400)
   DEV_JUPYTER=1           local runtime: pytorch instances run the real jupyter notebook (installed) on port 8888
+  DEV_ENGINE_SCOPE=NAME   docker runtime: keep to containers of this scope, beside other agents on one engine (tests)
 `;
 
 const DEV_FLAGS = {
@@ -58,6 +61,8 @@ export function parseDevCommandLine(argv: string[], env: NodeJS.ProcessEnv): Com
     if (readyDelayMs === null || pullMs === null) return { error: "DEV_READY_DELAY_MS and DEV_PULL_MS must be non-negative integers" };
     const jupyter = env.DEV_JUPYTER ?? "0";
     if (jupyter !== "0" && jupyter !== "1") return { error: `DEV_JUPYTER must be 0 or 1, got "${jupyter}"` };
-    return { ...settings, runtime, gpus, syntheticVersions: { driver, cuda }, readyDelayMs, pullMs, jupyter: jupyter === "1" };
+    const engineScope = env.DEV_ENGINE_SCOPE || undefined;
+    if (engineScope !== undefined && !/^[a-z0-9-]{1,40}$/.test(engineScope)) return { error: `DEV_ENGINE_SCOPE must be 1 to 40 of a-z, 0-9 and -, got "${engineScope}"` };
+    return { ...settings, runtime, gpus, syntheticVersions: { driver, cuda }, readyDelayMs, pullMs, jupyter: jupyter === "1", engineScope };
   });
 }

@@ -16,6 +16,6 @@ await runCommandLine(parseDevCommandLine(process.argv.slice(2), process.env), {
   createRuntime: (config, machine) =>
     config.runtime === "local"
       ? new LocalRuntime({ stateDir: config.stateDir, readyDelayMs: config.readyDelayMs, pullMs: config.pullMs, jupyter: config.jupyter })
-      : NVIDIA_DOCKER_HOST.createRuntime(config, machine, { hostLocalImages: true }),
+      : NVIDIA_DOCKER_HOST.createRuntime(config, machine, { hostLocalImages: true, scope: config.engineScope }),
   checksGpusAndEngine: (config) => config.runtime === "docker",
 });

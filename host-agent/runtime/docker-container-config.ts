@@ -8,6 +8,8 @@ import type { ContainerSpec } from "../../protocol/messages.ts";
 import type { ResourceShare } from "../../protocol/resource-share.ts";
 
 export const MANAGED_LABEL = "gpu-rental.managed";
+/** The managed label's value: what a host's one agent marks its containers with (see DockerRuntimeOptions.scope). */
+export const HOST_SCOPE = "true";
 export const INSTANCE_LABEL = "gpu-rental.instance";
 export const DISK_LABEL = "gpu-rental.disk_gb";
 /** The spec's HTTP ports and readiness paths (JSON), so a restarted agent probes a running container again. */
@@ -71,7 +73,7 @@ export function containerName(instanceId: string): string {
   return `gpu-rental-${instanceId}`;
 }
 
-export function containerCreateOptions(spec: ContainerSpec, placement: ContainerPlacement): Docker.ContainerCreateOptions {
+export function containerCreateOptions(spec: ContainerSpec, placement: ContainerPlacement, scope = HOST_SCOPE): Docker.ContainerCreateOptions {
   const portKeys = spec.ports.map((port) => `${port}/tcp`);
   const gpus = spec.gpu_indices.length;
   return {
@@ -80,7 +82,7 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
     ...(spec.command.length > 0 ? { Cmd: spec.command } : {}),
     Env: Object.entries({ ...spec.env, ...huggingFaceEnv(placement.cachedModelDir !== null) }).map(([name, value]) => `${name}=${value}`),
     Labels: {
-      [MANAGED_LABEL]: "true",
+      [MANAGED_LABEL]: scope,
       [INSTANCE_LABEL]: spec.instance_id,
       [DISK_LABEL]: String(spec.disk_gb),
       ...(spec.http_ports ? { [HTTP_PORTS_LABEL]: JSON.stringify(spec.http_ports) } : {}),

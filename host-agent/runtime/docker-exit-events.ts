@@ -22,13 +22,13 @@ interface EngineEvent {
 
 const REOPEN_DELAY_MS = 1_000;
 
-export function followDieEvents(docker: Docker, onDie: (event: DieEvent) => void): { close(): void } {
+export function followDieEvents(docker: Docker, scope: string, onDie: (event: DieEvent) => void): { close(): void } {
   let closed = false;
   let stream: NodeJS.ReadableStream | null = null;
   const open = async () => {
     try {
       // Filtered to `die` here rather than with an `event` filter, which podman 4's API mishandles.
-      stream = await docker.getEvents({ filters: { type: ["container"], label: [`${MANAGED_LABEL}=true`] } });
+      stream = await docker.getEvents({ filters: { type: ["container"], label: [`${MANAGED_LABEL}=${scope}`] } });
     } catch {
       if (!closed) setTimeout(open, REOPEN_DELAY_MS).unref();
       return;

@@ -62,6 +62,9 @@ describe.skipIf(!hasEngine)("docker runtime against a real engine", () => {
     expect(network.Labels).toMatchObject({ "gpu-rental.managed": "true", "gpu-rental.instance": id });
     expect(network.IPAM?.Config?.[0]?.Subnet).toMatch(/^10\.213\.\d+\.\d+\/28$/);
     expect(await runtime.list()).toContainEqual({ instanceId: id, state: "stopped" });
+    // An agent of another scope on the same engine (the tests' agents) neither sees nor reconciles it.
+    const other = new DockerRuntime({ modelCacheDir: cacheDir.path, docker, scope: `other-${process.pid}` });
+    expect((await other.list()).map((c) => c.instanceId)).not.toContain(id);
   });
 
   it("limits the container to disk_gb where the storage driver can, and says it is not enforced where it cannot", async () => {

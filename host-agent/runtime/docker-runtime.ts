@@ -8,7 +8,7 @@ import { httpPort, type ContainerSpec, type HttpPort } from "../../protocol/mess
 import { resourceShare, type HostResources } from "../../protocol/resource-share.ts";
 import { cachedModelFolder } from "../model-cache.ts";
 import {
-  containerCreateOptions, containerName, DATA_DIR, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
+  containerCreateOptions, containerName, DATA_DIR, HOST_SCOPE, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
 } from "./docker-container-config.ts";
 import { engineErrorText, probeDiskLimits, refusesStorageLimit, type DiskLimits } from "./docker-disk-limits.ts";
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
@@ -48,6 +48,12 @@ export interface DockerRuntimeOptions {
    * every custom image, and the API takes no `localhost/` image outside the dev Worker.
    */
   hostLocalImages?: boolean;
+  /**
+   * The value of the managed label this runtime gives its containers and keeps to (HOST_SCOPE, the
+   * host's one agent, unless said otherwise): agents sharing one engine, as the tests' do, each see
+   * and reconcile only their own containers, never another's.
+   */
+  scope?: string;
   /** Seconds the engine waits after SIGTERM before it kills a stopping container. */
   stopTimeoutSeconds?: number;
   /** The engine's log file limit per container (default LOG_FILE_BYTES). */
@@ -76,11 +82,15 @@ export class DockerRuntime implements ContainerRuntime {
   #diskLimitRefusal: string | null = null;
   #dieEvents: { close(): void } | null = null;
 
+  get #scope(): string {
+    return this.#options.scope ?? HOST_SCOPE;
+  }
+
   constructor(options: DockerRuntimeOptions) {
     this.#options = options;
     this.#docker = options.docker ?? new Docker();
     this.#networks = new InstanceNetworks(this.#docker, options.networkPool ?? DEFAULT_NETWORK_POOL);
-    this.#usage = new DockerUsage(this.#docker);
+    this.#usage = new DockerUsage(this.#docker, this.#scope);
   }
 
   /** Whether the engine enforces disk_gb: probed once (a container created with a size limit, never started). */
@@ -92,7 +102,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   async list(): Promise<ListedContainer[]> {
-    const containers = await this.#docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=true`] } });
+    const containers = await this.#docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=${this.#scope}`] } });
     return containers
       .filter((c) => c.Labels[INSTANCE_LABEL])
       .map((c) => ({ instanceId: c.Labels[INSTANCE_LABEL] ?? "", state: c.State === "running" ? ("running" as const) : ("stopped" as const) }))
@@ -214,7 +224,7 @@ export class DockerRuntime implements ContainerRuntime {
 
   onExit(listener: (exit: ContainerExit) => void): void {
     this.#exitListeners.push(listener);
-    this.#dieEvents ??= followDieEvents(this.#docker, (event) => void this.#noticeDie(event));
+    this.#dieEvents ??= followDieEvents(this.#docker, this.#scope, (event) => void this.#noticeDie(event));
   }
 
   async close(): Promise<void> {
@@ -263,7 +273,7 @@ export class DockerRuntime implements ContainerRuntime {
 
   /** Creates the container; a name conflict means an earlier attempt got there first. */
   async #createContainer(spec: ContainerSpec, placement: ContainerPlacement): Promise<void> {
-    await this.#docker.createContainer(containerCreateOptions(spec, placement)).catch((error: unknown) => {
+    await this.#docker.createContainer(containerCreateOptions(spec, placement, this.#scope)).catch((error: unknown) => {
       if (statusOf(error) !== 409) throw error;
     });
   }

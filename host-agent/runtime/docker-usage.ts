@@ -11,12 +11,15 @@ export class DockerUsage {
   /** The GPU indices of each container by its engine id: fixed for a container's life. */
   readonly #gpusById = new Map<string, number[]>();
 
-  constructor(docker: Docker) {
+  readonly #scope: string;
+
+  constructor(docker: Docker, scope: string) {
     this.#docker = docker;
+    this.#scope = scope;
   }
 
   async read(): Promise<ContainerUsage[]> {
-    const running = await this.#docker.listContainers({ filters: { label: [`${MANAGED_LABEL}=true`], status: ["running"] } });
+    const running = await this.#docker.listContainers({ filters: { label: [`${MANAGED_LABEL}=${this.#scope}`], status: ["running"] } });
     for (const id of this.#gpusById.keys()) if (!running.some((c) => c.Id === id)) this.#gpusById.delete(id);
     const read = await Promise.all(running.map((c) => this.#readOne(c.Id, c.Labels[INSTANCE_LABEL] ?? "")));
     return read.filter((usage): usage is ContainerUsage => usage !== null);

@@ -57,7 +57,7 @@ if ! podman image exists "$IMAGE"; then
 fi
 
 # The dev container server, bundled into one file, with the Node that runs the project (node@22, a
-# devDependency) and the shared libraries it links. Rebuilt whenever the bundle or that Node changes:
+# devDependency), the shared libraries it links, and busybox for a shell. Rebuilt whenever the bundle, that Node or busybox changes:
 # the image carries their digest as a label.
 if [ -x node_modules/.bin/esbuild ] && [ -x node_modules/node/bin/node ]; then
   build="$(mktemp -d)"
@@ -65,12 +65,15 @@ if [ -x node_modules/.bin/esbuild ] && [ -x node_modules/node/bin/node ]; then
     --external:bufferutil --external:utf-8-validate \
     --banner:js="import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" \
     --outfile="$build/server.mjs"
-  digest="$(cat "$build/server.mjs" node_modules/node/bin/node | sha256sum | cut -c1-64)"
+  digest="$(cat "$build/server.mjs" node_modules/node/bin/node /bin/busybox | sha256sum | cut -c1-64)"
   if [ "$(podman image inspect --format '{{ index .Labels "gpu-rental.source" }}' "$DEV_SERVER_IMAGE" 2>/dev/null)" != "$digest" ]; then
     log "building $DEV_SERVER_IMAGE from this checkout's dev container server and node"
     rootfs="$build/rootfs"
     mkdir -p "$rootfs/bin" "$rootfs/app" "$rootfs/tmp"
     cp node_modules/node/bin/node "$rootfs/bin/node"
+    # A shell and the usual commands, as any real image has: SSH sessions run in it (Docker exec).
+    cp /bin/busybox "$rootfs/bin/busybox"
+    for applet in $(/bin/busybox --list); do [ -e "$rootfs/bin/$applet" ] || ln -s busybox "$rootfs/bin/$applet"; done
     cp "$build/server.mjs" "$rootfs/app/server.mjs"
     for lib in $(ldd node_modules/node/bin/node | grep -o '/[^ ]*'); do
       mkdir -p "$rootfs$(dirname "$lib")"

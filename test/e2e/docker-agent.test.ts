@@ -1,8 +1,8 @@
 // The real agent as a whole on the Docker runtime: the dev agent's process with `--runtime docker`
 // on a real engine (podman, as root, like CI) joins the real stack (wrangler dev) as its own machine,
 // and the MachineDO's commands launch, stop, start and destroy a container of the local dev-server
-// image (scripts/ci/podman.sh), which the proxy reaches over HTTP, SSE and WebSocket and whose logs
-// stream. The stack admits that `localhost/` image (DEV_LOCAL_IMAGES, IMAGE_REGISTRIES) here only.
+// image (scripts/ci/podman.sh), which the proxy reaches over HTTP, SSE and WebSocket, whose logs
+// stream, and into which the real OpenSSH client opens sessions (Docker exec). The stack admits that `localhost/` image (DEV_LOCAL_IMAGES, IMAGE_REGISTRIES) here only.
 // Without an engine or the image the suite is skipped, saying why; REQUIRE_DOCKER_ENGINE=1 makes
 // that a failure. Sets the tenant firewall, which the agent checks, under the machine-wide lock.
 import { execFile } from "node:child_process";
@@ -23,6 +23,7 @@ import { readEventArrivals } from "../support/agent/event-arrivals.ts";
 import { lockFirewall } from "../support/agent/firewall-lock.ts";
 import { NODE_BINARY } from "../support/agent/node-binary.ts";
 import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
+import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const IMAGE = "localhost/gpu-rental-dev-server:latest";
@@ -63,6 +64,15 @@ describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing
   const read = async () => (await stack.api<Instance>("GET", `/v1/instances/${instance.id}`)).body;
   const inspect = () => docker.getContainer(containerName(instance.id)).inspect();
   const answers = () => poll(() => proxied("/health").then((r) => r.status, () => 0), (status) => status === 200);
+  /** A CLI home with a new SSH key added to the account: what `gpu ssh` needs. */
+  const sshClient = async () => {
+    const home = await mkdtemp(join(tmpdir(), "docker-agent-ssh-"));
+    const key = join(home, "id_ed25519");
+    await promisify(execFile)("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "docker-e2e", "-f", key]);
+    const env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
+    expect((await runGpu(["ssh-keys", "add", `${key}.pub`], env)).code).toBe(0);
+    return { env, key };
+  };
 
   beforeAll(async () => {
     // The agent checks the firewall before its first hello and every minute: no other test may take it away meanwhile.
@@ -80,7 +90,8 @@ describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing
     agent = startChild("docker-agent", NODE_BINARY, [
       join(ROOT, "host-agent/dev/dev-main.ts"), "--server", stack.baseUrl, "--token", created.agent_token, "--runtime", "docker",
       "--gpus", `${GPU_MODEL}:1`, "--state-dir", stateDir, "--unenforced-disk", "accept",
-    ], { ...process.env, DOCKER_HOST: engine.dockerHost }, false);
+      // Its own containers only: the engine's other test containers (other files, other checkouts) are not its to reconcile away.
+    ], { ...process.env, DOCKER_HOST: engine.dockerHost, DEV_ENGINE_SCOPE: `e2e-${process.pid}` }, false);
     await poll(() => stack.api<{ gpus: { model: string; free_gpus: number }[] }>("GET", "/v1/gpus"),
       (r) => r.body.gpus.some((g) => g.model === GPU_MODEL && g.free_gpus === 1), 30_000).catch((error: Error) => {
       throw new Error(`${error.message}\n--- docker agent\n${agent.output().slice(-3000)}`);
@@ -160,8 +171,24 @@ describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing
     expect(text).toMatch(new RegExp(`"stream":"stdout","line":"GET ${marker} 200"`));
   });
 
-  it("stops and starts the container again, the proxy answering once more", async () => {
+  it("SSH with the real OpenSSH client runs in the container (Docker exec): output, exit status, and sftp's clear refusal in an image without sftp-server", async () => {
+    const { env, key } = await sshClient();
+    const ran = await runGpu(["ssh", instance.id, "-i", key, "--", "echo in-$(hostname) $((6*7)); exit 5"], env);
+    expect(ran).toMatchObject({ code: 5, stdout: `in-${(await inspect()).Config.Hostname} 42\n` });
+    const sftp = await runCommand("sftp", ["-o", `ProxyCommand=${process.execPath} ${join(ROOT, "cli/gpu.ts")} ssh-proxy ${instance.id}`, "-o", "StrictHostKeyChecking=no",
+      "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-i", key, "-b", "/dev/null", `root@${instance.id}`], env);
+    expect(sftp.code).not.toBe(0);
+    expect(sftp.stderr).toContain("this image has no sftp-server");
+  });
+
+  it("stops and starts the container again, the proxy answering once more; the stop ends an open SSH session", async () => {
+    const { env, key } = await sshClient();
+    const session = runGpu(["ssh", instance.id, "-i", key, "--", "echo started; sleep 600"], env);
+    await poll(() => docker.getContainer(containerName(instance.id)).top().then((top) => top.Processes.some((p: string[]) => p.join(" ").includes("sleep 600")), () => false), (found) => found);
     expect((await stack.api("POST", `/v1/instances/${instance.id}/stop`)).status).toBe(204);
+    const ended = await session;
+    expect(ended.stdout).toBe("started\n");
+    expect(ended.code).not.toBe(0);
     await poll(read, (i) => i.status === "stopped");
     expect((await inspect()).State.Running).toBe(false);
     const refused = await proxied("/health");
@@ -170,7 +197,7 @@ describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing
     await poll(read, (i) => i.status === "running");
     expect((await inspect()).State.Running).toBe(true);
     await answers();
-  }, 60_000);
+  }, 90_000);
 
   it("destroys the container: gone from the engine", async () => {
     expect((await stack.api("DELETE", `/v1/instances/${instance.id}`)).status).toBe(204);

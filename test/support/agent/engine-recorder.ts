@@ -1,9 +1,12 @@
 // A pass-through in front of a Docker-compatible engine's unix socket that keeps the body of every
 // container create: what the agent asked for, which the engine may not show back (podman accepts
 // NVIDIA device requests and leaves them out of `inspect`). Everything else passes as it is,
-// streams (logs, events, pulls) included.
+// streams (logs, events, pulls) included, and the connections an exec takes over (hijacked, raw
+// both ways: SSH sessions in containers).
 import { once } from "node:events";
 import { createServer, request, type Server } from "node:http";
+import { connect } from "node:net";
+import type { Duplex } from "node:stream";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +38,17 @@ export async function recordEngine(engineSocket: string): Promise<EngineRecorder
       }
     });
     incoming.pipe(upstream);
+  });
+  // An exec's start upgrades its connection: from there it is raw bytes both ways.
+  server.on("upgrade", (incoming, client: Duplex, head: Buffer) => {
+    const engine = connect(engineSocket);
+    const headers = incoming.rawHeaders.reduce((lines, value, i) => lines + (i % 2 === 0 ? `${value}: ` : `${value}\r\n`), "");
+    engine.write(`${incoming.method} ${incoming.url} HTTP/1.1\r\n${headers}\r\n`);
+    if (head.byteLength > 0) engine.write(head);
+    client.pipe(engine).pipe(client);
+    const end = () => (client.destroy(), engine.destroy());
+    client.on("error", end);
+    engine.on("error", end);
   });
   server.listen(socketPath);
   await once(server, "listening");
