@@ -39,8 +39,16 @@ export const SFTP_COMMAND =
   `for server in ${SFTP_SERVER_PATHS.join(" ")}; do if [ -x "$server" ]; then exec "$server"; fi; done; echo "${NO_SFTP_SERVER}" >&2; exit 127`;
 const ALLOWED_ENV = /^(TERM|LANG|LC_[A-Z_]+)$/;
 
+/**
+ * AES only, which Node's crypto runs in native code: OpenSSH clients prefer chacha20-poly1305, which
+ * ssh2 runs in JavaScript without its optional native add-on (left out of the agent bundle) at a
+ * tenth of the speed.
+ */
+const CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr"];
+
 export function serveSshConnection(socket: Duplex, options: SshConnectionOptions): void {
-  const server = new ssh2.Server({ hostKeys: [options.hostKey.privateKey], ident: "gpu-rental" }, (client) => handleClient(client, options));
+  const config = { hostKeys: [options.hostKey.privateKey], ident: "gpu-rental", algorithms: { cipher: CIPHERS } };
+  const server = new ssh2.Server(config as ConstructorParameters<typeof ssh2.Server>[0], (client) => handleClient(client, options));
   server.injectSocket(socket as never);
 }
 
