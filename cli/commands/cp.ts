@@ -7,7 +7,6 @@ import { once } from "node:events";
 import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { Command } from "@commander-js/extra-typings";
 import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
@@ -101,8 +100,15 @@ async function download(url: string, apiKey: string, local: string, progress: Tr
   // Into an existing directory as it is named there; otherwise under the new name, extracted beside it first.
   const into = (await stat(local).catch(() => null))?.isDirectory() ? local : await mkdtemp(join(dirname(local), ".gpu-cp-"));
   const unpack = tar(["-x", "-C", into], "in");
-  await pipeline(Readable.fromWeb(response.body as never), progress.counter(), unpack.child.stdin!);
-  await unpack.exited;
+  // tar stops reading at the archive's end marker: the padding after it has nowhere to go, and that is no failure.
+  unpack.child.stdin!.on("error", () => undefined);
+  const body = Readable.fromWeb(response.body as never);
+  const source = body.pipe(progress.counter());
+  const broken = new Promise<never>((_, reject) => {
+    for (const stream of [body, source]) stream.on("error", (error) => reject(new CliError(`the download broke off: ${error.message}`)));
+  });
+  source.pipe(unpack.child.stdin!);
+  await Promise.race([unpack.exited, broken]);
   if (into === local) return;
   const [name] = await readdir(into);
   if (name === undefined) throw new CliError("the archive was empty");

@@ -159,6 +159,15 @@ describe("gpu cp", () => {
     expect(readFileSync(join(into, "notes.txt"), "utf8")).toBe("résumé ✓\n");
   });
 
+  it("copies a 96 MiB file both ways whole (tar's end comes before the stream's)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gpu-cp-big-"));
+    writeFileSync(join(dir, "weights.bin"), randomBytes(96 * 1024 * 1024));
+    expect((await gpu("cp", join(dir, "weights.bin"), `${instance.id}:/data`)).code).toBe(0);
+    const back = await gpu("cp", `${instance.id}:/data/weights.bin`, join(dir, "back.bin"));
+    expect(back).toMatchObject({ code: 0, stderr: "" });
+    expect(checksums(dir)["back.bin"]).toBe(checksums(dir)["weights.bin"]);
+  }, 60_000);
+
   it("works on a stopped instance: its data is kept and can be taken out", async () => {
     const stopped = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
     expect((await gpu("cp", tree, `${stopped.id}:/data`)).code).toBe(0);
