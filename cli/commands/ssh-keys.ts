@@ -61,8 +61,11 @@ function removeSshKey(f: Factory) {
   return new Command("rm")
     .description("Remove an SSH key: the next connection with it is refused")
     .argument("<key-id>", "the key's id (sshk_..., from `gpu ssh-keys ls`)")
-    .action(async (keyId) => {
-      await ok((await f.client()).DELETE("/v1/ssh-keys/{id}", { params: { path: { id: keyId } } }));
+    .option("--json", `${JSON_HELP} (the keys after removing)`)
+    .action(async (keyId, options) => {
+      const api = await f.client();
+      await ok(api.DELETE("/v1/ssh-keys/{id}", { params: { path: { id: keyId } } }));
+      if (options.json) return printJson(f.io, await ok(api.GET("/v1/ssh-keys")));
       if (f.io.isStdoutTty) f.io.out(`✓ Removed ${keyId}`);
     });
 }

@@ -10,6 +10,8 @@ import { Command } from "@commander-js/extra-typings";
 import { ok, type Instance } from "../../client/index.ts";
 import { CliError, ExitStatus } from "../errors.ts";
 import type { Factory } from "../factory.ts";
+import { printJson } from "../format.ts";
+import { JSON_HELP } from "../options.ts";
 import { hostAlias, hostBlock, keepKnownHosts, sshConfigPath, sshOptions } from "../ssh/ssh-files.ts";
 
 export function sshCommand(f: Factory) {
@@ -40,17 +42,20 @@ export function sshConfigCommand(f: Factory) {
   return new Command("ssh-config")
     .description("Print a Host block for each running instance (`ssh gpu-<id>`); --write keeps them in a file your ~/.ssh/config includes")
     .option("--write", "write the blocks to the CLI's ssh_config and add an Include of it to ~/.ssh/config")
+    .option("--json", `${JSON_HELP} (the reachable instances; with --write, after writing)`)
     .action(async (options) => {
       const { items } = await ok((await f.client()).GET("/v1/instances"));
       const reachable = items.filter((instance: Instance) => instance.status === "running" && instance.ssh);
       await keepKnownHosts(f.env, reachable);
+      const json = () => printJson(f.io, { items: reachable });
       const text = reachable.map((instance) => hostBlock(f.env, instance.id)).join("\n");
-      if (!options.write) return void f.io.stdout.write(text);
+      if (!options.write) return options.json ? json() : void f.io.stdout.write(text);
       const path = sshConfigPath(f.env);
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       await writeFile(path, `# Written by \`gpu ssh-config --write\`; run it again after launching.\n${text}`, { mode: 0o600 });
       const included = await includeFrom(f.env, path);
       f.io.err(`Wrote ${reachable.length} host(s) to ${path}${included ? `; ${included} includes it` : ""}`);
+      if (options.json) json();
     });
 }
 

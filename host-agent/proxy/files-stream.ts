@@ -73,6 +73,8 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
   #answer(status: number, error?: string, message?: string): void {
     const upload = this.#upload;
     if (upload && !upload.writableEnded) {
+      // Whatever still read it (a tar that stopped at the archive's end, an engine that refused) lets go first, or it could pause it again.
+      upload.unpipe();
       upload.resume();
       const answer = () => this.#answer(status, error, message);
       return void upload.once("end", answer).once("close", answer);

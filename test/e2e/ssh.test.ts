@@ -63,6 +63,9 @@ describe("SSH into an instance", () => {
   });
 
   it("ssh-config --write gives ssh a Host block; ssh -tt gets a terminal of the size asked", async () => {
+    const printed = await gpu("ssh-config");
+    expect(printed.stdout).toContain(`Host gpu-${instance.id}\n  ProxyCommand `);
+    expect(JSON.parse((await gpu("ssh-config", "--json")).stdout).items.map((i: Instance) => i.id)).toContain(instance.id);
     const written = await gpu("ssh-config", "--write");
     expect(written.code).toBe(0);
     expect(readFileSync(join(home, ".ssh", "config"), "utf8")).toContain(`Include ${join(home, "gpu-rental", "ssh_config")}`);
@@ -117,7 +120,9 @@ describe("SSH into an instance", () => {
 
   it("a key removed from the account is refused from the next connection on", async () => {
     const { body } = await stack.api<{ items: { id: string }[] }>("GET", "/v1/ssh-keys");
-    expect((await gpu("ssh-keys", "rm", body.items[0]!.id)).code).toBe(0);
+    const removed = await gpu("ssh-keys", "rm", body.items[0]!.id, "--json");
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.stdout)).toEqual({ items: [] });
     const refused = await ssh(`gpu-${instance.id}`, "echo should-not-run");
     expect(refused.code).toBe(255);
     expect(refused.stdout).toBe("");
