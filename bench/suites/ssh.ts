@@ -65,7 +65,6 @@ async function sshClient(ctx: SuiteContext) {
     "  StrictHostKeyChecking no",
     "  UserKnownHostsFile /dev/null",
     "  LogLevel ERROR",
-    `  Ciphers ${process.env.BENCH_SSH_CIPHER ?? "aes128-gcm@openssh.com"}`,
     "",
   ].join("\n"));
   const env = { ...process.env, GPU_API_URL: ctx.stack.baseUrl, GPU_API_KEY: ctx.stack.key };
