@@ -19,9 +19,9 @@ export function localPathOf(dataDir: string, path: string): string | null {
 export async function readLocalArchive(dataDir: string, path: string): Promise<Readable | null> {
   const local = localPathOf(dataDir, path);
   if (local === null || !(await stat(local).catch(() => null))) return null;
-  // /data itself is archived under the name the container knows it by.
-  const name = local === dataDir ? "data" : basename(local);
-  const args = local === dataDir ? ["-c", "-C", dataDir, "--transform", "s,^\\.,data,", "."] : ["-c", "-C", dirname(local), name];
+  // /data itself is archived under the name the container knows it by, not its folder's.
+  const isData = local.replace(/\/+$/, "") === dataDir;
+  const args = isData ? ["-c", "-C", dataDir, "--transform", "s,^\\.,data,", "."] : ["-c", "-C", dirname(local), basename(local)];
   const child = spawn("tar", args, { stdio: ["ignore", "pipe", "ignore"] });
   return child.stdout;
 }

@@ -162,6 +162,10 @@ describe("gpu cp", () => {
     const into = mkdtempSync(join(tmpdir(), "gpu-cp-into-"));
     expect((await gpu("cp", `${instance.id}:/data/dataset/nested/notes.txt`, into)).code).toBe(0);
     expect(readFileSync(join(into, "notes.txt"), "utf8")).toBe("résumé ✓\n");
+    // /data itself, under the name given.
+    const whole = join(mkdtempSync(join(tmpdir(), "gpu-cp-whole-")), "all");
+    expect((await gpu("cp", `${instance.id}:/data/`, whole)).code).toBe(0);
+    expect(checksums(join(whole, "dataset"))).toEqual(checksums(tree));
   });
 
   it("copies a 96 MiB file both ways whole (tar's end comes before the stream's)", async () => {
