@@ -230,6 +230,19 @@ describe("WebSockets through the proxy", () => {
     expect(await closed).toEqual([4321, "bye from upstream"]);
   });
 
+  it("an upstream that speaks first: its first messages reach the client, none lost while the WebSocket is joined", async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const socket = new WebSocket(wsUrl(`/ws?greet=first-${attempt}`), { headers: auth() });
+      const first = new Promise<string>((resolve, reject) => {
+        socket.once("message", (data: Buffer) => resolve(data.toString()));
+        socket.once("error", reject);
+        setTimeout(() => reject(new Error(`attempt ${attempt}: the greeting never arrived`)), 5_000);
+      });
+      expect(await first).toBe(`first-${attempt}`);
+      socket.close(1000);
+    }
+  });
+
   it("a client close code reaches the upstream side cleanly", async () => {
     const socket = new WebSocket(wsUrl("/ws"), { headers: auth() });
     await new Promise((resolve, reject) => { socket.once("open", resolve); socket.once("error", reject); });

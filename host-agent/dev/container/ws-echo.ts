@@ -1,5 +1,6 @@
 // WebSocket `/ws`: echoes every message with its type; the text `close:CODE:REASON` makes the server
-// close with that code and reason, so close codes coming from upstream can be tested.
+// close with that code and reason, so close codes coming from upstream can be tested; `?greet=TEXT`
+// makes it speak first, sending TEXT as soon as the connection opens (as ComfyUI's status does).
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
@@ -9,7 +10,9 @@ export function createWsEcho(): (req: IncomingMessage, socket: Duplex, head: Buf
     noServer: true,
     handleProtocols: (protocols) => protocols.values().next().value ?? false,
   });
-  server.on("connection", (ws) => {
+  server.on("connection", (ws, req: IncomingMessage) => {
+    const greeting = new URL(req.url ?? "/", "http://container").searchParams.get("greet");
+    if (greeting !== null) ws.send(greeting);
     ws.on("message", (data, isBinary) => {
       const closeRequest = isBinary ? null : /^close:(\d+):(.*)$/s.exec(data.toString());
       if (!closeRequest) return ws.send(data, { binary: isBinary });
