@@ -87,7 +87,7 @@ describe("targets", () => {
   it("the issues' targets cover throughput, latency, rate, streaming, SSH, memory and the control plane", () => {
     expect(TARGETS.map((t) => t.id)).toEqual([
       "throughput.download.vs_worker", "throughput.download.vs_direct", "throughput.upload.vs_worker", "throughput.upload.vs_direct",
-      "latency.p50", "latency.rps64", "latency.rps64.vs_direct", "streaming.sse", "streaming.ttft", "ssh.download", "ssh.echo",
+      "latency.p50", "latency.rps64", "latency.rps64.vs_direct", "streaming.sse", "streaming.ttft", "ssh.download", "files.upload", "files.download", "ssh.echo",
       "memory.upload.workerd", "memory.upload.agent", "memory.slow_reader.workerd", "memory.slow_reader.agent",
       "control.me", "control.instance", "control.gpus",
     ]);

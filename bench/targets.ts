@@ -22,6 +22,9 @@ export const TARGETS: TargetSpec[] = [
   { id: "streaming.sse", description: "first SSE event p50 ≤ 5 ms over (a′) container", kind: "excess_at_most", figure: "streaming.sse_first_event.p50", baseline: "container", limit: 5 },
   { id: "streaming.ttft", description: "first token (openai SDK) p50 ≤ 5 ms over (a′) container", kind: "excess_at_most", figure: "streaming.ttft.p50", baseline: "container", limit: 5 },
   { id: "ssh.download", description: "ssh download ≥ 50% of the same bytes through the path proxy (d)", kind: "ratio_at_least", figure: "ssh.download", baseline: "proxied", factor: 0.5 },
+  ...(["upload", "download"] as const).map((direction): TargetSpec => ({
+    id: `files.${direction}`, description: `gpu cp ${direction} ≥ 50% of the same bytes through the path proxy (d)`, kind: "ratio_at_least", figure: `files.${direction}`, baseline: "proxied", factor: 0.5,
+  })),
   { id: "ssh.echo", description: "a typed byte's echo over ssh p50 ≤ 2 × a proxied WebSocket round trip (d)", kind: "ratio_at_most", figure: "ssh.echo.p50", baseline: "proxied", factor: 2 },
   ...(["upload", "slow_reader"] as const).flatMap((run) =>
     (["workerd", "agent"] as const).map((group): TargetSpec => ({

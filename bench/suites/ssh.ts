@@ -1,11 +1,13 @@
-// SSH through the bridge with the system OpenSSH client, as a customer runs it (ProxyCommand
-// `gpu ssh-proxy`): `ssh <id> head -c N /dev/zero` read to its end, in MB/s, against the same bytes
-// as a proxied HTTP download in this run; and one byte typed into a shell's terminal (`ssh -tt`)
-// until its echo is seen, against a proxied WebSocket round trip in this run.
+// Shell and files through the bridge, as a customer runs them: `ssh <id> head -c N /dev/zero` with the
+// system OpenSSH client (ProxyCommand `gpu ssh-proxy`) read to its end, and `gpu cp` of an N-byte
+// file each way, in MB/s, against the same bytes through the path proxy in this run; and one byte
+// typed into a shell's terminal (`ssh -tt`) until its echo is seen, against a proxied WebSocket
+// round trip in this run.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { Readable } from "node:stream";
 import WebSocket from "ws";
 import type { Section } from "../results-model.ts";
 import { routeUrl, wsUrl } from "../routes.ts";
@@ -21,6 +23,7 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
   const ssh = await sshClient(ctx);
   const notes = [
     `ssh: the system OpenSSH client with ProxyCommand \`gpu ssh-proxy\` (a WebSocket to /v1/instances/{id}/ssh), its own SSH encryption end to end to the agent's SSH server; ${bytes / MB} MB of \`head -c\` from the instance's shell, timed from its first byte (the time to that byte, \`gpu ssh-proxy\` starting, the WebSocket and the SSH handshake, is its own figure), median of ${ctx.config.transferRuns} run(s); (d) the same bytes as GET /fast/bytes through the path proxy, timed from the request`,
+    `gpu cp: a ${bytes / MB} MB file to the instance's /data and back (tar streams through PUT and GET /v1/instances/{id}/files), each timed as the command runs, Node's start included; (d) POST /fast/sink and GET /fast/bytes of the same bytes through the path proxy`,
     `echo: one byte typed into \`ssh -tt <id> cat\` until the terminal's echo comes back, ${ROUND_TRIPS} times after ${WARM_UP}; (d) a 32-byte message to the container's /ws echo through the path proxy`,
   ];
   ctx.log(`ssh: ${bytes / MB} MB through ssh and the proxy`);
@@ -30,6 +33,8 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
     sshRuns.push(await ssh.download(bytes));
     proxiedRates.push(await proxiedDownload(ctx, bytes));
   }
+  ctx.log(`ssh: gpu cp of ${bytes / MB} MB each way`);
+  const copies = await copyRuns(ctx, bytes);
   ctx.log("ssh: echo round trips");
   const echo = summarize(await ssh.echoRoundTrips());
   const ws = summarize(await wsRoundTrips(ctx));
@@ -38,6 +43,8 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
     figures: [
       { id: "ssh.download", label: `ssh head -c ${bytes / MB} MB`, unit: "MB/s", better: "higher", ours: median(sshRuns.map((r) => r.mbPerS)), baselines: { proxied: median(proxiedRates) } },
       { id: "ssh.connect", label: "ssh to the first byte of output", unit: "ms", better: "lower", ours: median(sshRuns.map((r) => r.connectMs)), baselines: {} },
+      { id: "files.upload", label: `gpu cp ${bytes / MB} MB up`, unit: "MB/s", better: "higher", ours: copies.up, baselines: { proxied: copies.proxiedUp } },
+      { id: "files.download", label: `gpu cp ${bytes / MB} MB down`, unit: "MB/s", better: "higher", ours: copies.down, baselines: { proxied: median(proxiedRates) } },
       { id: "ssh.echo.p50", label: "typed byte's echo p50", unit: "ms", better: "lower", ours: echo.p50, baselines: { proxied: ws.p50 } },
       { id: "ssh.echo.p99", label: "typed byte's echo p99", unit: "ms", better: "lower", ours: echo.p99, baselines: { proxied: ws.p99 } },
     ],
@@ -112,6 +119,36 @@ async function sshClient(ctx: SuiteContext) {
       }
     },
   };
+}
+
+/** `gpu cp` of a `bytes` file up to the instance and back, and a proxied upload of as many bytes, in MB/s. */
+async function copyRuns(ctx: SuiteContext, bytes: number): Promise<{ up: number; down: number; proxiedUp: number }> {
+  const folder = mkdtempSync(join(tmpdir(), "gpu-bench-cp-"));
+  const file = join(folder, "payload.bin");
+  writeFileSync(file, "");
+  truncateSync(file, bytes);
+  const env = { ...process.env, GPU_API_URL: ctx.stack.baseUrl, GPU_API_KEY: ctx.stack.key };
+  const timed = async (args: string[]) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [GPU_CLI, "cp", ...args], { env, stdio: "ignore" });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    if (code !== 0) throw new Error(`gpu cp ${args.join(" ")} exited ${code}`);
+    return megabytesPerSecond(bytes, performance.now() - started);
+  };
+  try {
+    const up = await timed([file, `${ctx.stack.instanceId}:/data`]);
+    const down = await timed([`${ctx.stack.instanceId}:/data/payload.bin`, join(folder, "back.bin")]);
+    if (statSync(join(folder, "back.bin")).size !== bytes) throw new Error("gpu cp brought back another size");
+    const route = ctx.routes.ours;
+    const started = performance.now();
+    const sink = await fetch(routeUrl(route, "/fast/sink"), {
+      method: "POST", headers: { ...route.headers, "content-length": String(bytes) }, body: Readable.toWeb(createReadStream(file)) as ReadableStream, duplex: "half",
+    } as RequestInit);
+    await sink.text();
+    return { up, down, proxiedUp: megabytesPerSecond(bytes, performance.now() - started) };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 async function proxiedDownload(ctx: SuiteContext, bytes: number): Promise<number> {
