@@ -107,13 +107,7 @@ async function sshClient(ctx: SuiteContext) {
         child.stdin.write("x");
       });
       try {
-        const samples: number[] = [];
-        for (let i = 0; i < WARM_UP + ROUND_TRIPS; i++) {
-          const started = performance.now();
-          await typed();
-          if (i >= WARM_UP) samples.push(performance.now() - started);
-        }
-        return samples;
+        return await roundTrips(typed);
       } finally {
         child.kill();
       }
@@ -172,14 +166,19 @@ async function wsRoundTrips(ctx: SuiteContext): Promise<number[]> {
     socket.send("x".repeat(32));
   });
   try {
-    const samples: number[] = [];
-    for (let i = 0; i < WARM_UP + ROUND_TRIPS; i++) {
-      const started = performance.now();
-      await once();
-      if (i >= WARM_UP) samples.push(performance.now() - started);
-    }
-    return samples;
+    return await roundTrips(once);
   } finally {
     socket.close();
   }
+}
+
+/** Milliseconds of each of ROUND_TRIPS round trips, one at a time, after WARM_UP untimed ones. */
+async function roundTrips(once: () => Promise<void>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARM_UP + ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await once();
+    if (i >= WARM_UP) samples.push(performance.now() - started);
+  }
+  return samples;
 }
