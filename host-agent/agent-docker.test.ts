@@ -29,7 +29,9 @@ async function agentOnEngine(extraArgs: string[]) {
   const fake = new FakeMachineDo("secret");
   const server = await fake.listen();
   const stateDir = await mkdtemp(join(tmpdir(), "agent-docker-"));
-  const agent = startAgentChild(["--server", server, "--token", "secret", "--runtime", "docker", "--gpus", "rtx4090:2", "--state-dir", stateDir, ...extraArgs]);
+  // Its own containers only: other test files' containers on the shared engine are not its to stop or reconcile.
+  const agent = startAgentChild(["--server", server, "--token", "secret", "--runtime", "docker", "--gpus", "rtx4090:2", "--state-dir", stateDir, ...extraArgs],
+    { DEV_ENGINE_SCOPE: `agent-docker-${process.pid}` });
   cleanups.push(() => rm(stateDir, { recursive: true, force: true }), () => fake.close(), () => agent.stop());
   const hello = await fake.waitFor("hello", () => true, 0, 30_000);
   fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 5, heartbeat_ms: 1000 });

@@ -90,7 +90,10 @@ describe("proxy entry", () => {
     const first = agent.httpRequests(id).find((request) => request.path === "/slow/0");
     agent.send({ type: "http_response", stream: first!.stream, status: 200, headers: [] });
     agent.send({ type: "end", stream: first!.stream });
-    expect((await held[0]!).status).toBe(200);
+    const ended = await held[0]!;
+    expect(ended.status).toBe(200);
+    // Read to its end: the stream is over, at both ends, once its body is.
+    expect(await ended.text()).toBe("");
     const again = call("GET", `/v1/instances/${id}/proxy/8888/again`, { key });
     await until(async () => agent.httpRequests(id).some((r) => r.path === "/again"), (seen) => seen, "the stream after one ended");
     agent.disconnect();
