@@ -69,6 +69,26 @@ describe("rate limiting through the Worker", () => {
   });
 });
 
+describe("a flood of SSH and terminal connection attempts", () => {
+  it.each([["ssh"], ["terminal"]])("100 %s upgrades at once from one IP: most get 429 rate_limited before anything is looked up", async (way) => {
+    const { key } = await newAccount();
+    const limitedEnv: Env = { ...env, RATE_LIMIT_RPS: "20" };
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        worker.fetch(new Request(`http://gpu.test/v1/instances/i-abcdefghijklmnop/${way}`, {
+          headers: { authorization: `Bearer ${key}`, upgrade: "websocket", origin: "http://gpu.test", "cf-connecting-ip": "203.0.113.10" },
+        }), limitedEnv, createExecutionContext()),
+      ),
+    );
+    const limited = responses.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(50);
+    expect(limited[0]!.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    expect(await limited[0]!.json()).toEqual({ error: "rate_limited", message: expect.any(String) });
+    // The rest were judged: no such instance for an SSH key, no session for a terminal.
+    expect(new Set(responses.filter((r) => r.status !== 429).map((r) => r.status))).toEqual(new Set([way === "ssh" ? 404 : 401]));
+  });
+});
+
 describe("the operator API's own budget (ADMIN_RATE_LIMIT_RPS)", () => {
   it("refuses /admin beyond it with 429 and Retry-After, while the API's budget for the same address is untouched", async () => {
     const limitedEnv: Env = { ...env, ADMIN_RATE_LIMIT_RPS: "3" };
