@@ -45,7 +45,12 @@ function TerminalView({ id, onClose }: { id: string; onClose: () => void }) {
     socket.binaryType = "arraybuffer";
     socket.onmessage = (event) => terminal.write(new Uint8Array(event.data as ArrayBuffer));
     socket.onclose = (event) => setEnded(event.reason || "The connection closed.");
-    const typed = terminal.onData((keys) => socket.readyState === WebSocket.OPEN && socket.send(keys));
+    // Keys typed while the shell is still starting are sent once it is there, not dropped.
+    const early: string[] = [];
+    socket.onopen = () => {
+      for (const keys of early.splice(0)) socket.send(keys);
+    };
+    const typed = terminal.onData((keys) => (socket.readyState === WebSocket.OPEN ? socket.send(keys) : early.push(keys)));
     const resized = terminal.onResize(({ cols, rows }) => socket.readyState === WebSocket.OPEN && socket.send(JSON.stringify({ type: "resize", cols, rows })));
     const follow = new ResizeObserver(() => fit.fit());
     follow.observe(box.current!);
