@@ -10,8 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
+import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
 import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
 import { spawn } from "node:child_process";
+import { connect } from "node:net";
 
 const stack = useE2eStack();
 let env: NodeJS.ProcessEnv;
@@ -28,11 +30,19 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "gpu-ssh-home-"));
   env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
   keyFile = join(home, "id_ed25519");
-  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e@test", "-f", keyFile]);
+  if (!missingOpenSsh) execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e@test", "-f", keyFile]);
   instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
 }, 120_000);
 
-describe("SSH into an instance", () => {
+if (missingOpenSsh && openSshRequired) {
+  describe("SSH into an instance", () => {
+    it("needs the OpenSSH tools", () => {
+      throw new Error(`REQUIRE_OPENSSH=1 but ${missingOpenSsh}`);
+    });
+  });
+}
+
+describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ? ` (skipped: ${missingOpenSsh})` : ""}`, () => {
   it("ssh-keys add takes the .pub file and shows OpenSSH's fingerprint; ls lists it", async () => {
     const fingerprint = execFileSync("ssh-keygen", ["-lf", `${keyFile}.pub`]).toString().split(" ")[1]!;
     const added = await gpu("ssh-keys", "add", `${keyFile}.pub`);
@@ -88,6 +98,21 @@ describe("SSH into an instance", () => {
       expect(models.data.length).toBeGreaterThan(0);
     } finally {
       tunnel.kill();
+    }
+  });
+
+  it("ssh -L to an address outside the instance, or a port it does not have, is refused: the connection closes unanswered", async () => {
+    for (const target of ["169.254.169.254:80", stack.baseUrl.replace(/^http:\/\//, ""), "localhost:9"]) {
+      const localPort = await freePort();
+      const tunnel = spawn("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+        "-N", "-L", `127.0.0.1:${localPort}:${target}`, `gpu-${instance.id}`], { env, stdio: "ignore" });
+      try {
+        // Once the tunnel listens, a connection through it is closed without a byte: the server refused the channel.
+        const answer = await poll(() => throughTunnel(localPort), (r) => r !== "not listening");
+        expect(answer, target).toBe("");
+      } finally {
+        tunnel.kill();
+      }
     }
   });
 
@@ -207,3 +232,20 @@ describe("gpu cp", () => {
     expect((await gpu("cp", tree, tree)).code).toBe(2);
   });
 });
+
+/** What a GET through the tunnel's local port gets back before the connection closes; "not listening" before the tunnel is up. */
+function throughTunnel(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    let connected = false;
+    socket.on("connect", () => {
+      connected = true;
+      socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    });
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+    socket.on("close", () => resolve(connected ? received : "not listening"));
+    socket.on("error", () => undefined);
+    socket.setTimeout(10_000, () => socket.destroy());
+  });
+}
