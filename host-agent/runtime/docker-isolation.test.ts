@@ -232,7 +232,9 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
       await sh("nft delete table inet gpu_rental");
       try {
         const result = await probe();
-        expect(result).toMatchObject({ status: "fail", detail: expect.stringMatching(/^the nftables table inet gpu_rental is missing; an instance reached the host \(10\.213\.\d+\.\d+:\d+\); an instance reached the host over IPv6/) });
+        // Whether one instance then reaches another depends on the engine's own forwarding rules
+        // (netavark's differ between versions), so that attempt may or may not be listed; the host always is.
+        expect(result).toMatchObject({ status: "fail", detail: expect.stringMatching(/^the nftables table inet gpu_rental is missing; (an instance reached another instance \(10\.213\.\d+\.\d+:8080\); )?an instance reached the host \(10\.213\.\d+\.\d+:\d+\); an instance reached the host over IPv6/) });
         expect(exitCodeOf([result])).toBe(1);
         await firewallWatch.check();
         expect(health.degraded()).toBe("tenant firewall: the nftables table inet gpu_rental is missing (fix: run firewall.sh as root (install.sh does, and the systemd unit runs it before every start))");
