@@ -42,6 +42,7 @@ const agentMessages: AgentMessage[] = [
   },
   { type: "http_response", stream: 1, status: 200, headers: [["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"]] },
   { type: "ws_accepted", stream: 2, protocol: "chat.v1" },
+  { type: "ssh_key_used", stream: 2, key_id: "sshk_abcdefghijklmnop" },
   { type: "window", stream: 3, bytes: 1048576 },
   { type: "end", stream: 4 },
   { type: "abort", stream: 5, reason: "upstream_unavailable" },

@@ -138,6 +138,12 @@ export const agentMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("readiness"), ...portReadiness.shape }),
   z.object({ type: z.literal("http_response"), stream: streamId, status: z.number().int().min(100).max(599), headers: headerList }),
   z.object({ type: z.literal("ws_accepted"), stream: streamId, protocol: z.string() }),
+  /**
+   * The SSH connection on `stream` authenticated with the key `key_id` of its `ssh_open` (its account's
+   * id for it), so the account can show the key's last use. Sent once per connection; an older
+   * MachineDO drops it, which costs only that.
+   */
+  z.object({ type: z.literal("ssh_key_used"), stream: streamId, key_id: z.string().max(64) }),
   ...streamMessages(),
 ]);
 export type AgentMessage = z.infer<typeof agentMessage>;
@@ -178,13 +184,13 @@ export const serverMessage = z.discriminatedUnion("type", [
    * An SSH connection to the instance, carried like a proxied WebSocket (`ws_accepted`, binary
    * messages of the raw SSH byte stream, `ws_close`), ended by the agent's own SSH server. `keys`: the
    * account's public keys as the control plane had them when the connection opened, the only ones
-   * that authenticate it.
+   * that authenticate it; each key's `id` (absent from an older MachineDO) is what `ssh_key_used` names.
    */
   z.object({
     type: z.literal("ssh_open"),
     stream: streamId,
     instance_id: instanceId,
-    keys: z.array(z.object({ type: z.string(), blob: z.string() })).max(100),
+    keys: z.array(z.object({ id: z.string().max(64).optional(), type: z.string(), blob: z.string() })).max(100),
   }),
   /**
    * The dashboard's terminal into the instance, carried like a proxied WebSocket (`ws_accepted`,

@@ -22,9 +22,10 @@ export function sshKeysCommand(f: Factory) {
 
 function listSshKeys(f: Factory) {
   return readCommand(
-    f, "ls", "List your SSH public keys with their fingerprints",
+    f, "ls", "List your SSH public keys with their fingerprints and last use (to the minute)",
     (api) => ok(api.GET("/v1/ssh-keys")),
-    (list) => printTable(f.io, ["ID", "NAME", "TYPE", "FINGERPRINT", "ADDED"], list.items.map((k) => [k.id, k.name, k.type, k.fingerprint, k.created_at])),
+    (list) => printTable(f.io, ["ID", "NAME", "TYPE", "FINGERPRINT", "ADDED", "LAST USED"],
+      list.items.map((k) => [k.id, k.name, k.type, k.fingerprint, k.created_at, k.last_used_at ?? "never"])),
   );
 }
 

@@ -9,6 +9,7 @@ import { settleInstance, startAccruing } from "./billing.ts";
 import { addEvent, type InstanceRow } from "./instance-row.ts";
 import { recordKeyUse } from "./keys.ts";
 import { NO_READINESS, withoutReadyPorts, withReadyPorts } from "./port-readiness.ts";
+import { recordSshKeyUse } from "./ssh-keys.ts";
 import type { Settlement } from "./settlement.ts";
 import { recordWebhookEvent } from "./webhook-events.ts";
 
@@ -46,6 +47,10 @@ function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): st
       recordKeyUse(sql, report.key_sha256, iso(report.at));
       continue;
     }
+    if (report.kind === "ssh_key_used") {
+      recordSshKeyUse(sql, report.key_id, iso(report.at));
+      continue;
+    }
     const ids = report.kind === "host" ? report.instance_ids : [report.instance_id];
     for (const id of ids) {
       const row = sql<InstanceRow>`SELECT * FROM instances WHERE id = ${id}`[0];
@@ -61,7 +66,7 @@ function applyReports(sql: Sql, machineId: number, reports: MachineReport[]): st
   return [...unknown];
 }
 
-function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { kind: "key_used" }>): void {
+function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { kind: "key_used" | "ssh_key_used" }>): void {
   const at = iso(report.at);
   if (report.kind === "event") return addEvent(sql, row.id, report.message, at);
   if (report.kind === "host" && report.ssh_host_key) sql`UPDATE instances SET ssh_host_key = ${report.ssh_host_key} WHERE id = ${row.id}`;

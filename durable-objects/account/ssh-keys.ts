@@ -1,6 +1,6 @@
 // An account's SSH public keys: added (one of each, at most MAX_SSH_KEYS), listed, removed. The
 // AccountDO is the authority; the SSH bridge reads the live set when a connection opens, so a removed
-// key is refused from the next connection on.
+// key is refused from the next connection on. A key's last use comes from its MachineDOs' reports.
 import { clock, iso } from "../../core/clock.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { randomBase32 } from "../../core/ids.ts";
@@ -59,6 +59,15 @@ export class SshKeys {
   private rows(): SshKeyRow[] {
     return this.sql<SshKeyRow>`SELECT * FROM ssh_keys ORDER BY rowid`;
   }
+}
+
+/**
+ * A connection a MachineDO saw the key authenticate (reported at most once a minute per key): moves
+ * its last_used_at forward, never back (reports of two machines may arrive out of order). A key
+ * removed since changes nothing.
+ */
+export function recordSshKeyUse(sql: Sql, keyId: string, at: string): void {
+  sql`UPDATE ssh_keys SET last_used_at = ${at} WHERE id = ${keyId} AND (last_used_at IS NULL OR last_used_at < ${at})`;
 }
 
 function toItem(row: SshKeyRow): SshKeyItem {

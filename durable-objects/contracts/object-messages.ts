@@ -9,6 +9,8 @@ export type MachineReport =
   | { seq: number; kind: "host"; online: boolean; instance_ids: string[]; at: number; ssh_host_key?: string }
   /** An API key (by its SHA-256) opened the proxy at `at`; sent at most once a minute per key. */
   | { seq: number; kind: "key_used"; key_sha256: string; at: number }
+  /** An SSH key (by its id on the account) authenticated a connection at `at`; sent at most once a minute per key. */
+  | { seq: number; kind: "ssh_key_used"; key_id: string; at: number }
   /** The HTTP ports of a running container that answer their readiness path now (the whole set). */
   | { seq: number; kind: "ready"; instance_id: string; ready_ports: number[]; at: number };
 

@@ -42,11 +42,12 @@ export interface ProxyRequest extends ProxyTarget {
 }
 
 /**
- * `ssh`: the agent's SSH server takes the connection, and these keys may authenticate it;
+ * `ssh`: the agent's SSH server takes the connection, and these keys (each with its id on the account,
+ * which the agent names when one authenticates) may authenticate it;
  * `terminal`: a login shell in the container on a terminal of that size (the dashboard's).
  */
 export type AgentSession =
-  | { kind: "ssh"; keys: { type: string; blob: string }[] }
+  | { kind: "ssh"; keys: { id: string; type: string; blob: string }[] }
   | { kind: "terminal"; cols: number; rows: number };
 
 const proxyRequest: z.ZodType<ProxyRequest> = z.object({
@@ -64,7 +65,7 @@ const proxyRequest: z.ZodType<ProxyRequest> = z.object({
   requestId: z.string(),
   websocket: z.object({ protocols: z.array(z.string()) }).nullable(),
   session: z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("ssh"), keys: z.array(z.object({ type: z.string(), blob: z.string() })) }),
+    z.object({ kind: z.literal("ssh"), keys: z.array(z.object({ id: z.string(), type: z.string(), blob: z.string() })) }),
     z.object({ kind: z.literal("terminal"), cols: z.number().int(), rows: z.number().int() }),
   ]).optional(),
 });

@@ -14,7 +14,8 @@ export const MAX_EVENTS = 200;
 export const EVENT_WINDOW_MS = 10_000;
 export const TOO_MANY_EVENTS_CLOSE_CODE = 4008;
 
-const STREAM_TYPES = new Set(["http_response", "ws_accepted", "window", "end", "abort", "ws_close"]);
+/** Frames about streams the MachineDO opened (`ssh_key_used` counts once per SSH stream): bounded by those streams, not counted. */
+const STREAM_TYPES = new Set(["http_response", "ws_accepted", "window", "end", "abort", "ws_close", "ssh_key_used"]);
 
 /** Counts one connection's event messages in fixed windows; in memory (a hibernated object starts a new window). */
 export class AgentEventRate {

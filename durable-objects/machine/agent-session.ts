@@ -1,5 +1,6 @@
 // The agent's session with this machine: the token check and accept, every frame it sends (hello,
-// heartbeat, container states, port readiness, cache, usage samples, health, proxied-stream frames;
+// heartbeat, container states, port readiness, cache, usage samples, health, proxied-stream frames,
+// which SSH key opened a connection;
 // each within agent-message-limits.ts), and the machine going online with a hello and offline when
 // the socket closes or falls silent.
 import { bearerToken } from "../../core/credentials.ts";
@@ -19,6 +20,7 @@ import type { MachineRecord } from "./machine-record.ts";
 import type { InstanceActivity } from "./instance-activity.ts";
 import type { MetricsStore } from "./metrics-store.ts";
 import type { ProxyBridge } from "./proxy-bridge.ts";
+import type { SshKeyUse } from "./ssh-key-use.ts";
 
 type Hello = Extract<AgentMessage, { type: "hello" }>;
 
@@ -36,6 +38,7 @@ export interface SessionParts {
   metrics: MetricsStore;
   health: MachineHealth;
   activity: InstanceActivity;
+  sshKeyUse: SshKeyUse;
 }
 
 export class AgentSession {
@@ -113,6 +116,8 @@ export class AgentSession {
         record.replaceCache(message.models);
         record.bumpState();
         return alarms.afterChange();
+      case "ssh_key_used":
+        return this.parts.sshKeyUse.note(message.stream, message.key_id);
       case "health":
         if (!this.parts.health.replace(message.degraded)) return;
         log(message.degraded ? "warn" : "info", message.degraded ? "host degraded: no new instances" : "host healthy again", { machine_id: this.machineId(), degraded: message.degraded });

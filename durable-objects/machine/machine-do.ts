@@ -50,6 +50,7 @@ import { ProxyBridge } from "./proxy-bridge.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
 import { filesRefusal, hostOffline, runningRefusal } from "./reachability.ts";
 import { createMachineSchema } from "./schema.ts";
+import { SshKeyUse } from "./ssh-key-use.ts";
 
 export class MachineDO extends DurableObject<Env> {
   private readonly record: MachineRecord;
@@ -83,7 +84,7 @@ export class MachineDO extends DurableObject<Env> {
     this.metrics = new MetricsStore(sql, (instanceId) => (this.ledger.container(instanceId)?.desired ?? "destroyed") !== "destroyed");
     this.session = new AgentSession({
       ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms, metrics: this.metrics, health: this.health,
-      activity: this.activity,
+      activity: this.activity, sshKeyUse: new SshKeyUse({ bridge: this.bridge, ledger: this.ledger, alarms: this.alarms }),
     });
     this.idle = new IdleWatch({ record: this.record, ledger: this.ledger, metrics: this.metrics, activity: this.activity });
     this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });

@@ -25,7 +25,7 @@ async function machineEnd(): Promise<MuxEndUnderTest> {
   const fromAgent = (message: AgentMessage) => {
     const decoded = decodeAgentMessage(encodeMessage(message));
     if (!decoded.ok) throw new Error(decoded.reason);
-    if ("stream" in decoded.message) bridge.onMessage(decoded.message);
+    if ("stream" in decoded.message && decoded.message.type !== "ssh_key_used") bridge.onMessage(decoded.message);
   };
   const lastOpened = (type: "http_request" | "ws_open"): number => {
     const frame = log.sent.findLast((f) => "message" in f && f.message.type === type);

@@ -13,13 +13,15 @@ import { HttpStream } from "./http-stream.ts";
 import { StreamQuota, type StreamOwner, type StreamWatcher } from "./stream-quota.ts";
 import { WsStream } from "./ws-stream.ts";
 
-type StreamMessage = Extract<AgentMessage, { stream: number }>;
+type StreamMessage = Exclude<Extract<AgentMessage, { stream: number }>, { type: "ssh_key_used" }>;
 
 /** How long the agent has to answer a logs request (one from before logs existed never does) before the client gets a 502. */
 export const LOGS_ANSWER_TIMEOUT_MS = 30_000;
 
 export class ProxyBridge {
   private readonly streams = new StreamTable<BridgeStream>();
+  /** Each open SSH stream's instance and the ids of the keys its ssh_open offered, until the agent names the one used. */
+  private readonly sshOffers = new Map<number, { instanceId: string; keyIds: string[] }>();
   private readonly quota: StreamQuota;
   private nextId = 1;
 
@@ -70,6 +72,7 @@ export class ProxyBridge {
     const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: session?.kind ?? "websocket" }), release);
     const stream = new WsStream(id, link);
     this.streams.add(id, stream);
+    if (session?.kind === "ssh") this.sshOffers.set(id, { instanceId: target.instanceId, keyIds: session.keys.map((key) => key.id) });
     link.sendControl(openingOf(id, target, protocols, session));
     return stream.accepted;
   }
@@ -83,6 +86,17 @@ export class ProxyBridge {
     if (message.type === "http_response" && stream instanceof HttpStream) stream.onResponseHead(message.status, message.headers);
     if (message.type === "ws_accepted" && stream instanceof WsStream) stream.onAccepted(message.protocol);
     return true;
+  }
+
+  /**
+   * The instance whose SSH connection on `stream` authenticated with `keyId`, when that key was one its
+   * ssh_open offered; else null. Answered once per stream, so an agent names at most one key per
+   * connection the MachineDO opened.
+   */
+  sshKeyUsed(stream: number, keyId: string): string | null {
+    const offer = this.sshOffers.get(stream);
+    this.sshOffers.delete(stream);
+    return offer?.keyIds.includes(keyId) ? offer.instanceId : null;
   }
 
   /** Routes a binary frame; returns a reason when it is not acceptable. */
@@ -138,6 +152,7 @@ export class ProxyBridge {
       sendData: (frame) => sendQuietly(socket, frame),
       close: () => {
         this.streams.remove(id, stream());
+        this.sshOffers.delete(id);
         release();
       },
       logIds: () => ({ ...logIds(), stream_id: id }),

@@ -82,7 +82,9 @@ export class ProxyStreams {
     this.#streams.add(message.stream, stream);
     if (!this.#ssh) return stream.refuse();
     stream.accept();
-    serveSshConnection(stream.socket, { ...this.#ssh, keys: message.keys, instanceId: message.instance_id, log: this.#log });
+    // Which key authenticated goes to the MachineDO, which reports it to the key's account (its last use).
+    const onKeyUsed = (keyId: string) => this.#transport.send({ type: "ssh_key_used", stream: message.stream, key_id: keyId });
+    serveSshConnection(stream.socket, { ...this.#ssh, keys: message.keys, instanceId: message.instance_id, log: this.#log, onKeyUsed });
   }
 
   /** The dashboard's terminal: a login shell in the container. */

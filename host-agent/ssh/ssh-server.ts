@@ -16,13 +16,15 @@ export type SshRuntime = Pick<ContainerRuntime, "exec" | "resolvePort">;
 
 export interface SshConnectionOptions {
   hostKey: SshHostKey;
-  /** The public keys (type and base64 blob) that may authenticate this connection. */
-  keys: { type: string; blob: string }[];
+  /** The public keys (type and base64 blob, and the account's id for each) that may authenticate this connection. */
+  keys: { id?: string; type: string; blob: string }[];
   instanceId: string;
   runtime: SshRuntime;
   log: Logger;
   /** Called on each sign of a person using the instance (a session opened, input typed). */
   onActivity?: () => void;
+  /** Called once the connection has authenticated, with the id of the key that did it. */
+  onKeyUsed?: (keyId: string) => void;
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "::1"]);
@@ -52,20 +54,22 @@ export function serveSshConnection(socket: Duplex, options: SshConnectionOptions
   server.injectSocket(socket as never);
 }
 
-function authenticate(ctx: AuthContext, keys: SshConnectionOptions["keys"]): void {
+function authenticate(ctx: AuthContext, { keys, onKeyUsed }: SshConnectionOptions): void {
   if (ctx.method !== "publickey") return ctx.reject(["publickey"]);
   const offered = ctx.key.data;
   const match = keys.find((key) => Buffer.from(key.blob, "base64").equals(offered));
   if (!match) return ctx.reject(["publickey"]);
+  // Without a signature the client only asks whether the key would do: not a use yet.
   if (!ctx.signature) return ctx.accept();
   const publicKey = ssh2.utils.parseKey(`${match.type} ${match.blob}`);
   if (publicKey instanceof Error || ctx.blob === undefined || publicKey.verify(ctx.blob, ctx.signature, ctx.hashAlgo) !== true) return ctx.reject(["publickey"]);
+  if (match.id !== undefined) onKeyUsed?.(match.id);
   ctx.accept();
 }
 
 function handleClient(client: Connection, options: SshConnectionOptions): void {
   const ids = { instance_id: options.instanceId };
-  client.on("authentication", (ctx) => authenticate(ctx, options.keys));
+  client.on("authentication", (ctx) => authenticate(ctx, options));
   client.on("error", (error) => options.log.info("ssh connection ended", { ...ids, error: error.message }));
   client.on("ready", () => {
     options.log.info("ssh session opened", ids);

@@ -1,5 +1,5 @@
 // Shell and files through the whole stack, the agents on the local runtime. SSH with the real OpenSSH
-// client: `gpu ssh-keys add`, `gpu ssh` (a command's output and exit status), `ssh -tt` with a PTY,
+// client: `gpu ssh-keys add`, `gpu ssh` (a command's output and exit status, the key's last use), `ssh -tt` with a PTY,
 // `ssh -L` to the instance's HTTP port through `gpu ssh-config --write`, sftp, scp and rsync (the
 // host's sftp-server and rsync, as the local runtime's "image"), a removed key refused. Files:
 // `gpu cp` of a directory tree both ways, compared by checksums, running and stopped.
@@ -70,6 +70,13 @@ describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ?
     expect(result.stderr).not.toContain("authenticity");
     const known = readFileSync(join(home, "gpu-rental", "known_hosts"), "utf8");
     expect(known).toContain(`gpu-${instance.id} ssh-ed25519 `);
+  });
+
+  it("the key that opened the session shows its last use in ssh-keys ls, not \"never\"", async () => {
+    const listed = await poll(() => gpu("ssh-keys", "ls"), (result) => !result.stdout.includes("never"));
+    const row = listed.stdout.split("\n").find((line) => line.includes("e2e@test"))!;
+    const lastUsed = row.trim().split(/\s+/).at(-1)!;
+    expect(Date.now() - Date.parse(lastUsed)).toBeLessThan(5 * 60_000);
   });
 
   it("ssh-config --write gives ssh a Host block; ssh -tt gets a terminal of the size asked", async () => {

@@ -53,7 +53,7 @@ describe("SSH over the bridge", () => {
     const added = await callJson<{ id: string }>("POST", "/v1/ssh-keys", { key, body: { public_key: USER_KEY } });
     const withKey = await openSsh(instance.id, instance.token);
     expect(withKey.status).toBe(101);
-    expect(withKey.opened.keys).toEqual([{ type: "ssh-ed25519", blob: USER_KEY.split(" ")[1] }]);
+    expect(withKey.opened.keys).toEqual([{ id: added.body.id, type: "ssh-ed25519", blob: USER_KEY.split(" ")[1] }]);
     expect((await call("DELETE", `/v1/ssh-keys/${added.body.id}`, { key })).status).toBe(204);
     expect((await openSsh(instance.id, key)).opened.keys).toEqual([]);
   });

@@ -27,7 +27,7 @@ export async function sshRequest(request: Request, env: Env, instanceId: string,
   }
   const { bearer, accountId, credential } = await presentedBearer(request);
   const answer = unwrap(await accountOf(env, accountId).sshKeysFor(bearer, { op: "allowed", instance_id: instanceId }));
-  const keys = "allowed" in answer ? answer.allowed.map(({ type, blob }) => ({ type, blob })) : [];
+  const keys = "allowed" in answer ? answer.allowed.map(({ id, type, blob }) => ({ id, type, blob })) : [];
   const prefix = `/v1/instances/${instanceId}/ssh`;
   return forwardToInstance(request, env, {
     instanceId,

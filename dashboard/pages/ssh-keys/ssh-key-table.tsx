@@ -1,4 +1,4 @@
-// The account's SSH keys: name, type, fingerprint and when added, each with "Remove" (asked in a dialog).
+// The account's SSH keys: name, type, fingerprint, when added and last used (to the minute), each with "Remove" (asked in a dialog).
 import { useState } from "react";
 import { formError } from "../../api/api-errors.ts";
 import { useRemoveSshKey, useSshKeys, type SshKey } from "../../api/ssh-keys.ts";
@@ -17,7 +17,7 @@ export function SshKeyTable() {
       {(list) => (
         <>
           <DataTable
-            columns={["Name", "Type", "Fingerprint", "Added", { text: "Remove", visuallyHidden: true }]}
+            columns={["Name", "Type", "Fingerprint", "Added", "Last used", { text: "Remove", visuallyHidden: true }]}
             rows={list}
             rowKey={(key) => key.id}
             rowTestId="ssh-key-row"
@@ -30,6 +30,7 @@ export function SshKeyTable() {
                   <code>{key.fingerprint}</code>
                 </td>
                 <td>{formatTime(key.created_at)}</td>
+                <td>{key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
                 <td>
                   <button type="button" className="danger" onClick={() => setRemoving(key)} disabled={remove.isPending}>
                     Remove

@@ -10,7 +10,7 @@ export const SshKey = z
     type: z.enum(SSH_KEY_TYPES).openapi({ description: "The key's algorithm, as on its line" }),
     fingerprint: z.string().openapi({ description: "As OpenSSH prints it (`ssh-keygen -lf`): `SHA256:` and unpadded base64", example: "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s" }),
     created_at: timestamp.openapi({ description: "When it was added" }),
-    last_used_at: timestamp.nullable().openapi({ description: "Kept for a later release; null" }),
+    last_used_at: timestamp.nullable().openapi({ description: "When the key last opened an SSH connection, to the minute; null when never" }),
   })
   .openapi("SshKey");
 
