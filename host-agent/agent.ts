@@ -49,12 +49,18 @@ export interface RunningAgent {
 export function startAgent(options: AgentOptions): RunningAgent {
   const { connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth(), sshHostKey } = options;
   const states = new ContainerStates();
+  /**
+   * Set once the agent shuts down: what its containers do from then on (the shutdown may end them)
+   * is said by the next hello, as after a crash, not reported as it happens.
+   */
+  let closing = false;
   const probes = new ReadinessProbes(runtime, (readiness) => {
     connection.send({ type: "readiness", ...readiness });
     log.info("port readiness", { ...readiness });
   });
   const report = (containerReport: ContainerReport) => {
     states.record(containerReport);
+    if (closing) return;
     connection.send({ type: "container", ...containerReport });
     log.info("container state", { ...containerReport });
     // Readiness belongs to one run of the container: a new run is probed from scratch.
@@ -86,6 +92,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
   const onMessage = (message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>) => {
     switch (message.type) {
       case "command":
+        // Sessions in an instance going away end now, saying why, not when the process under them is killed.
+        if (message.op === "stop" || message.op === "destroy") void streams.endSessions(message.instance_id, `the instance is being ${message.op === "stop" ? "stopped" : "destroyed"}: this session has ended`);
         return void commands.run(message);
       case "http_request":
       case "ws_open":
@@ -126,8 +134,10 @@ export function startAgent(options: AgentOptions): RunningAgent {
   log.info("agent started", { runtime: runtime.name, gpus: gpus.length, url: connectUrl });
   return {
     async close() {
+      closing = true;
       probes.close();
       sampler.close();
+      await streams.endSessions(null, "the host's agent is restarting: this session has ended; connect again in a minute");
       await connection.close();
       streams.closeAll();
       await runtime.close();

@@ -11,17 +11,25 @@ import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 import { WsProxyStream, type WsOpenMessage } from "./ws-proxy-stream.ts";
 import type { SshHostKey } from "../ssh/host-key.ts";
+import { SESSIONS_END_WITHIN_MS, type SessionEnder } from "../ssh/session-ender.ts";
 import { serveSshConnection, type SshRuntime } from "../ssh/ssh-server.ts";
 import { SshStream, type SshOpenMessage } from "../ssh/ssh-stream.ts";
 import { TerminalStream, type TerminalOpenMessage } from "../terminal/terminal-stream.ts";
 
 export type StreamRuntime = Pick<ContainerRuntime, "resolvePort" | "logs" | "exec">;
 
+/** An SSH connection or a terminal: a person's session in an instance, ended with a reason when the instance goes away. */
+interface OpenSession extends PromiseWithResolvers<void> {
+  instanceId: string;
+  end(reason: string): void;
+}
+
 export class ProxyStreams {
   readonly #runtime: StreamRuntime;
   readonly #transport: StreamTransport;
   readonly #log: Logger;
   readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream | TerminalStream | FilesStream>();
+  readonly #sessions = new Map<number, OpenSession>();
   readonly #logKeepAliveMs: number | undefined;
   readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
   readonly #files: FilesRuntime | null;
@@ -78,21 +86,51 @@ export class ProxyStreams {
   /** An SSH connection for the agent's own SSH server, with the keys the control plane allows. */
   openSsh(message: SshOpenMessage): void {
     this.#streams.get(message.stream)?.close();
-    const stream = new SshStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    let ender: SessionEnder | null = null;
+    const untrack = this.#trackSession(message.stream, message.instance_id, (reason) => ender?.end(reason));
+    const stream = new SshStream(message, this.#transport, () => {
+      this.#streams.remove(message.stream, stream);
+      untrack();
+    });
     this.#streams.add(message.stream, stream);
     if (!this.#ssh) return stream.refuse();
     stream.accept();
     // Which key authenticated goes to the MachineDO, which reports it to the key's account (its last use).
     const onKeyUsed = (keyId: string) => this.#transport.send({ type: "ssh_key_used", stream: message.stream, key_id: keyId });
-    serveSshConnection(stream.socket, { ...this.#ssh, keys: message.keys, instanceId: message.instance_id, log: this.#log, onKeyUsed });
+    ender = serveSshConnection(stream.socket, { ...this.#ssh, keys: message.keys, instanceId: message.instance_id, log: this.#log, onKeyUsed });
   }
 
   /** The dashboard's terminal: a login shell in the container. */
   openTerminal(message: TerminalOpenMessage): void {
     this.#streams.get(message.stream)?.close();
-    const stream = new TerminalStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    const untrack = this.#trackSession(message.stream, message.instance_id, (reason) => stream.endSession(reason));
+    const stream = new TerminalStream(message, this.#transport, () => {
+      this.#streams.remove(message.stream, stream);
+      untrack();
+    });
     this.#streams.add(message.stream, stream);
     void stream.start(this.#runtime);
+  }
+
+  /**
+   * Ends the SSH connections and terminals in `instanceId` (in every instance when null), each told
+   * `reason`; resolves once they have closed, or once they have had the time to.
+   */
+  async endSessions(instanceId: string | null, reason: string): Promise<void> {
+    const ending = [...this.#sessions.values()].filter((session) => instanceId === null || session.instanceId === instanceId);
+    for (const session of ending) session.end(reason);
+    const late = new Promise<void>((resolve) => setTimeout(resolve, SESSIONS_END_WITHIN_MS + 1_000).unref());
+    await Promise.race([Promise.all(ending.map((session) => session.promise)), late]);
+  }
+
+  /** Keeps stream `id` among the sessions until the function returned is called (its stream closed). */
+  #trackSession(id: number, instanceId: string, end: (reason: string) => void): () => void {
+    const session: OpenSession = { instanceId, end, ...Promise.withResolvers<void>() };
+    this.#sessions.set(id, session);
+    return () => {
+      if (this.#sessions.get(id) === session) this.#sessions.delete(id);
+      session.resolve();
+    };
   }
 
   /** An instance's files: a tar of a path, or a tar extracted into a directory. */

@@ -11,6 +11,7 @@ import ssh2, { type AuthContext, type Connection, type ServerChannel, type Sessi
 import type { Logger } from "../log.ts";
 import type { ContainerRuntime, ExecRequest } from "../runtime/runtime.ts";
 import type { SshHostKey } from "./host-key.ts";
+import { SessionEnder } from "./session-ender.ts";
 
 export type SshRuntime = Pick<ContainerRuntime, "exec" | "resolvePort">;
 
@@ -48,10 +49,16 @@ const ALLOWED_ENV = /^(TERM|LANG|LC_[A-Z_]+)$/;
  */
 const CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr"];
 
-export function serveSshConnection(socket: Duplex, options: SshConnectionOptions): void {
+/** A connection's options and what ends it from the agent's side. */
+type ConnectionContext = SshConnectionOptions & { ender: SessionEnder };
+
+/** Serves one connection; the answer ends it from the agent's side, saying why (its instance going away). */
+export function serveSshConnection(socket: Duplex, options: SshConnectionOptions): SessionEnder {
   const config = { hostKeys: [options.hostKey.privateKey], ident: "gpu-rental", algorithms: { cipher: CIPHERS } };
-  const server = new ssh2.Server(config as ConstructorParameters<typeof ssh2.Server>[0], (client) => handleClient(client, options));
+  const ender = new SessionEnder(() => socket.destroy());
+  const server = new ssh2.Server(config as ConstructorParameters<typeof ssh2.Server>[0], (client) => handleClient(client, { ...options, ender }));
   server.injectSocket(socket as never);
+  return ender;
 }
 
 function authenticate(ctx: AuthContext, { keys, onKeyUsed }: SshConnectionOptions): void {
@@ -67,8 +74,9 @@ function authenticate(ctx: AuthContext, { keys, onKeyUsed }: SshConnectionOption
   ctx.accept();
 }
 
-function handleClient(client: Connection, options: SshConnectionOptions): void {
+function handleClient(client: Connection, options: ConnectionContext): void {
   const ids = { instance_id: options.instanceId };
+  options.ender.connected(() => client.end());
   client.on("authentication", (ctx) => authenticate(ctx, options));
   client.on("error", (error) => options.log.info("ssh connection ended", { ...ids, error: error.message }));
   client.on("ready", () => {
@@ -93,7 +101,7 @@ function forwardPort(channel: ServerChannel, host: string, port: number): void {
   channel.on("close", () => upstream.destroy());
 }
 
-function openSession(session: Session, options: SshConnectionOptions): void {
+function openSession(session: Session, options: ConnectionContext): void {
   const request: ExecRequest = { command: null, env: {}, pty: null };
   let resize: ((cols: number, rows: number) => void) | null = null;
   session.on("pty", (accept, _reject, info) => {
@@ -121,17 +129,18 @@ function openSession(session: Session, options: SshConnectionOptions): void {
   session.on("x11", (_accept, reject) => reject?.());
 }
 
-async function run(channel: ServerChannel, request: ExecRequest, options: SshConnectionOptions, onResize: (fn: (cols: number, rows: number) => void) => void): Promise<void> {
+async function run(channel: ServerChannel, request: ExecRequest, options: ConnectionContext, onResize: (fn: (cols: number, rows: number) => void) => void): Promise<void> {
   options.onActivity?.();
-  const process = await options.runtime.exec(options.instanceId, request).catch((error: unknown) => {
+  const process = options.ender.reason !== null ? null : await options.runtime.exec(options.instanceId, request).catch((error: unknown) => {
     options.log.warn("ssh session could not start", { instance_id: options.instanceId, error: String(error) });
     return null;
   });
   if (!process) {
-    channel.stderr.write("the instance is not running\r\n");
+    channel.stderr.write(`${options.ender.reason ?? "the instance is not running"}\r\n`);
     channel.exit(255);
     return void channel.end();
   }
+  const untrack = options.ender.track(channel.stderr, () => process.kill());
   onResize((cols, rows) => process.resize(cols, rows));
   channel.on("data", () => options.onActivity?.());
   channel.pipe(process.stdin);
@@ -145,4 +154,5 @@ async function run(channel: ServerChannel, request: ExecRequest, options: SshCon
   // A process ended by a signal (or an engine that cannot say) reads as 255, as sshd reports a lost command.
   channel.exit(code ?? 255);
   channel.end();
+  untrack();
 }

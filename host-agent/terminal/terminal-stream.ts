@@ -51,6 +51,14 @@ export class TerminalStream extends AgentStream<TerminalOpenMessage> {
     shell.stdin.write(Buffer.from(payload), () => this.consumed(payload.byteLength));
   }
 
+  /** The instance is going away: the terminal shows why, and the shell is ended (its exit closes the WebSocket). */
+  endSession(reason: string): void {
+    if (this.closed) return;
+    if (!this.#shell) return this.fail("upstream_unavailable");
+    this.#sender.sendBytes(DataKind.wsBinary, Buffer.from(`\r\n${reason}\r\n`));
+    this.#shell.kill();
+  }
+
   /** The browser closed its terminal: the shell is ended (its container and data stay). */
   override onWsClose(): void {
     this.#end(NORMAL_CLOSURE, "terminal closed");

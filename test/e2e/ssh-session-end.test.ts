@@ -1,0 +1,80 @@
+// An instance stopped or destroyed while sessions are open in it: an interactive OpenSSH session ends
+// at once with the agent's message and a failing status, one holding only a forwarded port (`ssh -N
+// -L`) exits too, and the dashboard's terminal shows the message and closes; none of them hangs.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
+import { missingOpenSsh } from "./support/openssh.ts";
+import { ShellSession, sshHome, writeSshConfig, type SshHome } from "./support/ssh-session.ts";
+
+const stack = useE2eStack();
+/** Within this an ended session's ssh must have exited: the agent ends it as the stop command arrives. */
+const ENDS_WITHIN_MS = 10_000;
+
+const launch = () => stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" });
+
+/** `ssh -N -L` to the instance's port 8888, answering through the tunnel; its exit status, or "hung". */
+async function openTunnel({ env, home, keyFile }: SshHome, instance: Instance): Promise<() => Promise<number | null | "hung">> {
+  const localPort = await freePort();
+  const tunnel = spawn("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+    "-N", "-L", `127.0.0.1:${localPort}:localhost:8888`, `gpu-${instance.id}`], { env, stdio: "ignore" });
+  const exited = once(tunnel, "exit").then(([code]) => code as number | null);
+  await poll(() => fetch(`http://127.0.0.1:${localPort}/health`).then((r) => r.status, () => 0), (status) => status === 200);
+  return async () => {
+    const outcome = await Promise.race([exited, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), ENDS_WITHIN_MS).unref())]);
+    if (outcome === "hung") tunnel.kill("SIGKILL");
+    return outcome;
+  };
+}
+
+/** The dashboard's terminal (the dev login's session, this service's Origin): what it shows, and how it closed. */
+async function openTerminal(instance: Instance): Promise<{ shown: () => string; closed: Promise<{ code: number; reason: string }> }> {
+  const { email, password } = stack.setup.account;
+  const login = await fetch(`${stack.baseUrl}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  expect(login.status).toBe(200);
+  const cookie = login.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+  const socket = new WebSocket(`${stack.baseUrl.replace(/^http/, "ws")}/v1/instances/${instance.id}/terminal?cols=80&rows=24`, { headers: { cookie, origin: stack.baseUrl } });
+  let output = "";
+  socket.on("message", (data: Buffer) => (output += data.toString()));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+  await once(socket, "open");
+  socket.send("echo term-$((6*7))\n");
+  await poll(async () => output, (text) => text.includes("term-42"));
+  return { shown: () => output, closed };
+}
+
+describe.skipIf(missingOpenSsh !== null)("sessions in an instance that goes away", () => {
+  let home: SshHome;
+
+  it("stopped: an interactive ssh exits non-zero with the agent's message; a tunnel's ssh exits too", async () => {
+    const instance = await launch();
+    home = await sshHome(stack);
+    const session = new ShellSession(home, instance.id);
+    await session.answers();
+    const tunnelExit = await openTunnel(home, instance);
+    expect((await stack.api("POST", `/v1/instances/${instance.id}/stop`)).status).toBe(204);
+    const code = await session.exited(ENDS_WITHIN_MS);
+    expect(code, session.stderr).toBe(255);
+    expect(session.stderr).toContain("the instance is being stopped: this session has ended");
+    expect(await tunnelExit()).toBe(255);
+    await poll(() => stack.api<Instance>("GET", `/v1/instances/${instance.id}`), (r) => r.body.status === "stopped");
+  }, 90_000);
+
+  it("destroyed: an interactive ssh exits non-zero with the agent's message; the dashboard's terminal shows it and closes", async () => {
+    const instance = await launch();
+    await writeSshConfig(home);
+    const session = new ShellSession(home, instance.id);
+    await session.answers();
+    const terminal = await openTerminal(instance);
+    expect((await stack.api("DELETE", `/v1/instances/${instance.id}`)).status).toBe(204);
+    const code = await session.exited(ENDS_WITHIN_MS);
+    expect(code, session.stderr).toBe(255);
+    expect(session.stderr).toContain("the instance is being destroyed: this session has ended");
+    const closed = await Promise.race([terminal.closed, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), ENDS_WITHIN_MS).unref())]);
+    expect(closed).toMatchObject({ code: 1000, reason: expect.stringMatching(/^the shell (ended|exited)/) });
+    expect(terminal.shown()).toContain("the instance is being destroyed: this session has ended");
+  }, 90_000);
+});
