@@ -1,12 +1,16 @@
 // An instance stopped or destroyed while sessions are open in it: an interactive OpenSSH session ends
 // at once with the agent's message and a failing status, one holding only a forwarded port (`ssh -N
 // -L`) exits too, and the dashboard's terminal shows the message and closes; none of them hangs.
+// And the key's last use, on the dashboard's SSH keys page.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
+import { hasChromium, launchBrowser } from "./support/browser.ts";
+import { signIn } from "./support/dashboard.ts";
+import { runCommand } from "./support/gpu-cli.ts";
 import { missingOpenSsh } from "./support/openssh.ts";
 import { ShellSession, sshHome, writeSshConfig, type SshHome } from "./support/ssh-session.ts";
 
@@ -49,9 +53,13 @@ async function openTerminal(instance: Instance): Promise<{ shown: () => string; 
 describe.skipIf(missingOpenSsh !== null)("sessions in an instance that goes away", () => {
   let home: SshHome;
 
+  beforeAll(async () => {
+    home = await sshHome(stack);
+  });
+
   it("stopped: an interactive ssh exits non-zero with the agent's message; a tunnel's ssh exits too", async () => {
     const instance = await launch();
-    home = await sshHome(stack);
+    await writeSshConfig(home);
     const session = new ShellSession(home, instance.id);
     await session.answers();
     const tunnelExit = await openTunnel(home, instance);
@@ -76,5 +84,27 @@ describe.skipIf(missingOpenSsh !== null)("sessions in an instance that goes away
     const closed = await Promise.race([terminal.closed, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), ENDS_WITHIN_MS).unref())]);
     expect(closed).toMatchObject({ code: 1000, reason: expect.stringMatching(/^the shell (ended|exited)/) });
     expect(terminal.shown()).toContain("the instance is being destroyed: this session has ended");
+  }, 90_000);
+
+  it.skipIf(!hasChromium)("the dashboard's SSH keys page shows when the key last opened a connection", async () => {
+    const instance = await launch();
+    await writeSshConfig(home);
+    const ran = await runCommand("ssh", ["-F", join(home.home, ".ssh", "config"), "-i", home.keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", `gpu-${instance.id}`, "true"], home.env);
+    expect(ran, ran.stderr).toMatchObject({ code: 0 });
+    const keys = await poll(() => stack.api<{ items: { name: string; last_used_at: string | null }[] }>("GET", "/v1/ssh-keys"), (r) => r.body.items.every((k) => k.last_used_at !== null));
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await signIn(page, stack.baseUrl, stack.setup.account.email, stack.setup.account.password);
+      await page.goto(`${stack.baseUrl}/settings/ssh-keys`);
+      const row = page.getByTestId("ssh-key-row").filter({ hasText: "faults@test" });
+      await row.waitFor();
+      const headers = await page.locator("thead th").allTextContents();
+      const lastUsed = (await row.locator("td").allTextContents())[headers.indexOf("Last used")];
+      const shown = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" }).format(new Date(keys.body.items[0]!.last_used_at!));
+      expect(lastUsed).toBe(shown);
+    } finally {
+      await browser.close();
+    }
   }, 90_000);
 });
