@@ -184,14 +184,15 @@ describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing
     expect(refused.stderr).toContain("install it in the image (Debian and Ubuntu: openssh-sftp-server), or copy files with gpu cp");
   });
 
-  it.skipIf(missingOpenSsh !== null)("a stop ends an open SSH session in the container", async () => {
+  it.skipIf(missingOpenSsh !== null)("a stop ends an open SSH session in the container, saying so", async () => {
     const { env, key } = await sshClient();
     const session = runGpu(["ssh", instance.id, "-i", key, "--", "echo started; sleep 600"], env);
     await poll(() => docker.getContainer(containerName(instance.id)).top().then((top) => top.Processes.some((p: string[]) => p.join(" ").includes("sleep 600")), () => false), (found) => found);
     expect((await stack.api("POST", `/v1/instances/${instance.id}/stop`)).status).toBe(204);
     const ended = await session;
     expect(ended.stdout).toBe("started\n");
-    expect(ended.code).not.toBe(0);
+    expect(ended.code).toBe(255);
+    expect(ended.stderr).toContain("the instance is being stopped: this session has ended");
     await poll(read, (i) => i.status === "stopped");
     expect((await stack.api("POST", `/v1/instances/${instance.id}/start`)).status).toBe(204);
     await poll(read, (i) => i.status === "running");
