@@ -127,7 +127,11 @@ export function startAgent(options: AgentOptions): RunningAgent {
   // A change between hellos; a reconnect's hello carries it anyway.
   health.onChange((degraded) => connection.send({ type: "health", degraded }));
   const streams = new ProxyStreams(runtime, connection, log, undefined, sshHostKey ? { hostKey: sshHostKey, runtime } : null, runtime);
-  runtime.onExit(({ instanceId, state, message }) => report({ instance_id: instanceId, state, message }));
+  runtime.onExit(({ instanceId, state, message }) => {
+    report({ instance_id: instanceId, state, message });
+    // A container that ended on its own (not by a command, which has ended them already) takes its sessions with it, saying so.
+    void streams.endSessions(instanceId, `the instance's container ended (${message}): this session has ended`);
+  });
   const sampler = new MetricsSampler({ runtime, gpus: metrics.gpus, send: (message) => connection.send(message), intervalMs: metrics.intervalMs, log });
   connection.start();
   sampler.start();

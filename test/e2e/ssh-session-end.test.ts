@@ -1,9 +1,11 @@
 // An instance stopped or destroyed while sessions are open in it: an interactive OpenSSH session ends
 // at once with the agent's message and a failing status, one holding only a forwarded port (`ssh -N
 // -L`) exits too, and the dashboard's terminal shows the message and closes; none of them hangs.
+// The same when the container ends on its own.
 // And the key's last use, on the dashboard's SSH keys page.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -32,6 +34,23 @@ async function openTunnel({ env, home, keyFile }: SshHome, instance: Instance): 
     if (outcome === "hung") tunnel.kill("SIGKILL");
     return outcome;
   };
+}
+
+/**
+ * The pid of `instance`'s container on the local runtime: the dev server the agent started in the
+ * instance's data folder (its sessions' shells run there too, but are not the dev server).
+ */
+function containerProcess(instance: Instance): number {
+  const data = realpathSync(join(stack.stateDir, "agents", "dev-1", "containers", instance.id, "data"));
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (readlinkSync(`/proc/${pid}/cwd`) === data && cmdline.includes("container/server.ts")) return Number(pid);
+    } catch {
+      // A process that ended meanwhile, or not ours to read.
+    }
+  }
+  throw new Error(`no container process for ${instance.id} in ${data}`);
 }
 
 /** The dashboard's terminal (the dev login's session, this service's Origin): what it shows, and how it closed. */
@@ -84,6 +103,18 @@ describe.skipIf(missingOpenSsh !== null)("sessions in an instance that goes away
     const closed = await Promise.race([terminal.closed, new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), ENDS_WITHIN_MS).unref())]);
     expect(closed).toMatchObject({ code: 1000, reason: expect.stringMatching(/^the shell (ended|exited)/) });
     expect(terminal.shown()).toContain("the instance is being destroyed: this session has ended");
+  }, 90_000);
+
+  it("its container ending on its own (a crash): an interactive ssh exits non-zero with the agent's message", async () => {
+    const instance = await launch();
+    await writeSshConfig(home);
+    const session = new ShellSession(home, instance.id);
+    await session.answers();
+    process.kill(containerProcess(instance), "SIGKILL");
+    const code = await session.exited(ENDS_WITHIN_MS);
+    expect(code, session.stderr).toBe(255);
+    expect(session.stderr).toContain("the instance's container ended (container process exited with signal SIGKILL): this session has ended");
+    await poll(() => stack.api<Instance>("GET", `/v1/instances/${instance.id}`), (r) => r.body.status === "error");
   }, 90_000);
 
   it.skipIf(!hasChromium)("the dashboard's SSH keys page shows when the key last opened a connection", async () => {
