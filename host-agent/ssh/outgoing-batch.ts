@@ -1,6 +1,6 @@
 // What the agent's SSH server writes for one connection, gathered into few, big messages to the
 // MachineDO. The server writes a packet at a time (32 KiB at most, each encrypted on its own), and the
-// MachineDO, the Worker and `gpu ssh-proxy` each pay per message far more than per byte
+// agent, the MachineDO, the Worker and `gpu ssh-proxy` each pay per message as well as per byte
 // (docs/benchmarks.md, "SSH through the bridge"): so what one turn of the event loop writes leaves
 // together at its end, and while the MachineDO has not yet acknowledged WINDOW_UPDATE_THRESHOLD of
 // what was sent (a bulk transfer outrunning it), more is gathered until its credit comes back, up to
