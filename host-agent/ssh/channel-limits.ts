@@ -4,6 +4,8 @@
 // window a client announces, a channel may have at most CHANNEL_WINDOW_BYTES that the client has not
 // acknowledged (WINDOW_ADJUST), and a connection has at most MAX_CHANNELS channels open, so
 //   bytes in flight per SSH connection <= CHANNEL_WINDOW_BYTES x MAX_CHANNELS (MAX_IN_FLIGHT_BYTES).
+// That bounds a client that stops reading as SSH clients do (OpenSSH acknowledges only what it has
+// written out); one that sends WINDOW_ADJUST without reading its socket is not bounded by SSH.
 // The window sets the rate of a bulk transfer over this bridge's long round trip: OpenSSH's own
 // (2 MiB per session channel) moved a download about 8% faster, 512 KiB much slower
 // (docs/benchmarks.md, "SSH through the bridge"); 1 MiB keeps most of the rate and halves the bound.
