@@ -21,7 +21,7 @@ export class StreamSocket extends Duplex {
   readonly #write: (chunk: Buffer) => void;
   readonly #final: () => void;
 
-  /** `write` takes every chunk at once: what it holds is bounded by SSH's channel windows (ssh-server.ts). */
+  /** `write` takes every chunk at once: what waits after it is bounded by SSH's channel windows (channel-limits.ts). */
   constructor(write: (chunk: Buffer) => void, final: () => void) {
     super({ allowHalfOpen: false });
     this.#write = write;
@@ -58,7 +58,9 @@ export class SshStream extends AgentStream<SshOpenMessage> {
   constructor(message: SshOpenMessage, transport: StreamTransport, onClosed: () => void) {
     super(message, transport, onClosed);
     this.socket = new StreamSocket(
-      (chunk) => this.closed || this.#batch.push(chunk),
+      (chunk) => {
+        if (!this.closed) this.#batch.push(chunk);
+      },
       () => this.#end(NORMAL_CLOSURE, "ssh connection closed"),
     );
     this.socket.on("error", () => this.#end(NORMAL_CLOSURE, "ssh connection closed"));
