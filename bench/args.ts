@@ -25,7 +25,7 @@ export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export const USAGE = `usage: npm run bench [-- --full] [--profile] [--no-nginx] [--echo] [--out FILE] [--only SUITE,…]
        npm run bench -- --soak [--minutes N] [--echo]
-  --full       longer runs (256 MB transfers, 512 MB upload for memory, more samples)
+  --full       longer runs (256 MB transfers, gpu cp of 1 GiB each way, 512 MB upload for memory, more samples)
   --profile    add V8 CPU profiles of workerd and the agent under load (agents run with --inspect)
   --no-nginx   skip baseline (b) instead of installing/running nginx
   --echo       show the output of wrangler and the agents

@@ -5,6 +5,8 @@ export interface BenchConfig {
   mode: "quick" | "full";
   /** Body size of each throughput run, each direction. */
   transferBytes: number;
+  /** The file `gpu cp` moves each way in the ssh suite (the issue's 1 GiB in --full). */
+  copyBytes: number;
   /** Throughput runs per route and direction; the median is reported. */
   transferRuns: number;
   /** Sequential small requests per route (after warm-up). */
@@ -30,12 +32,12 @@ export interface BenchConfig {
 export function benchConfig(full: boolean): BenchConfig {
   return full
     ? {
-        mode: "full", transferBytes: 256 * MB, transferRuns: 3, sequentialRequests: 2000, concurrentMs: 10_000, concurrencyLevels: [16, 64],
+        mode: "full", transferBytes: 256 * MB, copyBytes: 1024 * MB, transferRuns: 3, sequentialRequests: 2000, concurrentMs: 10_000, concurrencyLevels: [16, 64],
         sseRuns: 20, sseEvents: 50, sseIntervalMs: 20, completionRuns: 50, wsRoundTrips: 5000, wsBurstMessages: 50_000,
         memoryUploadBytes: 512 * MB, slowReaderBytes: 64 * MB, controlRequests: 1000, launchRuns: 10, concurrentLaunches: 20,
       }
     : {
-        mode: "quick", transferBytes: 64 * MB, transferRuns: 3, sequentialRequests: 300, concurrentMs: 3_000, concurrencyLevels: [16, 64],
+        mode: "quick", transferBytes: 64 * MB, copyBytes: 64 * MB, transferRuns: 3, sequentialRequests: 300, concurrentMs: 3_000, concurrencyLevels: [16, 64],
         sseRuns: 5, sseEvents: 20, sseIntervalMs: 20, completionRuns: 15, wsRoundTrips: 500, wsBurstMessages: 5_000,
         memoryUploadBytes: 256 * MB, slowReaderBytes: 32 * MB, controlRequests: 300, launchRuns: 3, concurrentLaunches: 20,
       };

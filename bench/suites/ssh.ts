@@ -1,10 +1,10 @@
 // Shell and files through the bridge, as a customer runs them: `ssh <id> head -c N /dev/zero` with the
-// system OpenSSH client (ProxyCommand `gpu ssh-proxy`) read to its end, and `gpu cp` of an N-byte
-// file each way, in MB/s, against the same bytes through the path proxy in this run; and one byte
+// system OpenSSH client (ProxyCommand `gpu ssh-proxy`) read to its end, and `gpu cp` of a file each way
+// (1 GiB in --full), in MB/s, against the same bytes through the path proxy in this run; and one byte
 // typed into a shell's terminal (`ssh -tt`) until its echo is seen, against a proxied WebSocket
 // round trip in this run.
 import { execFileSync, spawn } from "node:child_process";
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
@@ -20,10 +20,11 @@ const WARM_UP = 20;
 
 export async function sshSuite(ctx: SuiteContext): Promise<Section> {
   const bytes = ctx.config.transferBytes;
+  const copyBytes = ctx.config.copyBytes;
   const ssh = await sshClient(ctx);
   const notes = [
     `ssh: the system OpenSSH client with ProxyCommand \`gpu ssh-proxy\` (a WebSocket to /v1/instances/{id}/ssh), its own SSH encryption end to end to the agent's SSH server; ${bytes / MB} MB of \`head -c\` from the instance's shell, timed from its first byte (the time to that byte, \`gpu ssh-proxy\` starting, the WebSocket and the SSH handshake, is its own figure), median of ${ctx.config.transferRuns} run(s); (d) the same bytes as GET /fast/bytes through the path proxy, timed from the request`,
-    `gpu cp: a ${bytes / MB} MB file to the instance's /data and back (tar streams through PUT and GET /v1/instances/{id}/files), each timed as the command runs, Node's start included; (d) POST /fast/sink and GET /fast/bytes of the same bytes through the path proxy`,
+    `gpu cp: ${copyBytes / MB} MB to the instance's /data and back (tar streams through PUT and GET /v1/instances/{id}/files), up as ${Math.ceil(copyBytes / PART_BYTES)} file(s) of at most ${PART_BYTES / MB} MB, one gpu cp each (one request carries at most 512 MB, and gpu cp sends a file in one), down as their directory in one; each timed as the commands run, Node's start included; (d) POST /fast/sink of the same files and GET /fast/bytes of as many bytes through the path proxy, each right after its copy`,
     `echo: one byte typed into \`ssh -tt <id> cat\` until the terminal's echo comes back, ${ROUND_TRIPS} times after ${WARM_UP}; (d) a 32-byte message to the container's /ws echo through the path proxy`,
   ];
   ctx.log(`ssh: ${bytes / MB} MB through ssh and the proxy`);
@@ -33,8 +34,8 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
     sshRuns.push(await ssh.download(bytes));
     proxiedRates.push(await proxiedDownload(ctx, bytes));
   }
-  ctx.log(`ssh: gpu cp of ${bytes / MB} MB each way`);
-  const copies = await copyRuns(ctx, bytes);
+  ctx.log(`ssh: gpu cp of ${copyBytes / MB} MB each way`);
+  const copies = await copyRuns(ctx, copyBytes);
   ctx.log("ssh: echo round trips");
   const echo = summarize(await ssh.echoRoundTrips());
   const ws = summarize(await wsRoundTrips(ctx));
@@ -43,8 +44,8 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
     figures: [
       { id: "ssh.download", label: `ssh head -c ${bytes / MB} MB`, unit: "MB/s", better: "higher", ours: median(sshRuns.map((r) => r.mbPerS)), baselines: { proxied: median(proxiedRates) } },
       { id: "ssh.connect", label: "ssh to the first byte of output", unit: "ms", better: "lower", ours: median(sshRuns.map((r) => r.connectMs)), baselines: {} },
-      { id: "files.upload", label: `gpu cp ${bytes / MB} MB up`, unit: "MB/s", better: "higher", ours: copies.up, baselines: { proxied: copies.proxiedUp } },
-      { id: "files.download", label: `gpu cp ${bytes / MB} MB down`, unit: "MB/s", better: "higher", ours: copies.down, baselines: { proxied: median(proxiedRates) } },
+      { id: "files.upload", label: `gpu cp ${copyBytes / MB} MB up`, unit: "MB/s", better: "higher", ours: copies.up, baselines: { proxied: copies.proxiedUp } },
+      { id: "files.download", label: `gpu cp ${copyBytes / MB} MB down`, unit: "MB/s", better: "higher", ours: copies.down, baselines: { proxied: copies.proxiedDown } },
       { id: "ssh.echo.p50", label: "typed byte's echo p50", unit: "ms", better: "lower", ours: echo.p50, baselines: { proxied: ws.p50 } },
       { id: "ssh.echo.p99", label: "typed byte's echo p99", unit: "ms", better: "lower", ours: echo.p99, baselines: { proxied: ws.p99 } },
     ],
@@ -115,34 +116,63 @@ async function sshClient(ctx: SuiteContext) {
   };
 }
 
-/** `gpu cp` of a `bytes` file up to the instance and back, and a proxied upload of as many bytes, in MB/s. */
-async function copyRuns(ctx: SuiteContext, bytes: number): Promise<{ up: number; down: number; proxiedUp: number }> {
+/**
+ * A file `gpu cp` sends up in one request: one request carries at most 512 MB (a proxied body's limit)
+ * and `gpu cp` sends a file whole, so bigger copies go up as several files of this size.
+ */
+const PART_BYTES = 256 * MB;
+
+/**
+ * `gpu cp` of `bytes` up to the instance (in files of at most PART_BYTES, one copy each, into one
+ * directory) and of that directory back, each followed by as many bytes through the path proxy; MB/s.
+ */
+async function copyRuns(ctx: SuiteContext, bytes: number): Promise<{ up: number; down: number; proxiedUp: number; proxiedDown: number }> {
   const folder = mkdtempSync(join(tmpdir(), "gpu-bench-cp-"));
-  const file = join(folder, "payload.bin");
-  writeFileSync(file, "");
-  truncateSync(file, bytes);
+  const parts = Array.from({ length: Math.ceil(bytes / PART_BYTES) }, (_, index) => {
+    const directory = join(folder, `part-${index}`, "bench-copy");
+    mkdirSync(directory, { recursive: true });
+    const file = join(directory, `part-${index}.bin`);
+    writeFileSync(file, "");
+    truncateSync(file, Math.min(PART_BYTES, bytes - index * PART_BYTES));
+    return { directory, file, bytes: statSync(file).size };
+  });
   const env = { ...process.env, GPU_API_URL: ctx.stack.baseUrl, GPU_API_KEY: ctx.stack.key };
-  const timed = async (args: string[]) => {
-    const started = performance.now();
+  const copy = async (args: string[]) => {
     const child = spawn(process.execPath, [GPU_CLI, "cp", ...args], { env, stdio: "ignore" });
     const code = await new Promise<number | null>((done) => child.on("close", done));
     if (code !== 0) throw new Error(`gpu cp ${args.join(" ")} exited ${code}`);
+  };
+  const rate = async (work: () => Promise<unknown>) => {
+    const started = performance.now();
+    await work();
     return megabytesPerSecond(bytes, performance.now() - started);
   };
   try {
-    const up = await timed([file, `${ctx.stack.instanceId}:/data`]);
-    const down = await timed([`${ctx.stack.instanceId}:/data/payload.bin`, join(folder, "back.bin")]);
-    if (statSync(join(folder, "back.bin")).size !== bytes) throw new Error("gpu cp brought back another size");
-    const route = ctx.routes.ours;
-    const started = performance.now();
-    const sink = await fetch(routeUrl(route, "/fast/sink"), {
-      method: "POST", headers: { ...route.headers, "content-length": String(bytes) }, body: Readable.toWeb(createReadStream(file)) as ReadableStream, duplex: "half",
-    } as RequestInit);
-    await sink.text();
-    return { up, down, proxiedUp: megabytesPerSecond(bytes, performance.now() - started) };
+    const up = await rate(async () => {
+      for (const part of parts) await copy([part.directory, `${ctx.stack.instanceId}:/data`]);
+    });
+    const proxiedUp = await rate(async () => {
+      for (const part of parts) await proxiedUpload(ctx, part.file, part.bytes);
+    });
+    const back = join(folder, "back");
+    const down = await rate(() => copy([`${ctx.stack.instanceId}:/data/bench-copy`, back]));
+    const broughtBack = readdirSync(back).reduce((sum, name) => sum + statSync(join(back, name)).size, 0);
+    if (broughtBack !== bytes) throw new Error(`gpu cp brought back ${broughtBack} of ${bytes} bytes`);
+    rmSync(back, { recursive: true });
+    const proxiedDown = await proxiedDownload(ctx, bytes);
+    return { up, down, proxiedUp, proxiedDown };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+async function proxiedUpload(ctx: SuiteContext, file: string, bytes: number): Promise<void> {
+  const route = ctx.routes.ours;
+  const sink = await fetch(routeUrl(route, "/fast/sink"), {
+    method: "POST", headers: { ...route.headers, "content-length": String(bytes) }, body: Readable.toWeb(createReadStream(file)) as ReadableStream, duplex: "half",
+  } as RequestInit);
+  await sink.text();
+  if (!sink.ok) throw new Error(`proxied upload of ${bytes} bytes: HTTP ${sink.status}`);
 }
 
 async function proxiedDownload(ctx: SuiteContext, bytes: number): Promise<number> {

@@ -2,7 +2,7 @@
 // the agent's connection is not congested; what waits is queued, and the source is told to pause
 // while anything waits (onBacklog) and to go on once all is sent (onDrained). The proxied WebSocket,
 // the SSH connection and the terminal send through one of these each.
-import { SendCredit } from "../../protocol/mux/flow-control.ts";
+import { INITIAL_WINDOW_BYTES, SendCredit } from "../../protocol/mux/flow-control.ts";
 import { MAX_WS_MESSAGE_BYTES, type DataKind } from "../../protocol/mux/frames.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
@@ -35,6 +35,11 @@ export class CreditedSender {
     this.#stream = stream;
     this.#hooks = hooks;
     this.#started = started;
+  }
+
+  /** Bytes sent that the MachineDO has not yet returned credit for. */
+  get unacknowledged(): number {
+    return INITIAL_WINDOW_BYTES - this.#credit.available;
   }
 
   get idle(): boolean {

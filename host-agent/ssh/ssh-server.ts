@@ -10,6 +10,7 @@ import type { Duplex } from "node:stream";
 import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from "ssh2";
 import type { Logger } from "../log.ts";
 import type { ContainerRuntime, ExecRequest } from "../runtime/runtime.ts";
+import { capWindow, ChannelSlots } from "./channel-limits.ts";
 import type { SshHostKey } from "./host-key.ts";
 import { SessionEnder } from "./session-ender.ts";
 
@@ -81,12 +82,23 @@ function handleClient(client: Connection, options: ConnectionContext): void {
   client.on("error", (error) => options.log.info("ssh connection ended", { ...ids, error: error.message }));
   client.on("ready", () => {
     options.log.info("ssh session opened", ids);
-    client.on("session", (accept) => openSession(accept(), options));
+    // At most MAX_CHANNELS open at once, each within its capped window (channel-limits.ts).
+    const slots = new ChannelSlots();
+    client.on("session", (accept, reject) => {
+      if (!slots.take()) return reject();
+      const session = accept();
+      session.once("close", () => slots.free());
+      openSession(session, options);
+    });
     client.on("tcpip", (accept, reject, info) => {
-      if (!LOOPBACK.has(info.destIP)) return reject();
+      if (!LOOPBACK.has(info.destIP) || !slots.take()) return reject();
+      const refuse = () => {
+        slots.free();
+        reject();
+      };
       void options.runtime.resolvePort(options.instanceId, info.destPort).then(
-        (endpoint) => (endpoint ? forwardPort(accept(), endpoint.host, endpoint.port) : reject()),
-        () => reject(),
+        (endpoint) => (endpoint ? forwardPort(accept(), endpoint.host, endpoint.port, slots) : refuse()),
+        refuse,
       );
     });
     // Remote forwarding and the like: refused.
@@ -94,7 +106,9 @@ function handleClient(client: Connection, options: ConnectionContext): void {
   });
 }
 
-function forwardPort(channel: ServerChannel, host: string, port: number): void {
+function forwardPort(channel: ServerChannel, host: string, port: number, slots: ChannelSlots): void {
+  capWindow(channel);
+  channel.once("close", () => slots.free());
   const upstream = connect(port, host);
   channel.pipe(upstream).pipe(channel);
   upstream.on("error", () => channel.close());
@@ -130,6 +144,7 @@ function openSession(session: Session, options: ConnectionContext): void {
 }
 
 async function run(channel: ServerChannel, request: ExecRequest, options: ConnectionContext, onResize: (fn: (cols: number, rows: number) => void) => void): Promise<void> {
+  capWindow(channel);
   options.onActivity?.();
   const process = options.ender.reason !== null ? null : await options.runtime.exec(options.instanceId, request).catch((error: unknown) => {
     options.log.warn("ssh session could not start", { instance_id: options.instanceId, error: String(error) });

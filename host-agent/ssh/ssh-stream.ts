@@ -9,6 +9,7 @@ import { DataKind } from "../../protocol/mux/frames.ts";
 import { AgentStream } from "../proxy/agent-stream.ts";
 import { CreditedSender } from "../proxy/credited-sender.ts";
 import type { StreamTransport } from "../proxy/stream-transport.ts";
+import { OutgoingBatch } from "./outgoing-batch.ts";
 
 export type SshOpenMessage = Extract<ServerMessage, { type: "ssh_open" }>;
 
@@ -17,10 +18,11 @@ export class StreamSocket extends Duplex {
   readonly remoteAddress = "127.0.0.1";
   readonly remotePort = 0;
   readonly remoteFamily = "IPv4";
-  readonly #write: (chunk: Buffer, done: (error?: Error | null) => void) => void;
+  readonly #write: (chunk: Buffer) => void;
   readonly #final: () => void;
 
-  constructor(write: (chunk: Buffer, done: (error?: Error | null) => void) => void, final: () => void) {
+  /** `write` takes every chunk at once: what waits after it is bounded by SSH's channel windows (channel-limits.ts). */
+  constructor(write: (chunk: Buffer) => void, final: () => void) {
     super({ allowHalfOpen: false });
     this.#write = write;
     this.#final = final;
@@ -29,15 +31,8 @@ export class StreamSocket extends Duplex {
   override _read(): void {}
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.#write(chunk, () => setImmediate(done));
-  }
-
-  /**
-   * The SSH server writes a packet at a time (32 KiB at most): each write is acknowledged a turn of the
-   * event loop later, so the packets of one turn gather here and cross as one message, not dozens.
-   */
-  override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void): void {
-    this.#write(Buffer.concat(chunks.map(({ chunk }) => chunk)), () => setImmediate(done));
+    this.#write(chunk);
+    done();
   }
 
   override _final(done: (error?: Error | null) => void): void {
@@ -58,11 +53,14 @@ export class SshStream extends AgentStream<SshOpenMessage> {
    * end to end are lost on the way: its output waits for the client's first bytes, which prove it.
    */
   readonly #sender = new CreditedSender(this.transport, this.message.stream, {}, { started: false });
+  readonly #batch = new OutgoingBatch((payload) => this.#sender.sendBytes(DataKind.wsBinary, payload), () => this.#sender.unacknowledged);
 
   constructor(message: SshOpenMessage, transport: StreamTransport, onClosed: () => void) {
     super(message, transport, onClosed);
     this.socket = new StreamSocket(
-      (chunk, done) => (this.closed ? done() : this.#sender.sendBytes(DataKind.wsBinary, chunk, done)),
+      (chunk) => {
+        if (!this.closed) this.#batch.push(chunk);
+      },
       () => this.#end(NORMAL_CLOSURE, "ssh connection closed"),
     );
     this.socket.on("error", () => this.#end(NORMAL_CLOSURE, "ssh connection closed"));
@@ -94,10 +92,12 @@ export class SshStream extends AgentStream<SshOpenMessage> {
 
   onWindow(bytes: number): void {
     this.#sender.grant(bytes);
+    this.#batch.flush();
   }
 
   protected release(): void {
     this.#sender.stop();
+    this.#batch.clear();
     this.socket.destroy();
   }
 

@@ -1,0 +1,48 @@
+// What one SSH connection may make the bridge carry for a client that stops reading. workerd has no
+// `bufferedAmount` on a server-side WebSocket, so the MachineDO cannot see a slow client and returns
+// the agent's credit as fast as it passes data on: the bound is SSH's own flow control. Whatever
+// window a client announces, a channel may have at most CHANNEL_WINDOW_BYTES that the client has not
+// acknowledged (WINDOW_ADJUST), and a connection has at most MAX_CHANNELS channels open, so
+//   bytes in flight per SSH connection <= CHANNEL_WINDOW_BYTES x MAX_CHANNELS (MAX_IN_FLIGHT_BYTES).
+// That bounds a client that stops reading as SSH clients do (OpenSSH acknowledges only what it has
+// written out); one that sends WINDOW_ADJUST without reading its socket is not bounded by SSH.
+// The window sets the rate of a bulk transfer over this bridge's long round trip: OpenSSH's own
+// (2 MiB per session channel) moved a download about 8% faster, 512 KiB much slower
+// (docs/benchmarks.md, "SSH through the bridge"); 1 MiB keeps most of the rate and halves the bound.
+import type { ServerChannel } from "ssh2";
+
+export const CHANNEL_WINDOW_BYTES = 1024 * 1024;
+/** OpenSSH's sshd allows as many sessions per connection (MaxSessions). */
+export const MAX_CHANNELS = 10;
+export const MAX_IN_FLIGHT_BYTES = CHANNEL_WINDOW_BYTES * MAX_CHANNELS;
+
+/**
+ * Keeps the window the server may still fill on `channel` at most CHANNEL_WINDOW_BYTES: ssh2 adds each
+ * WINDOW_ADJUST to `outgoing.window` and subtracts what it sends, so clamping what is stored there
+ * keeps sent-but-unacknowledged bytes within the cap (an adjust acknowledges bytes the client took).
+ */
+export function capWindow(channel: ServerChannel): void {
+  const outgoing = (channel as unknown as { outgoing: { window: number } }).outgoing;
+  let window = Math.min(outgoing.window, CHANNEL_WINDOW_BYTES);
+  Object.defineProperty(outgoing, "window", {
+    get: () => window,
+    set: (value: number) => (window = Math.min(value, CHANNEL_WINDOW_BYTES)),
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+/** The channels of one connection: a slot is taken before a channel is accepted and freed when it closes. */
+export class ChannelSlots {
+  #open = 0;
+
+  take(): boolean {
+    if (this.#open >= MAX_CHANNELS) return false;
+    this.#open++;
+    return true;
+  }
+
+  free(): void {
+    this.#open = Math.max(0, this.#open - 1);
+  }
+}

@@ -1,0 +1,136 @@
+// A client that stops reading is bounded by SSH's own flow control, through the whole stack on the
+// local runtime: the real OpenSSH client runs `head -c` with its stdout going into a pipe nobody
+// reads, and the agent sends at most one capped channel window (what the MachineDO counted arriving,
+// the dev Worker's /bench/agent-ws-bytes), then the rest arrives whole once the pipe is read. And a
+// connection opens at most MAX_CHANNELS channels at once (the ssh2 client over the same WebSocket).
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ssh2, { type ClientChannel } from "ssh2";
+import { beforeAll, describe, expect, it } from "vitest";
+import WebSocket, { createWebSocketStream } from "ws";
+import { CHANNEL_WINDOW_BYTES, MAX_CHANNELS } from "../../host-agent/ssh/channel-limits.ts";
+import { cliEnv, runGpu } from "./support/gpu-cli.ts";
+import { useE2eStack, type Instance } from "./support/e2e-stack.ts";
+import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
+
+const stack = useE2eStack({ BENCH_ROUTES: "1" });
+let env: NodeJS.ProcessEnv;
+let home: string;
+let keyFile: string;
+let instance: Instance;
+
+/** 200 MB: far more than any window or buffer on the way. */
+const OUTPUT_BYTES = 200_000_000;
+/**
+ * What the client side takes in while nobody reads, besides the window: the pipe into this process
+ * and its stream's buffer, OpenSSH's own, the handshake and SSH's per-packet bytes (measured at
+ * 100–180 KB). OpenSSH's own window is 2 MiB: without the cap the agent sends about 2.2 MB.
+ */
+const CLIENT_SIDE_BYTES = 512 * 1024;
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), "gpu-ssh-slow-"));
+  env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
+  keyFile = join(home, "id_ed25519");
+  if (missingOpenSsh) return;
+  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "slow@test", "-f", keyFile]);
+  expect((await runGpu(["ssh-keys", "add", `${keyFile}.pub`], env)).code).toBe(0);
+  instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
+  expect((await runGpu(["ssh-config", "--write"], env)).code).toBe(0);
+}, 120_000);
+
+/** Binary WebSocket bytes the agents have sent their MachineDOs so far (only this file's SSH sends any). */
+async function agentBytes(): Promise<number> {
+  let total = 0;
+  for (const { id } of Object.values(stack.setup.machines)) {
+    const response = await fetch(`${stack.baseUrl}/bench/agent-ws-bytes/${id}`);
+    total += ((await response.json()) as { bytes: number }).bytes;
+  }
+  return total;
+}
+
+/** The agents' count once it has not moved for a second and a half (30 s at most). */
+async function settledAgentBytes(): Promise<number> {
+  let last = await agentBytes();
+  let stillSince = Date.now();
+  const deadline = Date.now() + 30_000;
+  while (Date.now() - stillSince < 1500) {
+    if (Date.now() > deadline) throw new Error(`the agents' count kept moving for 30 s: ${last} bytes`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = await agentBytes();
+    if (now !== last) stillSince = Date.now();
+    last = now;
+  }
+  return last;
+}
+
+if (missingOpenSsh && openSshRequired) {
+  describe("SSH with a slow reader", () => {
+    it("needs the OpenSSH tools", () => {
+      throw new Error(`REQUIRE_OPENSSH=1 but ${missingOpenSsh}`);
+    });
+  });
+}
+
+describe.skipIf(missingOpenSsh !== null)(`SSH with a slow reader${missingOpenSsh ? ` (skipped: ${missingOpenSsh})` : ""}`, () => {
+  it("ssh whose output nobody reads: the agent sends at most one channel window, and all of it arrives once read", async () => {
+    const before = await agentBytes();
+    const client = spawn("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+      `gpu-${instance.id}`, `head -c ${OUTPUT_BYTES} /dev/zero`], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const closed = once(client, "close") as Promise<[number | null]>;
+    try {
+      // stdout is not read: its pipe fills, then OpenSSH's buffer, then the window runs out.
+      const stalled = (await settledAgentBytes()) - before;
+      expect(stalled).toBeGreaterThan(0);
+      expect(stalled).toBeLessThanOrEqual(CHANNEL_WINDOW_BYTES + CLIENT_SIDE_BYTES);
+
+      let received = 0;
+      client.stdout.on("data", (chunk: Buffer) => (received += chunk.byteLength));
+      const [code] = await closed;
+      expect(code).toBe(0);
+      expect(received).toBe(OUTPUT_BYTES);
+    } finally {
+      client.kill();
+    }
+  }, 120_000);
+
+  it(`one connection opens at most ${MAX_CHANNELS} channels at once; one closed by the client or ended by its command makes room`, async () => {
+    const socket = new WebSocket(`${stack.baseUrl.replace(/^http/, "ws")}/v1/instances/${instance.id}/ssh`, {
+      headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false,
+    });
+    await once(socket, "open");
+    const connection = new ssh2.Client();
+    const ready = once(connection, "ready");
+    connection.connect({ sock: createWebSocketStream(socket) as never, username: "root", privateKey: readFileSync(keyFile), hostVerifier: () => true });
+    await ready;
+    const exec = (command: string) => new Promise<ClientChannel>((resolve, reject) =>
+      connection.exec(command, (error, channel) => (error ? reject(error) : resolve(channel))));
+    try {
+      const open = await Promise.all(Array.from({ length: MAX_CHANNELS }, () => exec("sleep 60")));
+      await expect(exec("echo one-too-many")).rejects.toThrow(/open failure|administratively prohibited/i);
+      // A client channel reports its close once its output has been read to the end.
+      open[0]!.resume();
+      const ended = once(open[0]!, "close");
+      open[0]!.signal("KILL");
+      open[0]!.close();
+      await ended;
+      const output = async (command: string) => {
+        const channel = await exec(command);
+        let text = "";
+        channel.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        await once(channel, "close");
+        return text;
+      };
+      expect(await output("echo room-again")).toBe("room-again\n");
+      // That command ended by itself: its slot is free again too.
+      expect(await output("echo and-again")).toBe("and-again\n");
+    } finally {
+      const closed = once(connection, "close");
+      connection.end();
+      await closed;
+    }
+  }, 60_000);
+});
