@@ -6,6 +6,8 @@ import { instanceCommand } from "./instance-command.ts";
 import type { Factory } from "../factory.ts";
 
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+/** A close either side asked for (1000), or one without a status (1005): nothing to explain. */
+const NORMAL_CLOSES = new Set([1000, 1005]);
 
 export function sshProxyCommand(f: Factory) {
   return instanceCommand("ssh-proxy", "Carry an SSH connection on stdin/stdout to an instance (ssh's ProxyCommand; `gpu ssh` sets it)").action(async (id) => {
@@ -40,7 +42,9 @@ export function sshProxyCommand(f: Factory) {
       }
     });
     stdin.on("end", () => socket.close(1000));
-    await new Promise((resolve) => socket.once("close", resolve));
+    const [code, reason] = await new Promise<[number, Buffer]>((resolve) => socket.once("close", (...closed) => resolve(closed)));
+    // ssh itself only sees its connection end; the service's close says why (its host went away).
+    if (!NORMAL_CLOSES.has(code)) f.io.err(`gpu ssh-proxy: the service ended the connection to ${id}: ${reason.toString() || "no reason given"} (WebSocket close ${code})`);
     stdin.destroy();
   });
 }

@@ -166,8 +166,9 @@ async function run(channel: ServerChannel, request: ExecRequest, options: Connec
   channel.on("close", () => process.kill());
   const code = await process.exit;
   await drained;
-  // A process ended by a signal (or an engine that cannot say) reads as 255, as sshd reports a lost command.
-  channel.exit(code ?? 255);
+  // A process ended by a signal (or an engine that cannot say) reads as 255, as sshd reports a lost
+  // command; so does one the ender ended, whatever its own status (a shell told to stop may say 0).
+  channel.exit(options.ender.reason !== null ? 255 : (code ?? 255));
   channel.end();
   untrack();
 }

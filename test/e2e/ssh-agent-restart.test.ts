@@ -62,8 +62,10 @@ describe.skipIf(missingOpenSsh !== null)("an SSH session when its host's agent r
     const said = await sessionEndsWhen(home, instance, async () => {
       process.kill(stack.agents.get(HOST)!.process.pid!, "SIGKILL");
     });
-    // Nothing was left to say why: ssh sees its connection end ("closed by remote host", or a
-    // broken pipe when it wrote first).
+    // The agent had nothing left to say; the ProxyCommand says what the service saw, then ssh sees
+    // its connection end ("closed by remote host", or a broken pipe when it wrote first).
+    expect(said).toContain("gpu ssh-proxy: the service ended the connection to");
+    expect(said).toContain("upstream failed (WebSocket close 1011)");
     expect(said).toMatch(/closed|Broken pipe/);
     await stack.stopAgent(HOST);
     await newSessionWorks(home, instance);
