@@ -22,8 +22,8 @@ let home: string;
 let keyFile: string;
 let instance: Instance;
 
-/** 200 MB: far more than any window or buffer on the way. */
-const OUTPUT_BYTES = 200_000_000;
+/** 32 MB: sixteen times OpenSSH's own window, far more than any window or buffer on the way. */
+const OUTPUT_BYTES = 32_000_000;
 /**
  * What the client side takes in while nobody reads, besides the window: the pipe into this process
  * and its stream's buffer, OpenSSH's own, the handshake and SSH's per-packet bytes (measured at
