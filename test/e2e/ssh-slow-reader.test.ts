@@ -1,8 +1,9 @@
 // A client that stops reading is bounded by SSH's own flow control, through the whole stack on the
 // local runtime: the real OpenSSH client runs `head -c` with its stdout going into a pipe nobody
-// reads, and the agent sends at most one capped channel window (what the MachineDO counted arriving,
-// the dev Worker's /bench/agent-ws-bytes), then the rest arrives whole once the pipe is read. And a
-// connection opens at most MAX_CHANNELS channels at once (the ssh2 client over the same WebSocket).
+// reads, and the agent sends at most one channel window (what the MachineDO counted arriving, the dev
+// Worker's /bench/agent-ws-bytes), then the rest arrives whole once the pipe is read. A client that
+// announces far more window than OpenSSH's and stops reading still gets one capped window (the ssh2
+// client, by hand). And a connection opens at most MAX_CHANNELS channels at once.
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -27,9 +28,11 @@ const OUTPUT_BYTES = 32_000_000;
 /**
  * What the client side takes in while nobody reads, besides the window: the pipe into this process
  * and its stream's buffer, OpenSSH's own, the handshake and SSH's per-packet bytes (measured at
- * 100–180 KB). OpenSSH's own window is 2 MiB: without the cap the agent sends about 2.2 MB.
+ * 100–180 KB). OpenSSH's own window is the cap: the agent sends about 2.2 MB.
  */
 const CLIENT_SIDE_BYTES = 512 * 1024;
+/** What ssh2's client channel buffers unread, acknowledging as it goes (its stream's high-water mark). */
+const CLIENT_STREAM_BYTES = 2 * 1024 * 1024;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "gpu-ssh-slow-"));
@@ -67,6 +70,19 @@ async function settledAgentBytes(): Promise<number> {
   return last;
 }
 
+/** The ssh2 client, authenticated with this file's key, over the instance's SSH WebSocket. */
+async function sshOverWebSocket(): Promise<ssh2.Client> {
+  const socket = new WebSocket(`${stack.baseUrl.replace(/^http/, "ws")}/v1/instances/${instance.id}/ssh`, {
+    headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false,
+  });
+  await once(socket, "open");
+  const connection = new ssh2.Client();
+  const ready = once(connection, "ready");
+  connection.connect({ sock: createWebSocketStream(socket) as never, username: "root", privateKey: readFileSync(keyFile), hostVerifier: () => true });
+  await ready;
+  return connection;
+}
+
 if (missingOpenSsh && openSshRequired) {
   describe("SSH with a slow reader", () => {
     it("needs the OpenSSH tools", () => {
@@ -97,15 +113,28 @@ describe.skipIf(missingOpenSsh !== null)(`SSH with a slow reader${missingOpenSsh
     }
   }, 120_000);
 
+  it("a client that announces a huge window and stops reading still gets at most one capped window", async () => {
+    const connection = await sshOverWebSocket();
+    const before = await agentBytes();
+    try {
+      const channel = await new Promise<ClientChannel>((resolve, reject) =>
+        connection.exec(`head -c ${OUTPUT_BYTES} /dev/zero`, (error, opened) => (error ? reject(error) : resolve(opened))));
+      // As a hostile client would: 64 MiB more window at once, and the channel never read. ssh2 itself
+      // takes in up to its stream's buffer (CLIENT_STREAM_BYTES) before it stops acknowledging.
+      const protocol = (connection as unknown as { _protocol: { channelWindowAdjust(id: number, bytes: number): void } })._protocol;
+      protocol.channelWindowAdjust((channel as unknown as { outgoing: { id: number } }).outgoing.id, 64 * 1024 * 1024);
+      const stalled = (await settledAgentBytes()) - before;
+      expect(stalled).toBeGreaterThan(0);
+      expect(stalled).toBeLessThanOrEqual(CHANNEL_WINDOW_BYTES + CLIENT_STREAM_BYTES + CLIENT_SIDE_BYTES);
+    } finally {
+      const closed = once(connection, "close");
+      connection.end();
+      await closed;
+    }
+  }, 60_000);
+
   it(`one connection opens at most ${MAX_CHANNELS} channels at once; one closed by the client or ended by its command makes room`, async () => {
-    const socket = new WebSocket(`${stack.baseUrl.replace(/^http/, "ws")}/v1/instances/${instance.id}/ssh`, {
-      headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false,
-    });
-    await once(socket, "open");
-    const connection = new ssh2.Client();
-    const ready = once(connection, "ready");
-    connection.connect({ sock: createWebSocketStream(socket) as never, username: "root", privateKey: readFileSync(keyFile), hostVerifier: () => true });
-    await ready;
+    const connection = await sshOverWebSocket();
     const exec = (command: string) => new Promise<ClientChannel>((resolve, reject) =>
       connection.exec(command, (error, channel) => (error ? reject(error) : resolve(channel))));
     try {
