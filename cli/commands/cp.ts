@@ -1,15 +1,18 @@
 // `gpu cp <src> <dst>`: files and directories between here and an instance, one side `<id>:<path>`,
 // as tar streams through GET/PUT /v1/instances/{id}/files (running or stopped; nothing needed in the
 // image). Directories are copied whole (`-r` is implied); the host's `tar` packs and unpacks here.
+// A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts).
 // A progress line on a terminal, nothing extra in a pipe.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, posix, resolve } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { Command } from "@commander-js/extra-typings";
 import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
+import { refusalOf, streamedPut } from "../files/streamed-put.ts";
+import { PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
 import { ProgressLine } from "../iostreams.ts";
 
 interface Remote {
@@ -40,11 +43,12 @@ export function cpCommand(f: Factory) {
       const { apiUrl, apiKey } = await f.config();
       const progress = new Transfer(f);
       if (from) await download(`${apiUrl}${filesPath(from)}`, apiKey, resolve(dst), progress);
-      else await upload(resolve(src), `${apiUrl}${filesPath(to!)}`, apiKey, progress);
+      else await upload(resolve(src), to!, apiUrl, apiKey, progress);
       progress.done(`${src} -> ${dst}`);
     });
 }
 
+const filesUrl = (apiUrl: string, remote: Remote) => `${apiUrl}/v1/instances/${encodeURIComponent(remote.id)}/files`;
 const filesPath = (remote: Remote) => `/v1/instances/${encodeURIComponent(remote.id)}/files?path=${encodeURIComponent(remote.path)}`;
 
 /** Counts the bytes that pass, shown on a terminal. */
@@ -59,11 +63,16 @@ class Transfer {
   counter(): Transform {
     return new Transform({
       transform: (chunk: Buffer, _encoding, done) => {
-        this.#bytes += chunk.byteLength;
-        this.#line?.update(`${megabytes(this.#bytes)} copied`);
+        this.set(this.#bytes + chunk.byteLength);
         done(null, chunk);
       },
     });
+  }
+
+  /** `bytes` have gone; `total`: of how many, when known (a file going up in parts). */
+  set(bytes: number, total?: number): void {
+    this.#bytes = bytes;
+    this.#line?.update(total === undefined ? `${megabytes(bytes)} copied` : `${megabytes(bytes)} of ${megabytes(total)} copied (${Math.floor((bytes * 100) / total)}%)`);
   }
 
   done(what: string): void {
@@ -74,13 +83,7 @@ class Transfer {
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 async function refusal(response: Response): Promise<CliError> {
-  const text = await response.text();
-  try {
-    const body = JSON.parse(text) as { error: string; message: string };
-    return new CliError(`${body.message} (${body.error}, HTTP ${response.status})`);
-  } catch {
-    return new CliError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
-  }
+  return refusalOf({ status: response.status, text: await response.text() });
 }
 
 /** Runs the host's tar, its stdin or stdout the archive; resolves once it exited well. */
@@ -116,13 +119,21 @@ async function download(url: string, apiKey: string, local: string, progress: Tr
   await rm(into, { recursive: true, force: true });
 }
 
-async function upload(local: string, url: string, apiKey: string, progress: Transfer): Promise<void> {
-  if (!(await stat(local).catch(() => null))) throw new CliError(`no file or directory ${local}`);
+async function upload(local: string, to: Remote, apiUrl: string, apiKey: string, progress: Transfer): Promise<void> {
+  const found = await stat(local).catch(() => null);
+  if (!found) throw new CliError(`no file or directory ${local}`);
+  if (found.isFile() && found.size > PART_BYTES) {
+    const remotePath = posix.join(to.path, basename(local));
+    return uploadInParts({ filesUrl: filesUrl(apiUrl, to), apiKey, remotePath, local, size: found.size, progress: (bytes) => progress.set(bytes, found.size) });
+  }
   const pack = tar(["-c", "-C", dirname(local), basename(local)], "out");
-  const body = Readable.toWeb(pack.child.stdout!.pipe(progress.counter())) as ReadableStream<Uint8Array>;
-  const response = await fetch(url, {
-    method: "PUT", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/x-tar" }, body, duplex: "half",
-  } as RequestInit);
-  await pack.exited;
-  if (!response.ok) throw await refusal(response);
+  // A refused upload stops reading the archive, and tar then fails: the refusal is what the user is told.
+  const packed = pack.exited.catch((error: unknown) => error as CliError);
+  const answer = await streamedPut(`${apiUrl}${filesPath(to)}`, { authorization: `Bearer ${apiKey}`, "content-type": "application/x-tar" }, pack.child.stdout!.pipe(progress.counter()));
+  if (answer.status < 200 || answer.status > 299) {
+    pack.child.kill();
+    throw refusalOf(answer);
+  }
+  const failed = await packed;
+  if (failed) throw failed;
 }

@@ -2,10 +2,11 @@
 // client: `gpu ssh-keys add`, `gpu ssh` (a command's output and exit status, the key's last use), `ssh -tt` with a PTY,
 // `ssh -L` to the instance's HTTP port through `gpu ssh-config --write`, sftp, scp and rsync (the
 // host's sftp-server and rsync, as the local runtime's "image"), a removed key refused. Files:
-// `gpu cp` of a directory tree both ways, compared by checksums, running and stopped.
+// `gpu cp` of a directory tree both ways, compared by checksums, running and stopped; a 600 MB file
+// up in resumable parts and back; a part at the wrong offset refused with the size to resume from.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, createReadStream, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +24,12 @@ let instance: Instance;
 
 const gpu = (...args: string[]) => runGpu(args, env);
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+/** A big file's sha256, read as a stream. */
+const streamedSha256 = async (file: string) => {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+};
 /** The system ssh with the block `gpu ssh-config --write` wrote, and the test's key alone. */
 const ssh = (...args: string[]) => runCommand("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", ...args], env);
 
@@ -208,6 +215,55 @@ describe("gpu cp", () => {
     expect(back).toMatchObject({ code: 0, stderr: "" });
     expect(checksums(dir)["back.bin"]).toBe(checksums(dir)["weights.bin"]);
   }, 60_000);
+
+  it("copies a 600 MB file up in parts of 256 MiB and back, the same bytes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gpu-cp-parts-"));
+    const file = join(dir, "model.safetensors");
+    // Sparse, with random blocks at each part's edges: never held in memory, and a part out of place would show.
+    const size = 600 * 1000 * 1000 + 13;
+    writeFileSync(file, "");
+    const fd = openSync(file, "r+");
+    for (const at of [0, 256 * 1024 * 1024 - 4096, 256 * 1024 * 1024, 512 * 1024 * 1024 - 1, size - 65_536]) writeSync(fd, randomBytes(65_536), 0, 65_536, at);
+    ftruncateSync(fd, size);
+    closeSync(fd);
+    expect(await gpu("cp", file, `${instance.id}:/data`)).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    const back = join(dir, "back.safetensors");
+    expect(await gpu("cp", `${instance.id}:/data/model.safetensors`, back)).toMatchObject({ code: 0 });
+    expect(statSync(back).size).toBe(size);
+    expect(await streamedSha256(back)).toBe(await streamedSha256(file));
+    rmSync(dir, { recursive: true, force: true });
+  }, 300_000);
+
+  it("an upload's part at the wrong offset is 409 with the staged size, and the upload resumes from it", async () => {
+    const id = "resume-test-upload-0001";
+    const url = (offset: number, final = false) =>
+      `${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/resumed.txt&upload=${id}&offset=${offset}${final ? "&final=1" : ""}`;
+    const put = (offset: number, body: string, final = false) =>
+      fetch(url(offset, final), { method: "PUT", headers: { authorization: `Bearer ${stack.key}`, "content-type": "application/octet-stream" }, body });
+    const early = await put(5, "world");
+    expect(early.status).toBe(409);
+    expect(early.headers.get("upload-offset")).toBe("0");
+    expect(await early.json()).toMatchObject({ error: "conflict", message: expect.stringContaining("has 0 bytes staged, not 5") });
+    const first = await put(0, "hello ");
+    expect(first.status).toBe(202);
+    expect(first.headers.get("upload-offset")).toBe("6");
+    const again = await put(0, "hello ");
+    expect(again.status).toBe(409);
+    expect(again.headers.get("upload-offset")).toBe("6");
+    const last = await put(Number(again.headers.get("upload-offset")), "world\n", true);
+    expect(last.status).toBe(204);
+    const copy = join(mkdtempSync(join(tmpdir(), "gpu-cp-resumed-")), "resumed.txt");
+    expect((await gpu("cp", `${instance.id}:/data/resumed.txt`, copy)).code).toBe(0);
+    expect(readFileSync(copy, "utf8")).toBe("hello world\n");
+    // The upload is done: its id starts afresh.
+    expect((await put(12, "more")).headers.get("upload-offset")).toBe("0");
+    // Into a directory that is not there: refused before anything is staged.
+    const nowhere = await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/no-such-dir/x.bin&upload=${id}-b&offset=0&final=1`, {
+      method: "PUT", headers: { authorization: `Bearer ${stack.key}` }, body: "x",
+    });
+    expect(nowhere.status).toBe(404);
+    expect(await nowhere.json()).toMatchObject({ error: "not_found", message: expect.stringContaining("no directory /data/no-such-dir") });
+  });
 
   it("works on a stopped instance: its data is kept and can be taken out", async () => {
     const stopped = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
