@@ -23,14 +23,19 @@ export interface PartsUpload {
   size: number;
   /** Told how many bytes of the file have gone so far, as they go (the progress line). */
   progress(bytes: number): void;
+  /** An upload begun before, to go on with (a new one unless given). */
+  uploadId?: string;
+  /** PART_BYTES unless given. */
+  partBytes?: number;
 }
 
 export async function uploadInParts(upload: PartsUpload): Promise<void> {
-  const id = randomBytes(18).toString("base64url");
+  const id = upload.uploadId ?? randomBytes(18).toString("base64url");
+  const partBytes = upload.partBytes ?? PART_BYTES;
   let offset = 0;
   let stalls = 0;
   for (;;) {
-    const end = Math.min(offset + PART_BYTES, upload.size);
+    const end = Math.min(offset + partBytes, upload.size);
     const final = end === upload.size;
     const answer = await sendPart(upload, id, offset, end, final).catch((error: unknown) => (error instanceof CliError ? error : new CliError(String(error))));
     if (answer instanceof CliError) {

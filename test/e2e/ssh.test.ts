@@ -6,13 +6,14 @@
 // up in resumable parts and back; a part at the wrong offset refused with the size to resume from.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, createReadStream, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
 import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
+import { uploadInParts } from "../../cli/files/upload-in-parts.ts";
 import { spawn } from "node:child_process";
 import { connect } from "node:net";
 
@@ -257,6 +258,25 @@ describe("gpu cp", () => {
     expect(readFileSync(copy, "utf8")).toBe("hello world\n");
     // The upload is done: its id starts afresh.
     expect((await put(12, "more")).headers.get("upload-offset")).toBe("0");
+
+    // gpu cp's uploader, going on with an upload of which the host has the first 1000 bytes: its part from 0 is refused, and it resumes from there.
+    const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-resume-")), "resume.bin");
+    const content = randomBytes(10_000);
+    writeFileSync(local, content);
+    const begun = await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/resume.bin&upload=${id}-cli&offset=0`, {
+      method: "PUT", headers: { authorization: `Bearer ${stack.key}` }, body: content.subarray(0, 1000),
+    });
+    expect(begun.headers.get("upload-offset")).toBe("1000");
+    const reported: number[] = [];
+    await uploadInParts({
+      filesUrl: `${stack.baseUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: "/data/resume.bin", local, size: content.byteLength,
+      progress: (bytes) => reported.push(bytes), uploadId: `${id}-cli`, partBytes: 4096,
+    });
+    expect(reported).toContain(1000);
+    expect(reported.at(-1)).toBe(content.byteLength);
+    const resumed = join(dirname(local), "back.bin");
+    expect((await gpu("cp", `${instance.id}:/data/resume.bin`, resumed)).code).toBe(0);
+    expect(readFileSync(resumed).equals(content)).toBe(true);
     // Into a directory that is not there: refused before anything is staged.
     const nowhere = await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/no-such-dir/x.bin&upload=${id}-b&offset=0&final=1`, {
       method: "PUT", headers: { authorization: `Bearer ${stack.key}` }, body: "x",
@@ -280,8 +300,17 @@ describe("gpu cp", () => {
     expect((await gpu("cp", `${stopped.id}:/data/later.txt`, again)).code).toBe(0);
     expect(readFileSync(again, "utf8")).toBe("written while stopped\n");
 
+    // A part staged on the host goes with the instance.
+    const staged = await fetch(`${stack.baseUrl}/v1/instances/${stopped.id}/files?path=/data/unfinished.bin&upload=unfinished-upload-01&offset=0`, {
+      method: "PUT", headers: { authorization: `Bearer ${stack.key}` }, body: "half of it",
+    });
+    expect(staged.status).toBe(202);
+    const stagingFolder = join(stack.stateDir, "agents", "dev-1", "uploads", stopped.id);
+    expect(readdirSync(stagingFolder)).toEqual(["unfinished-upload-01"]);
+
     expect((await stack.api("DELETE", `/v1/instances/${stopped.id}`)).status).toBe(204);
     await poll(() => stack.api<Instance>("GET", `/v1/instances/${stopped.id}`), (r) => r.body.status === "destroyed");
+    await poll(async () => existsSync(stagingFolder), (exists) => !exists);
     const gone = await gpu("cp", `${stopped.id}:/data/dataset`, join(tmpdir(), "never"));
     expect(gone).toMatchObject({ code: 1, stderr: expect.stringContaining("(conflict, HTTP 409)") });
   });

@@ -66,7 +66,7 @@ describe("/v1/instances/{id}/files", () => {
     expect(agent.bodies.get(message.stream)).toBe(3000);
   });
 
-  it("refuses a relative path (400), no key (401), another account's instance (404), a destroyed one (409)", async () => {
+  it("refuses a relative path (400), no key (401), another account's instance (404, an upload's part too), a destroyed one (409)", async () => {
     const owner = await newAccount();
     const instance = await runningInstance(agent, owner.key);
     const relative = await callJson("GET", `/v1/instances/${instance.id}/files?path=data`, { key: owner.key });
@@ -75,6 +75,8 @@ describe("/v1/instances/{id}/files", () => {
     expect((await call("GET", `/v1/instances/${instance.id}/files?path=/data`)).status).toBe(401);
     const stranger = await newAccount();
     expect(await callJson("GET", `/v1/instances/${instance.id}/files?path=/data`, { key: stranger.key })).toMatchObject({ status: 404, body: { error: "not_found" } });
+    const strangersPart = await callJson("PUT", `/v1/instances/${instance.id}/files?path=/data/x.bin&upload=strangers-upload-01&offset=0`, { key: stranger.key, rawBody: new Uint8Array(5) });
+    expect(strangersPart).toMatchObject({ status: 404, body: { error: "not_found" } });
     expect((await call("DELETE", `/v1/instances/${instance.id}`, { key: owner.key })).status).toBe(204);
     const destroyed = await callJson("GET", `/v1/instances/${instance.id}/files?path=/data`, { key: owner.key });
     expect(destroyed).toMatchObject({ status: 409, body: { error: "conflict", message: expect.stringContaining("destroyed") } });
