@@ -42,6 +42,8 @@ export async function receiveUploadPart(runtime: FilesRuntime, staging: UploadSt
       };
     case "too_large":
       return { status: 413, error: "payload_too_large", message: `the upload is larger than the instance's disk (${outcome.maxBytes} bytes): nothing of it is kept` };
+    case "failed":
+      return { status: 502, error: "upstream_unavailable", message: `the host could not stage the part: ${outcome.reason}` };
     case "cut_short":
       return { status: 400, error: "bad_request", uploadOffset: outcome.size, message: `the part broke off: ${outcome.size} bytes are staged` };
     case "staged":

@@ -1,7 +1,8 @@
 // Staged uploads on a real folder: parts appended only at the staged size, one part at a time, never
-// past the room given (and nothing kept then), a part cut short keeping what arrived, and the
-// removals (an instance destroyed, an upload untouched for an hour, a written file).
-import { readdir, readFile, utimes } from "node:fs/promises";
+// past the room given (and nothing kept then), a part cut short keeping what arrived, a write the
+// host's disk refuses, and the removals (an instance destroyed, an upload untouched for an hour, a
+// written file).
+import { mkdir, readdir, readFile, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -58,6 +59,15 @@ describe("UploadStaging", () => {
     expect(await part).toEqual({ kind: "cut_short", size: 7 });
     expect(await staging.append(upload, 0, bytes("again"), 100)).toEqual({ kind: "wrong_offset", size: 7 });
     expect(await staging.append(upload, 7, bytes(" rest"), 100)).toEqual({ kind: "staged", size: 12 });
+  });
+
+  it("says why a part could not be written on the host (its disk full)", async () => {
+    const staging = new UploadStaging(join(dir.path, "full"));
+    const upload = key("disk-full-upload-01");
+    await mkdir(join(dir.path, "full", upload.instanceId), { recursive: true });
+    // /dev/full answers every write with ENOSPC, as a full disk does.
+    await symlink("/dev/full", join(dir.path, "full", upload.instanceId, upload.uploadId));
+    expect(await staging.append(upload, 0, bytes("anything"), 100)).toEqual({ kind: "failed", reason: expect.stringContaining("ENOSPC") });
   });
 
   it("removes an instance's uploads when it is destroyed, and any upload untouched for an hour", async () => {

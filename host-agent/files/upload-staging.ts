@@ -19,13 +19,14 @@ export interface UploadKey {
   uploadId: string;
 }
 
-/** How a part went: staged (the size now), refused for its offset or for the room left, or cut short by its sender. */
+/** How a part went: staged (the size now), refused for its offset or for the room left, cut short by its sender, or not written here. */
 export type PartOutcome =
   | { kind: "staged"; size: number }
   | { kind: "wrong_offset"; size: number }
   | { kind: "busy" }
   | { kind: "too_large"; maxBytes: number }
-  | { kind: "cut_short"; size: number };
+  | { kind: "cut_short"; size: number }
+  | { kind: "failed"; reason: string };
 
 /** The staged file of an upload, held until `release` (no other part may touch it meanwhile). */
 export interface StagedFile {
@@ -66,7 +67,7 @@ export class UploadStaging {
       await mkdir(join(this.#root, key.instanceId), { recursive: true, mode: 0o700 });
       const file = createWriteStream(this.#file(key), { flags: "a", mode: 0o600 });
       let written = size;
-      // A write that fails (the host's disk full) fails the sink below, which says so.
+      // A write that fails (the host's disk full) fails the sink below, which says why.
       file.on("error", (error) => sink.destroy(error));
       const sink = new Writable({
         write(chunk: Buffer, _encoding, done) {
@@ -77,15 +78,19 @@ export class UploadStaging {
         final: (done) => file.end(done),
       });
       const outcome = await new Promise<PartOutcome>((resolve) => {
-        sink.once("finish", () => resolve({ kind: "staged", size: written }));
-        sink.once("error", (error) => {
+        let cut = false;
+        sink.once("finish", () => resolve(cut ? { kind: "cut_short", size: written } : { kind: "staged", size: written }));
+        sink.on("error", (error) => {
           body.unpipe(sink);
           file.end();
-          resolve(error instanceof TooLarge ? { kind: "too_large", maxBytes } : { kind: "cut_short", size: written });
+          resolve(error instanceof TooLarge ? { kind: "too_large", maxBytes } : { kind: "failed", reason: error.message });
         });
         // A sender gone before its end: what arrived stays staged.
         body.once("close", () => {
-          if (!body.readableEnded) file.end(() => resolve({ kind: "cut_short", size: written }));
+          if (body.readableEnded || sink.destroyed) return;
+          cut = true;
+          body.unpipe(sink);
+          sink.end();
         });
         body.pipe(sink);
       });
