@@ -35,7 +35,10 @@ export function cpCommand(f: Factory) {
     .description("Copy a file or directory to or from an instance (running or stopped): one side is <id>:<path>")
     .argument("<src>", "what to copy: a local path, or <id>:<absolute path>")
     .argument("<dst>", "where: to an instance, an existing directory there; here, a new name or an existing directory")
-    .addHelpText("after", "\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp i-abcdefghijklmnop:/data/results ./results")
+    .addHelpText(
+      "after",
+      "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
+    )
     .action(async (src, dst) => {
       const from = remoteOf(src);
       const to = remoteOf(dst);

@@ -79,9 +79,9 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
   }
 
   /**
-   * A head without a body (204), an empty body (202), or an error in the API's format. A put's answer waits until its body
-   * has all arrived (read and dropped when refused): a client still sending when the answer comes
-   * would see its connection broken instead of the answer.
+   * A head without a body (204), an empty body (202), or an error in the API's format. A put's answer
+   * waits until its body has all arrived (read and dropped when refused): a client still sending when
+   * the answer comes would see its connection broken instead of the answer.
    */
   #answer(answer: FilesAnswer): void {
     const upload = this.#upload;
@@ -101,7 +101,8 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
       return this.finish();
     }
     // Any other status has a body, if only an empty one (a part's 202).
-    const [body, type] = error === undefined ? [Readable.from([]), []] : [Readable.from([Buffer.from(JSON.stringify({ error, message }))]), [["content-type", "application/json"] as [string, string]]];
-    this.respond(status, [...type, ...headers], body, { onFinished: () => this.finish(), onFailed: (reason) => this.fail(reason) });
+    const json = error === undefined ? null : Buffer.from(JSON.stringify({ error, message }));
+    const head: [string, string][] = json ? [["content-type", "application/json"], ...headers] : headers;
+    this.respond(status, head, Readable.from(json ? [json] : []), { onFinished: () => this.finish(), onFailed: (reason) => this.fail(reason) });
   }
 }
