@@ -1,17 +1,18 @@
 // `gpu cp <src> <dst>`: files and directories between here and an instance, one side `<id>:<path>`,
 // as tar streams through GET/PUT /v1/instances/{id}/files (running or stopped; nothing needed in the
 // image). Directories are copied whole (`-r` is implied); the host's `tar` packs and unpacks here.
-// A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts).
+// A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts), and
+// a directory too big for one tar in several requests (../files/directory-upload.ts).
 // A progress line on a terminal, nothing extra in a pipe.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, posix, resolve } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { Command } from "@commander-js/extra-typings";
 import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
-import { refusalOf, streamedPut } from "../files/streamed-put.ts";
+import { planDirectory, uploadDirectory } from "../files/directory-upload.ts";
+import { putTar, tar } from "../files/host-tar.ts";
+import { refusalOf } from "../files/streamed-put.ts";
 import { PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
 import { ProgressLine } from "../iostreams.ts";
 
@@ -37,7 +38,7 @@ export function cpCommand(f: Factory) {
     .argument("<dst>", "where: to an instance, an existing directory there; here, a new name or an existing directory")
     .addHelpText(
       "after",
-      "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
+      "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
     )
     .action(async (src, dst) => {
       const from = remoteOf(src);
@@ -78,6 +79,10 @@ class Transfer {
     this.#line?.update(total === undefined ? `${megabytes(bytes)} copied` : `${megabytes(bytes)} of ${megabytes(total)} copied (${Math.floor((bytes * 100) / total)}%)`);
   }
 
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   done(what: string): void {
     this.#line?.finish(`✓ ${what} (${megabytes(this.#bytes)})`);
   }
@@ -87,17 +92,6 @@ const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 async function refusal(response: Response): Promise<CliError> {
   return refusalOf({ status: response.status, text: await response.text() });
-}
-
-/** Runs the host's tar, its stdin or stdout the archive; resolves once it exited well. */
-function tar(args: string[], stdio: "in" | "out") {
-  const child = spawn("tar", args, { stdio: stdio === "in" ? ["pipe", "ignore", "pipe"] : ["ignore", "pipe", "pipe"] });
-  let errors = "";
-  child.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
-  const exited = once(child, "close").then(([code]) => {
-    if (code !== 0) throw new CliError(`tar failed: ${errors.trim() || `exit status ${code}`}`);
-  });
-  return { child, exited };
 }
 
 async function download(url: string, apiKey: string, local: string, progress: Transfer): Promise<void> {
@@ -129,14 +123,10 @@ async function upload(local: string, to: Remote, apiUrl: string, apiKey: string,
     const remotePath = posix.join(to.path, basename(local));
     return uploadInParts({ filesUrl: filesUrl(apiUrl, to), apiKey, remotePath, local, size: found.size, progress: (bytes) => progress.set(bytes, found.size) });
   }
-  const pack = tar(["-c", "-C", dirname(local), basename(local)], "out");
-  // A refused upload stops reading the archive, and tar then fails: the refusal is what the user is told.
-  const packed = pack.exited.catch((error: unknown) => error as CliError);
-  const answer = await streamedPut(`${apiUrl}${filesPath(to)}`, { authorization: `Bearer ${apiKey}`, "content-type": "application/x-tar" }, pack.child.stdout!.pipe(progress.counter()));
-  if (answer.status < 200 || answer.status > 299) {
-    pack.child.kill();
-    throw refusalOf(answer);
+  if (found.isDirectory()) {
+    const plan = await planDirectory(dirname(local), basename(local), PART_BYTES);
+    // More than one tar can carry: in several requests, its big files in parts.
+    if (plan.tars.length > 1 || plan.big.length > 0) return uploadDirectory({ filesUrl: filesUrl(apiUrl, to), apiKey, to: to.path, parent: dirname(local), plan, transfer: progress });
   }
-  const failed = await packed;
-  if (failed) throw failed;
+  await putTar(`${apiUrl}${filesPath(to)}`, apiKey, ["-C", dirname(local), basename(local)], progress.counter());
 }

@@ -3,7 +3,8 @@
 // `ssh -L` to the instance's HTTP port through `gpu ssh-config --write`, sftp, scp and rsync (the
 // host's sftp-server and rsync, as the local runtime's "image"), a removed key refused. Files:
 // `gpu cp` of a directory tree both ways, compared by checksums, running and stopped; a 600 MB file
-// up in resumable parts and back; a part at the wrong offset refused with the size to resume from.
+// up in resumable parts and back; a directory too big for one tar in several, its big files in parts; a
+// part at the wrong offset refused with the size to resume from.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
@@ -13,9 +14,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
 import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
+import { planDirectory, uploadDirectory } from "../../cli/files/directory-upload.ts";
 import { uploadInParts } from "../../cli/files/upload-in-parts.ts";
 import { spawn } from "node:child_process";
 import { connect } from "node:net";
+import { PassThrough } from "node:stream";
 
 const stack = useE2eStack();
 let env: NodeJS.ProcessEnv;
@@ -234,6 +237,28 @@ describe("gpu cp", () => {
     expect(await streamedSha256(back)).toBe(await streamedSha256(file));
     rmSync(dir, { recursive: true, force: true });
   }, 300_000);
+
+  it("a directory too big for one tar goes in several, its big files in parts: the same tree comes back", async () => {
+    const root = mkdtempSync(join(tmpdir(), "gpu-cp-bigdir-"));
+    const tree = join(root, "corpus");
+    mkdirSync(join(tree, "shards", "empty"), { recursive: true });
+    for (let i = 0; i < 6; i++) writeFileSync(join(tree, "shards", `shard-${i}.txt`), randomBytes(40_000));
+    writeFileSync(join(tree, "weights.bin"), randomBytes(300_000));
+    writeFileSync(join(tree, "shards", "vocab.json"), "{}");
+    // Thresholds of 100 kB stand in for 256 MiB: three tars of small files, one file in three parts.
+    const plan = await planDirectory(root, "corpus", 100_000);
+    expect(plan.tars.length).toBe(3);
+    expect(plan.tars[0]).toEqual(["corpus", "corpus/shards", "corpus/shards/empty", "corpus/shards/shard-0.txt", "corpus/shards/shard-1.txt"]);
+    expect(plan.big).toEqual([{ name: "corpus/weights.bin", size: 300_000 }]);
+    let bytes = 0;
+    const transfer = { counter: () => new PassThrough(), get bytes() { return bytes; }, set: (value: number) => void (bytes = value) };
+    await uploadDirectory({ filesUrl: `${stack.baseUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, to: "/data", parent: root, plan, partBytes: 100_000, transfer });
+    expect(bytes).toBe(300_000);
+    const back = join(root, "back");
+    expect((await gpu("cp", `${instance.id}:/data/corpus`, back)).code).toBe(0);
+    expect(checksums(back)).toEqual(checksums(tree));
+    expect(statSync(join(back, "shards", "empty")).isDirectory()).toBe(true);
+  });
 
   it("an upload's part at the wrong offset is 409 with the staged size, and the upload resumes from it", async () => {
     const id = "resume-test-upload-0001";
