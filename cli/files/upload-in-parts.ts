@@ -6,12 +6,15 @@ import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Readable, Transform } from "node:stream";
 import { CliError } from "../errors.ts";
+import { sleep } from "../sleep.ts";
 import { refusalOf, streamedPut, type PutAnswer } from "./streamed-put.ts";
 
 /** Files bigger than this go in parts of this size. */
 export const PART_BYTES = 256 * 1024 * 1024;
 /** Answers in a row that move the upload no further before the CLI gives up. */
 const MAX_STALLS = 5;
+/** The wait before a part that broke off is sent again, times the tries so far. */
+const RETRY_AFTER_MS = 1_000;
 
 export interface PartsUpload {
   /** The files URL of the instance, without a query. */
@@ -39,8 +42,9 @@ export async function uploadInParts(upload: PartsUpload): Promise<void> {
     const final = end === upload.size;
     const answer = await sendPart(upload, id, offset, end, final).catch((error: unknown) => (error instanceof CliError ? error : new CliError(String(error))));
     if (answer instanceof CliError) {
-      // Broke off: sent again from the same offset, the server's 409 says how much of it was kept.
+      // Broke off: sent again from the same offset a moment later, the server's 409 says how much of it was kept.
       if (++stalls > MAX_STALLS) throw answer;
+      await sleep(RETRY_AFTER_MS * stalls);
       continue;
     }
     if (answer.status === 204 && final) return;
