@@ -61,6 +61,15 @@ describe("UploadStaging", () => {
     expect(await staging.append(upload, 7, bytes(" rest"), 100)).toEqual({ kind: "staged", size: 12 });
   });
 
+  it("lets go of an upload whose part's sender went away before the part was begun", async () => {
+    const staging = new UploadStaging(dir.path);
+    const upload = key("gone-early-upload-1");
+    const body = new PassThrough();
+    body.destroy();
+    expect(await staging.append(upload, 0, body, 100)).toEqual({ kind: "cut_short", size: 0 });
+    expect(await staging.append(upload, 0, bytes("next"), 100)).toEqual({ kind: "staged", size: 4 });
+  });
+
   it("says why a part could not be written on the host (its disk full)", async () => {
     const staging = new UploadStaging(join(dir.path, "full"));
     const upload = key("disk-full-upload-01");

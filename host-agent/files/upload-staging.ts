@@ -65,6 +65,8 @@ export class UploadStaging {
       const size = await this.size(key);
       if (offset !== size) return { kind: "wrong_offset", size };
       await mkdir(join(this.#root, key.instanceId), { recursive: true, mode: 0o700 });
+      // Its sender went away while this was asked (its close has been and gone): nothing to wait for.
+      if (body.destroyed) return { kind: "cut_short", size };
       const file = createWriteStream(this.#file(key), { flags: "a", mode: 0o600 });
       let written = size;
       // A write that fails (the host's disk full) fails the sink below, which says why.
