@@ -1,7 +1,8 @@
 // A big file up as a resumable upload: parts of PART_BYTES through PUT /v1/instances/{id}/files with
 // `upload`, `offset` and, on the last, `final=1`. The server's staged size (`Upload-Offset`) is the
 // authority on where the next part starts: a 409 with it resumes from there, and a part that broke
-// off is sent again from whatever had arrived.
+// off is sent again from whatever had arrived. Parts refused as too large by something in front of
+// the service (an edge that caps request bodies lower) are sent again smaller.
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Readable, Transform } from "node:stream";
@@ -11,6 +12,8 @@ import { refusalOf, streamedPut, type PutAnswer } from "./streamed-put.ts";
 
 /** Files bigger than this go in parts of this size. */
 export const PART_BYTES = 256 * 1024 * 1024;
+/** Parts that something in front of the service refuses as too large are halved, down to this. */
+export const MIN_PART_BYTES = 1024 * 1024;
 /** Answers in a row that move the upload no further before the CLI gives up. */
 const MAX_STALLS = 5;
 /** The wait before a part that broke off is sent again, times the tries so far. */
@@ -34,7 +37,7 @@ export interface PartsUpload {
 
 export async function uploadInParts(upload: PartsUpload): Promise<void> {
   const id = upload.uploadId ?? randomBytes(18).toString("base64url");
-  const partBytes = upload.partBytes ?? PART_BYTES;
+  let partBytes = upload.partBytes ?? PART_BYTES;
   let offset = 0;
   let stalls = 0;
   for (;;) {
@@ -48,6 +51,12 @@ export async function uploadInParts(upload: PartsUpload): Promise<void> {
       continue;
     }
     if (answer.status === 204 && final) return;
+    if (answer.status === 413 && !fromTheApi(answer) && partBytes > MIN_PART_BYTES) {
+      // Refused before the service saw it: a proxy or the edge caps bodies lower (Cloudflare's plans: 100 to 500 MB).
+      partBytes = Math.max(MIN_PART_BYTES, Math.floor(partBytes / 2));
+      upload.progress(offset);
+      continue;
+    }
     const staged = stagedSize(answer);
     if ((answer.status !== 202 && answer.status !== 409) || staged === null || staged > upload.size) throw refusalOf(answer);
     stalls = staged > offset ? 0 : stalls + 1;
@@ -72,6 +81,15 @@ function sendPart(upload: PartsUpload, id: string, offset: number, end: number, 
   );
   const headers = { authorization: `Bearer ${upload.apiKey}`, "content-type": "application/octet-stream", "content-length": String(end - offset) };
   return streamedPut(`${upload.filesUrl}?${query}`, headers, counted);
+}
+
+/** Whether an answer is the API's own error (`{"error","message"}`), not a page of something in front of it. */
+function fromTheApi(answer: PutAnswer): boolean {
+  try {
+    return typeof (JSON.parse(answer.text) as { error?: unknown }).error === "string";
+  } catch {
+    return false;
+  }
 }
 
 /** The staged size a 202 or 409 names; null when it names none. */

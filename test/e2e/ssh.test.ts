@@ -17,7 +17,8 @@ import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
 import { planDirectory, uploadDirectory } from "../../cli/files/directory-upload.ts";
 import { uploadInParts } from "../../cli/files/upload-in-parts.ts";
 import { spawn } from "node:child_process";
-import { connect } from "node:net";
+import { createServer, request as httpRequest } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 
 const stack = useE2eStack();
@@ -308,6 +309,41 @@ describe("gpu cp", () => {
     });
     expect(nowhere.status).toBe(404);
     expect(await nowhere.json()).toMatchObject({ error: "not_found", message: expect.stringContaining("no directory /data/no-such-dir") });
+  });
+
+  it("parts that a proxy in front refuses as too large (413, not the API's) are sent again smaller", async () => {
+    // A real HTTP proxy in front of the stack that caps request bodies at 1.5 MB, as Cloudflare's plans cap them at 100 to 500 MB.
+    const refusedLengths: number[] = [];
+    const edge = createServer((request, response) => {
+      const length = Number(request.headers["content-length"] ?? 0);
+      if (length > 1_500_000) {
+        refusedLengths.push(length);
+        response.writeHead(413, { "content-type": "text/html", connection: "close" }).end("<html><h1>413 Request Entity Too Large</h1></html>");
+        return;
+      }
+      const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
+    try {
+      const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-edge-")), "capped.bin");
+      const content = randomBytes(5_000_000);
+      writeFileSync(local, content);
+      const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
+      await uploadInParts({
+        filesUrl: `${edgeUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: "/data/capped.bin", local, size: content.byteLength,
+        progress: () => {}, partBytes: 4_000_000,
+      });
+      expect(refusedLengths).toEqual([4_000_000, 2_000_000]);
+      const back = join(dirname(local), "back.bin");
+      expect((await gpu("cp", `${instance.id}:/data/capped.bin`, back)).code).toBe(0);
+      expect(readFileSync(back).equals(content)).toBe(true);
+    } finally {
+      await new Promise((resolve) => edge.close(resolve));
+    }
   });
 
   it("works on a stopped instance: its data is kept and can be taken out", async () => {
