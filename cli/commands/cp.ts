@@ -2,7 +2,8 @@
 // as tar streams through GET/PUT /v1/instances/{id}/files (running or stopped; nothing needed in the
 // image). Directories are copied whole (`-r` is implied); the host's `tar` packs and unpacks here.
 // A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts), and
-// a directory too big for one tar in several requests (../files/directory-upload.ts).
+// a directory too big for one tar in several requests (../files/directory-upload.ts); both again in
+// smaller requests when something in front of the service refuses one as too large.
 // A progress line on a terminal, nothing extra in a pipe.
 import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, posix, resolve } from "node:path";
@@ -10,10 +11,10 @@ import { Readable, Transform } from "node:stream";
 import { Command } from "@commander-js/extra-typings";
 import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
-import { planDirectory, uploadDirectory } from "../files/directory-upload.ts";
+import { uploadDirectory } from "../files/directory-upload.ts";
 import { putTar, tar } from "../files/host-tar.ts";
-import { refusalOf } from "../files/streamed-put.ts";
-import { PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
+import { CappedBody, refusalOf } from "../files/streamed-put.ts";
+import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
 import { ProgressLine } from "../iostreams.ts";
 
 interface Remote {
@@ -119,14 +120,16 @@ async function download(url: string, apiKey: string, local: string, progress: Tr
 async function upload(local: string, to: Remote, apiUrl: string, apiKey: string, progress: Transfer): Promise<void> {
   const found = await stat(local).catch(() => null);
   if (!found) throw new CliError(`no file or directory ${local}`);
-  if (found.isFile() && found.size > PART_BYTES) {
-    const remotePath = posix.join(to.path, basename(local));
-    return uploadInParts({ filesUrl: filesUrl(apiUrl, to), apiKey, remotePath, local, size: found.size, progress: (bytes) => progress.set(bytes, found.size) });
+  const inParts = (partBytes: number) =>
+    uploadInParts({ filesUrl: filesUrl(apiUrl, to), apiKey, remotePath: posix.join(to.path, basename(local)), local, size: found.size, partBytes, progress: (bytes) => progress.set(bytes, found.size) });
+  if (found.isDirectory()) return uploadDirectory({ filesUrl: filesUrl(apiUrl, to), apiKey, to: to.path, parent: dirname(local), name: basename(local), transfer: progress });
+  if (found.size > PART_BYTES) return inParts(PART_BYTES);
+  try {
+    await putTar(`${apiUrl}${filesPath(to)}`, apiKey, ["-C", dirname(local), basename(local)], progress.counter());
+  } catch (error) {
+    // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
+    if (!(error instanceof CappedBody)) throw error;
+    progress.set(0);
+    await inParts(Math.max(MIN_PART_BYTES, Math.floor(found.size / 2)));
   }
-  if (found.isDirectory()) {
-    const plan = await planDirectory(dirname(local), basename(local), PART_BYTES);
-    // More than one tar can carry: in several requests, its big files in parts.
-    if (plan.tars.length > 1 || plan.big.length > 0) return uploadDirectory({ filesUrl: filesUrl(apiUrl, to), apiKey, to: to.path, parent: dirname(local), plan, transfer: progress });
-  }
-  await putTar(`${apiUrl}${filesPath(to)}`, apiKey, ["-C", dirname(local), basename(local)], progress.counter());
 }

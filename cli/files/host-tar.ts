@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import type { Transform } from "node:stream";
 import { CliError } from "../errors.ts";
-import { refusalOf, streamedPut } from "./streamed-put.ts";
+import { CappedBody, cappedOnTheWay, refusalOf, streamedPut } from "./streamed-put.ts";
 
 /** Runs the host's tar, its stdin or stdout the archive; resolves once it exited well. */
 export function tar(args: string[], stdio: "in" | "out") {
@@ -17,7 +17,7 @@ export function tar(args: string[], stdio: "in" | "out") {
   return { child, exited };
 }
 
-/** Packs with `tar -c <args>` and PUTs the archive to `url` through `counter` (the progress line). */
+/** Packs with `tar -c <args>` and PUTs the archive to `url` through `counter` (the progress line); CappedBody when something in front refused its size. */
 export async function putTar(url: string, apiKey: string, args: string[], counter: Transform): Promise<void> {
   const pack = tar(["-c", ...args], "out");
   // A refused upload stops reading the archive, and tar then fails: the refusal is what the user is told.
@@ -25,7 +25,7 @@ export async function putTar(url: string, apiKey: string, args: string[], counte
   const answer = await streamedPut(url, { authorization: `Bearer ${apiKey}`, "content-type": "application/x-tar" }, pack.child.stdout!.pipe(counter));
   if (answer.status < 200 || answer.status > 299) {
     pack.child.kill();
-    throw refusalOf(answer);
+    throw cappedOnTheWay(answer) ? new CappedBody(refusalOf(answer).message) : refusalOf(answer);
   }
   const failed = await packed;
   if (failed) throw failed;

@@ -42,3 +42,19 @@ export function refusalOf(answer: Pick<PutAnswer, "status" | "text">): CliError 
     return new CliError(`HTTP ${answer.status}: ${answer.text.slice(0, 200)}`);
   }
 }
+
+/**
+ * A 413 that is not the API's own error but a page of something in front of it (a proxy, or an edge
+ * that caps request bodies lower than the service: Cloudflare's plans at 100 to 500 MB).
+ */
+export function cappedOnTheWay(answer: Pick<PutAnswer, "status" | "text">): boolean {
+  if (answer.status !== 413) return false;
+  try {
+    return typeof (JSON.parse(answer.text) as { error?: unknown }).error !== "string";
+  } catch {
+    return true;
+  }
+}
+
+/** A body refused as too large on its way to the service: the same bytes may pass in smaller requests. */
+export class CappedBody extends CliError {}

@@ -8,7 +8,7 @@ import { createReadStream } from "node:fs";
 import { Readable, Transform } from "node:stream";
 import { CliError } from "../errors.ts";
 import { sleep } from "../sleep.ts";
-import { refusalOf, streamedPut, type PutAnswer } from "./streamed-put.ts";
+import { cappedOnTheWay, refusalOf, streamedPut, type PutAnswer } from "./streamed-put.ts";
 
 /** Files bigger than this go in parts of this size. */
 export const PART_BYTES = 256 * 1024 * 1024;
@@ -51,7 +51,7 @@ export async function uploadInParts(upload: PartsUpload): Promise<void> {
       continue;
     }
     if (answer.status === 204 && final) return;
-    if (answer.status === 413 && !fromTheApi(answer) && partBytes > MIN_PART_BYTES) {
+    if (cappedOnTheWay(answer) && partBytes > MIN_PART_BYTES) {
       // Refused before the service saw it: a proxy or the edge caps bodies lower (Cloudflare's plans: 100 to 500 MB).
       partBytes = Math.max(MIN_PART_BYTES, Math.floor(partBytes / 2));
       upload.progress(offset);
@@ -81,15 +81,6 @@ function sendPart(upload: PartsUpload, id: string, offset: number, end: number, 
   );
   const headers = { authorization: `Bearer ${upload.apiKey}`, "content-type": "application/octet-stream", "content-length": String(end - offset) };
   return streamedPut(`${upload.filesUrl}?${query}`, headers, counted);
-}
-
-/** Whether an answer is the API's own error (`{"error","message"}`), not a page of something in front of it. */
-function fromTheApi(answer: PutAnswer): boolean {
-  try {
-    return typeof (JSON.parse(answer.text) as { error?: unknown }).error === "string";
-  } catch {
-    return false;
-  }
 }
 
 /** The staged size a 202 or 409 names; null when it names none. */
