@@ -17,7 +17,7 @@ export interface DirectoryPlan {
   big: { name: string; size: number }[];
 }
 
-/** Plans `name` in `parent`; a plan of one tar and no big file is a directory that goes up as today. */
+/** Plans `name` in `parent`; a directory of at most `partBytes` of files, none bigger, is one tar, as it always was. */
 export async function planDirectory(parent: string, name: string, partBytes: number): Promise<DirectoryPlan> {
   const folders: string[] = [];
   const small: { name: string; size: number }[] = [];
