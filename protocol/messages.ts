@@ -215,10 +215,10 @@ export const serverMessage = z.discriminatedUnion("type", [
    * directory `path`, answering 204, or 404 when there is no such directory.
    *
    * A `put` with `upload` is one part of a resumable upload of the single file `path` instead: the
-   * body is that file's bytes from `offset`, staged by the agent (at most `max_bytes` in all, the
-   * instance's disk). It answers 202 with `Upload-Offset` (the staged size), 409 when `offset` is not
-   * the staged size (with `Upload-Offset`), 413 past `max_bytes`; the `final` part writes the file
-   * into the container as one regular file and answers 204. An older agent drops `upload` and takes
+   * body is that file's bytes from `offset`, staged by the agent (the instance's uploads at most
+   * `max_bytes` together, its disk). It answers 202 with `Upload-Offset` (the staged size), 409 when
+   * `offset` is not the staged size (with `Upload-Offset`), 413 past `max_bytes`; the `final` part
+   * writes the file into the container as one regular file and answers 204. An older agent drops `upload` and takes
    * the body for a tar, which it refuses.
    */
   z.object({

@@ -41,7 +41,10 @@ export async function receiveUploadPart(runtime: FilesRuntime, staging: UploadSt
         message: `upload ${upload.id} has ${outcome.size} bytes staged, not ${upload.offset}: send the part from offset ${outcome.size}`,
       };
     case "too_large":
-      return { status: 413, error: "payload_too_large", message: `the upload is larger than the instance's disk (${outcome.maxBytes} bytes): nothing of it is kept` };
+      return {
+        status: 413, error: "payload_too_large",
+        message: `the instance's uploads would stage more than its disk (${outcome.maxBytes} bytes): nothing of this upload is kept`,
+      };
     case "failed":
       return { status: 502, error: "upstream_unavailable", message: `the host could not stage the part: ${outcome.reason}` };
     case "cut_short":

@@ -1,7 +1,7 @@
 // Staged uploads on a real folder: parts appended only at the staged size, one part at a time, never
-// past the room given (and nothing kept then), a part cut short keeping what arrived, a write the
-// host's disk refuses, and the removals (an instance destroyed, an upload untouched for an hour, a
-// written file).
+// past the room given, which the instance's uploads share (and nothing kept then), a part cut short
+// keeping what arrived, a write the host's disk refuses, and the removals (an instance destroyed, an
+// upload untouched for an hour, a written file).
 import { mkdir, readdir, readFile, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -15,7 +15,7 @@ const bytes = (text: string) => Readable.from([Buffer.from(text)]);
 
 describe("UploadStaging", () => {
   it("appends parts at the staged size and refuses any other offset with the size", async () => {
-    const staging = new UploadStaging(dir.path);
+    const staging = new UploadStaging(join(dir.path, "offsets"));
     const upload = key("offsets-upload-0001");
     expect(await staging.append(upload, 0, bytes("hello "), 100)).toEqual({ kind: "staged", size: 6 });
     expect(await staging.append(upload, 3, bytes("xx"), 100)).toEqual({ kind: "wrong_offset", size: 6 });
@@ -30,7 +30,7 @@ describe("UploadStaging", () => {
   });
 
   it("takes one part of an upload at a time: a second is busy until the first is answered", async () => {
-    const staging = new UploadStaging(dir.path);
+    const staging = new UploadStaging(join(dir.path, "busy"));
     const upload = key("busy-upload-000001");
     const body = new PassThrough();
     const first = staging.append(upload, 0, body, 100);
@@ -42,7 +42,7 @@ describe("UploadStaging", () => {
   });
 
   it("refuses a part that would stage more than the room given, and keeps nothing of the upload", async () => {
-    const staging = new UploadStaging(dir.path);
+    const staging = new UploadStaging(join(dir.path, "too-large"));
     const upload = key("too-large-upload-01");
     expect(await staging.append(upload, 0, bytes("12345678"), 10)).toEqual({ kind: "staged", size: 8 });
     const body = Readable.from([Buffer.from("abc")]);
@@ -50,8 +50,16 @@ describe("UploadStaging", () => {
     expect(await staging.size(upload)).toBe(0);
   });
 
+  it("counts the room across the instance's uploads: another upload's staged bytes leave less for this one", async () => {
+    const staging = new UploadStaging(join(dir.path, "shared-room"));
+    expect(await staging.append(key("first-of-two-upload"), 0, bytes("123456"), 10)).toEqual({ kind: "staged", size: 6 });
+    expect(await staging.append(key("second-of-two-upld"), 0, bytes("12345"), 10)).toEqual({ kind: "too_large", maxBytes: 10 });
+    expect(await staging.append(key("second-of-two-upld"), 0, bytes("1234"), 10)).toEqual({ kind: "staged", size: 4 });
+    expect(await staging.append(key("other-instance-upld", "i-cccccccccccccccc"), 0, bytes("123456789"), 10)).toEqual({ kind: "staged", size: 9 });
+  });
+
   it("keeps what arrived of a part whose sender went away, which the next part resumes from", async () => {
-    const staging = new UploadStaging(dir.path);
+    const staging = new UploadStaging(join(dir.path, "cut-short"));
     const upload = key("cut-short-upload-01");
     const body = new PassThrough();
     const part = staging.append(upload, 0, body, 100);
@@ -62,7 +70,7 @@ describe("UploadStaging", () => {
   });
 
   it("lets go of an upload whose part's sender went away before the part was begun", async () => {
-    const staging = new UploadStaging(dir.path);
+    const staging = new UploadStaging(join(dir.path, "gone-early"));
     const upload = key("gone-early-upload-1");
     const body = new PassThrough();
     body.destroy();

@@ -54,7 +54,8 @@ export class UploadStaging {
   }
 
   /**
-   * Appends `body` to the upload when `offset` is its staged size, at most `maxBytes` in all. A body
+   * Appends `body` to the upload when `offset` is its staged size, the instance's uploads staging at
+   * most `maxBytes` together. A body
    * refused (busy, wrong offset, too large) is left unread for the caller to drain; one that closes
    * before its end keeps what arrived, which is what the next part resumes from.
    */
@@ -64,6 +65,9 @@ export class UploadStaging {
     try {
       const size = await this.size(key);
       if (offset !== size) return { kind: "wrong_offset", size };
+      // The room is the instance's, shared by all its uploads (one part of each at a time: two parts of
+      // different uploads starting together may each count on the same room, by at most their size).
+      const room = maxBytes - (await this.#stagedBesides(key));
       await mkdir(join(this.#root, key.instanceId), { recursive: true, mode: 0o700 });
       // Its sender went away while this was asked (its close has been and gone): nothing to wait for.
       if (body.destroyed) return { kind: "cut_short", size };
@@ -73,7 +77,7 @@ export class UploadStaging {
       file.on("error", (error) => sink.destroy(error));
       const sink = new Writable({
         write(chunk: Buffer, _encoding, done) {
-          if (written + chunk.byteLength > maxBytes) return done(new TooLarge());
+          if (written + chunk.byteLength > room) return done(new TooLarge());
           written += chunk.byteLength;
           file.write(chunk, done);
         },
@@ -142,6 +146,15 @@ export class UploadStaging {
     const timer = setInterval(() => void this.sweep().catch(onError), SWEEP_EVERY_MS);
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /** Bytes staged for the instance's other uploads. */
+  async #stagedBesides(key: UploadKey): Promise<number> {
+    let total = 0;
+    for (const uploadId of await readdir(join(this.#root, key.instanceId)).catch(() => [])) {
+      if (uploadId !== key.uploadId) total += await this.size({ instanceId: key.instanceId, uploadId });
+    }
+    return total;
   }
 
   /** Marks the upload busy; the function returned frees it. Null when it is busy already. */

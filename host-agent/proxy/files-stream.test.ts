@@ -85,7 +85,7 @@ describe("files stream: an upload's parts", () => {
     streams.receive({ type: "end", stream: 4 });
     const refused = await transport.answer(4);
     expect(refused.status).toBe(413);
-    expect(JSON.parse(refused.body)).toEqual({ error: "payload_too_large", message: "the upload is larger than the instance's disk (8 bytes): nothing of it is kept" });
+    expect(JSON.parse(refused.body)).toEqual({ error: "payload_too_large", message: "the instance's uploads would stage more than its disk (8 bytes): nothing of this upload is kept" });
     part(5, "/data/huge.bin", 3, false, 8, ["x"]);
     expect((await transport.answer(5)).headers).toContainEqual(["upload-offset", "0"]);
   });
