@@ -1,6 +1,7 @@
 // Does what the agent's command line asks (run the agent, doctor, --help, --version), for both entries:
 // the production agent (main.ts: nvidia-smi's GPUs, the docker runtime) and the dev agent
 // (dev/dev-main.ts), which hands in its stand-ins instead.
+import { join } from "node:path";
 import { AGENT_VERSION, startAgent } from "./agent.ts";
 import { loadOrCreateHostKey } from "./ssh/host-key.ts";
 import type { AgentConfig, CommandLine } from "./config.ts";
@@ -108,6 +109,7 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     log,
     metrics: { gpus: agentHost.gpuSource(config, log), intervalMs: config.metricsIntervalMs },
     sshHostKey: await loadOrCreateHostKey(config.stateDir),
+    uploadsDir: join(config.stateDir, "uploads"),
   });
 
   let stopping = false;

@@ -9,7 +9,8 @@ import { Backoff } from "./backoff.ts";
 import { CommandRunner } from "./command-runner.ts";
 import { ContainerStates } from "./container-states.ts";
 import { HostHealth } from "./host-health.ts";
-import type { Logger } from "./log.ts";
+import { UploadStaging } from "./files/upload-staging.ts";
+import { errorMessage, type Logger } from "./log.ts";
 import type { GpuSource } from "./metrics/gpu-source.ts";
 import { MetricsSampler } from "./metrics/metrics-sampler.ts";
 import { scanModelCache } from "./model-cache.ts";
@@ -39,6 +40,8 @@ export interface AgentOptions {
   health?: HostHealth;
   /** The SSH server's host key (ssh/host-key.ts); without one the agent refuses SSH connections. */
   sshHostKey?: SshHostKey;
+  /** Where parts of resumable uploads are staged (files/upload-staging.ts); without it the agent refuses them. */
+  uploadsDir?: string;
 }
 
 export interface RunningAgent {
@@ -47,7 +50,9 @@ export interface RunningAgent {
 }
 
 export function startAgent(options: AgentOptions): RunningAgent {
-  const { connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth(), sshHostKey } = options;
+  const { connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth(), sshHostKey, uploadsDir } = options;
+  const uploads = uploadsDir === undefined ? null : new UploadStaging(uploadsDir);
+  const stopSweeping = uploads?.startSweeping((error) => log.warn("upload sweep failed", { error: errorMessage(error) }));
   const states = new ContainerStates();
   /**
    * Set once the agent shuts down: what its containers do from then on (the shutdown may end them)
@@ -94,6 +99,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
       case "command":
         // Sessions in an instance going away end now, saying why, not when the process under them is killed.
         if (message.op === "stop" || message.op === "destroy") void streams.endSessions(message.instance_id, `the instance is being ${message.op === "stop" ? "stopped" : "destroyed"}: this session has ended`);
+        // Its files are gone with it, so are its uploads' parts.
+        if (message.op === "destroy") uploads?.removeInstance(message.instance_id).catch((error: unknown) => log.warn("uploads not removed", { instance_id: message.instance_id, error: errorMessage(error) }));
         return void commands.run(message);
       case "http_request":
       case "ws_open":
@@ -126,7 +133,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
   // A change between hellos; a reconnect's hello carries it anyway.
   health.onChange((degraded) => connection.send({ type: "health", degraded }));
-  const streams = new ProxyStreams(runtime, connection, log, undefined, sshHostKey ? { hostKey: sshHostKey, runtime } : null, runtime);
+  const streams = new ProxyStreams(runtime, connection, log, undefined, sshHostKey ? { hostKey: sshHostKey, runtime } : null, runtime, uploads);
   runtime.onExit(({ instanceId, state, message }) => {
     report({ instance_id: instanceId, state, message });
     // A container that ended on its own (not by a command, which has ended them already) takes its sessions with it, saying so.
@@ -139,6 +146,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
   return {
     async close() {
       closing = true;
+      stopSweeping?.();
       probes.close();
       sampler.close();
       await streams.endSessions(null, "the host's agent is restarting: this session has ended; connect again in a minute");

@@ -89,6 +89,9 @@ export const instanceUsage = z.object({
 });
 export type InstanceUsage = z.infer<typeof instanceUsage>;
 
+/** A resumable upload's id, chosen by the client: 16 to 64 of A-Z, a-z, 0-9, `_` and `-` (safe as a file name). */
+export const UPLOAD_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+
 /** Most lines a logs request may ask for. */
 export const MAX_LOG_TAIL = 10_000;
 
@@ -210,6 +213,13 @@ export const serverMessage = z.discriminatedUnion("type", [
    * with a tar of `path` (the Docker archive API's semantics) or 404; `put` takes a tar as the
    * request body (data frames within the agent's credit, then `end`) and extracts it into the
    * directory `path`, answering 204, or 404 when there is no such directory.
+   *
+   * A `put` with `upload` is one part of a resumable upload of the single file `path` instead: the
+   * body is that file's bytes from `offset`, staged by the agent (the instance's uploads at most
+   * `max_bytes` together, its disk). It answers 202 with `Upload-Offset` (the staged size), 409 when
+   * `offset` is not the staged size (with `Upload-Offset`), 413 past `max_bytes`; the `final` part
+   * writes the file into the container as one regular file and answers 204. An older agent drops `upload` and takes
+   * the body for a tar, which it refuses.
    */
   z.object({
     type: z.literal("files_open"),
@@ -217,6 +227,9 @@ export const serverMessage = z.discriminatedUnion("type", [
     instance_id: instanceId,
     op: z.enum(["get", "put"]),
     path: z.string().startsWith("/"),
+    upload: z
+      .object({ id: z.string().regex(UPLOAD_ID_PATTERN), offset: z.number().int().min(0), final: z.boolean(), max_bytes: z.number().int().min(0) })
+      .optional(),
   }),
   /**
    * A container's logs, answered like a proxied HTTP request: an `http_response` head (404 when the

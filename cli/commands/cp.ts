@@ -1,15 +1,20 @@
 // `gpu cp <src> <dst>`: files and directories between here and an instance, one side `<id>:<path>`,
 // as tar streams through GET/PUT /v1/instances/{id}/files (running or stopped; nothing needed in the
 // image). Directories are copied whole (`-r` is implied); the host's `tar` packs and unpacks here.
+// A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts), and
+// a directory too big for one tar in several requests (../files/directory-upload.ts); both again in
+// smaller requests when something in front of the service refuses one as too large.
 // A progress line on a terminal, nothing extra in a pipe.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join, posix, resolve } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { Command } from "@commander-js/extra-typings";
 import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
+import { uploadDirectory } from "../files/directory-upload.ts";
+import { putTar, tar } from "../files/host-tar.ts";
+import { CappedBody, refusalOf } from "../files/streamed-put.ts";
+import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
 import { ProgressLine } from "../iostreams.ts";
 
 interface Remote {
@@ -32,7 +37,10 @@ export function cpCommand(f: Factory) {
     .description("Copy a file or directory to or from an instance (running or stopped): one side is <id>:<path>")
     .argument("<src>", "what to copy: a local path, or <id>:<absolute path>")
     .argument("<dst>", "where: to an instance, an existing directory there; here, a new name or an existing directory")
-    .addHelpText("after", "\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp i-abcdefghijklmnop:/data/results ./results")
+    .addHelpText(
+      "after",
+      "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
+    )
     .action(async (src, dst) => {
       const from = remoteOf(src);
       const to = remoteOf(dst);
@@ -40,11 +48,12 @@ export function cpCommand(f: Factory) {
       const { apiUrl, apiKey } = await f.config();
       const progress = new Transfer(f);
       if (from) await download(`${apiUrl}${filesPath(from)}`, apiKey, resolve(dst), progress);
-      else await upload(resolve(src), `${apiUrl}${filesPath(to!)}`, apiKey, progress);
+      else await upload(resolve(src), to!, apiUrl, apiKey, progress);
       progress.done(`${src} -> ${dst}`);
     });
 }
 
+const filesUrl = (apiUrl: string, remote: Remote) => `${apiUrl}/v1/instances/${encodeURIComponent(remote.id)}/files`;
 const filesPath = (remote: Remote) => `/v1/instances/${encodeURIComponent(remote.id)}/files?path=${encodeURIComponent(remote.path)}`;
 
 /** Counts the bytes that pass, shown on a terminal. */
@@ -59,11 +68,20 @@ class Transfer {
   counter(): Transform {
     return new Transform({
       transform: (chunk: Buffer, _encoding, done) => {
-        this.#bytes += chunk.byteLength;
-        this.#line?.update(`${megabytes(this.#bytes)} copied`);
+        this.set(this.#bytes + chunk.byteLength);
         done(null, chunk);
       },
     });
+  }
+
+  /** `bytes` have gone; `total`: of how many, when known (a file going up in parts). */
+  set(bytes: number, total?: number): void {
+    this.#bytes = bytes;
+    this.#line?.update(total === undefined ? `${megabytes(bytes)} copied` : `${megabytes(bytes)} of ${megabytes(total)} copied (${Math.floor((bytes * 100) / total)}%)`);
+  }
+
+  get bytes(): number {
+    return this.#bytes;
   }
 
   done(what: string): void {
@@ -74,24 +92,7 @@ class Transfer {
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 async function refusal(response: Response): Promise<CliError> {
-  const text = await response.text();
-  try {
-    const body = JSON.parse(text) as { error: string; message: string };
-    return new CliError(`${body.message} (${body.error}, HTTP ${response.status})`);
-  } catch {
-    return new CliError(`HTTP ${response.status}: ${text.slice(0, 200)}`);
-  }
-}
-
-/** Runs the host's tar, its stdin or stdout the archive; resolves once it exited well. */
-function tar(args: string[], stdio: "in" | "out") {
-  const child = spawn("tar", args, { stdio: stdio === "in" ? ["pipe", "ignore", "pipe"] : ["ignore", "pipe", "pipe"] });
-  let errors = "";
-  child.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));
-  const exited = once(child, "close").then(([code]) => {
-    if (code !== 0) throw new CliError(`tar failed: ${errors.trim() || `exit status ${code}`}`);
-  });
-  return { child, exited };
+  return refusalOf({ status: response.status, text: await response.text() });
 }
 
 async function download(url: string, apiKey: string, local: string, progress: Transfer): Promise<void> {
@@ -116,13 +117,19 @@ async function download(url: string, apiKey: string, local: string, progress: Tr
   await rm(into, { recursive: true, force: true });
 }
 
-async function upload(local: string, url: string, apiKey: string, progress: Transfer): Promise<void> {
-  if (!(await stat(local).catch(() => null))) throw new CliError(`no file or directory ${local}`);
-  const pack = tar(["-c", "-C", dirname(local), basename(local)], "out");
-  const body = Readable.toWeb(pack.child.stdout!.pipe(progress.counter())) as ReadableStream<Uint8Array>;
-  const response = await fetch(url, {
-    method: "PUT", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/x-tar" }, body, duplex: "half",
-  } as RequestInit);
-  await pack.exited;
-  if (!response.ok) throw await refusal(response);
+async function upload(local: string, to: Remote, apiUrl: string, apiKey: string, progress: Transfer): Promise<void> {
+  const found = await stat(local).catch(() => null);
+  if (!found) throw new CliError(`no file or directory ${local}`);
+  const inParts = (partBytes: number) =>
+    uploadInParts({ filesUrl: filesUrl(apiUrl, to), apiKey, remotePath: posix.join(to.path, basename(local)), local, size: found.size, partBytes, progress: (bytes) => progress.set(bytes, found.size) });
+  if (found.isDirectory()) return uploadDirectory({ filesUrl: filesUrl(apiUrl, to), apiKey, to: to.path, parent: dirname(local), name: basename(local), transfer: progress });
+  if (found.size > PART_BYTES) return inParts(PART_BYTES);
+  try {
+    await putTar(`${apiUrl}${filesPath(to)}`, apiKey, ["-C", dirname(local), basename(local)], progress.counter());
+  } catch (error) {
+    // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
+    if (!(error instanceof CappedBody)) throw error;
+    progress.set(0);
+    await inParts(Math.max(MIN_PART_BYTES, Math.floor(found.size / 2)));
+  }
 }

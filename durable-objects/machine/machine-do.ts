@@ -23,6 +23,7 @@ import { DurableObject } from "cloudflare:workers";
 import { errorResponse, fail, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
 import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
+import type { ContainerSpec } from "../../protocol/messages.ts";
 import type { ResourceShare } from "../../protocol/resource-share.ts";
 import type { LogFields } from "../../core/log.ts";
 import {
@@ -251,10 +252,14 @@ export class MachineDO extends DurableObject<Env> {
     const refusal = filesRefusal(instanceId, row, this.record.isOnline());
     if (refusal) return refusalResponse({ kind: "refused", code: refusal.code, message: refusal.message }, request.body);
     if (Number(request.headers.get("content-length") ?? 0) > MAX_REQUEST_BODY_BYTES) {
-      return refusalResponse({ kind: "refused", code: "payload_too_large", message: `the tar is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB): send it in parts` }, request.body);
+      const what = decoded.request.upload ? "part" : "tar";
+      return refusalResponse({ kind: "refused", code: "payload_too_large", message: `the ${what} is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB): send it in smaller parts` }, request.body);
     }
     const body = decoded.request.op === "put" ? request.body : null;
-    return this.bridge.openFiles(decoded.request, { instanceId, accountId: row!.account_id }, body, () => ({ request_id: requestId || undefined, ...this.containerLogIds(instanceId) }));
+    // An upload stages at most the instance's disk on its host, counted as the engine's size limit counts
+    // `G` (2^30). The spec is this object's: the authority for what the container was given.
+    const uploadRoom = (JSON.parse(row!.spec) as ContainerSpec).disk_gb * 2 ** 30;
+    return this.bridge.openFiles(decoded.request, { instanceId, accountId: row!.account_id }, body, uploadRoom, () => ({ request_id: requestId || undefined, ...this.containerLogIds(instanceId) }));
   }
 
   // ---- container logs ----

@@ -55,10 +55,14 @@ export class ProxyBridge {
     }), LOGS_ANSWER_TIMEOUT_MS, false);
   }
 
-  /** An instance's files as a tar (get), or a tar body extracted there (put): answered as an HTTP response. */
-  openFiles(request: FilesRequest, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({})): Promise<Response> {
+  /**
+   * An instance's files as a tar (get), a tar body extracted there (put), or a part of an upload
+   * staged by the agent (at most `uploadRoom` bytes in all): answered as an HTTP response.
+   */
+  openFiles(request: FilesRequest, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, uploadRoom: number, logIds: () => LogFields = () => ({})): Promise<Response> {
+    const upload = request.upload ? { upload: { ...request.upload, max_bytes: uploadRoom } } : {};
     return this.openHttpStream(owner, request.op === "put" ? "PUT" : "GET", body, () => ({ ...logIds(), stream: "files" }), (id) => ({
-      type: "files_open", stream: id, instance_id: request.instanceId, op: request.op, path: request.path,
+      type: "files_open", stream: id, instance_id: request.instanceId, op: request.op, path: request.path, ...upload,
     }));
   }
 

@@ -1,10 +1,13 @@
 // An instance's files as the answer to the MachineDO's `files_open`, shaped like a proxied HTTP
 // exchange, running or stopped: `get` answers a tar of the path (200) or 404; `put` extracts the
 // request body, a tar, into the directory (204), or answers 404 when there is none, 400 when the tar
-// is not one. Errors carry the API's JSON body, which the MachineDO relays as it is.
+// is not one; a put with `upload` is a part of a resumable upload (../files/upload-part.ts). Errors
+// carry the API's JSON body, which the MachineDO relays as it is.
 import { PassThrough, Readable } from "node:stream";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import type { DataKind } from "../../protocol/mux/frames.ts";
+import { receiveUploadPart, type FilesAnswer } from "../files/upload-part.ts";
+import type { UploadStaging } from "../files/upload-staging.ts";
 import { errorMessage } from "../log.ts";
 import type { ContainerRuntime } from "../runtime/runtime.ts";
 import { ResponseStream } from "./response-stream.ts";
@@ -18,19 +21,29 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
   #upload: PassThrough | null = null;
   #answered = false;
 
-  start(runtime: FilesRuntime): void {
-    const { op, instance_id: instanceId, path } = this.message;
+  /** `staging`: where parts of resumable uploads are kept (without it, they are refused). */
+  start(runtime: FilesRuntime, staging: UploadStaging | null): void {
+    const { op, instance_id: instanceId, path, upload } = this.message;
+    if (upload) {
+      this.#upload = new PassThrough();
+      if (!staging) return this.#answer({ status: 502, error: "upstream_unavailable", message: "this host takes no uploads in parts" });
+      receiveUploadPart(runtime, staging, { ...this.message, upload }, this.#upload).then(
+        (answer) => this.#answer(answer),
+        (error: unknown) => this.#answer({ status: 502, error: "upstream_unavailable", message: `the host could not stage the part: ${errorMessage(error)}` }),
+      );
+      return;
+    }
     if (op === "get") {
       runtime.readArchive(instanceId, path).then(
-        (source) => (source ? this.#send(source) : this.#answer(404, "not_found", `no file or directory ${path} in the instance`)),
-        (error: unknown) => this.#answer(502, "upstream_unavailable", `the host could not read ${path}: ${errorMessage(error)}`),
+        (source) => (source ? this.#send(source) : this.#answer({ status: 404, error: "not_found", message: `no file or directory ${path} in the instance` })),
+        (error: unknown) => this.#answer({ status: 502, error: "upstream_unavailable", message: `the host could not read ${path}: ${errorMessage(error)}` }),
       );
       return;
     }
     this.#upload = new PassThrough();
     runtime.writeArchive(instanceId, path, this.#upload).then(
-      (written) => (written ? this.#answer(204) : this.#answer(404, "not_found", `no directory ${path} in the instance to extract into`)),
-      (error: unknown) => this.#answer(400, "bad_request", `the body must be a tar archive: ${errorMessage(error)}`),
+      (written) => this.#answer(written ? { status: 204 } : { status: 404, error: "not_found", message: `no directory ${path} in the instance to extract into` }),
+      (error: unknown) => this.#answer({ status: 400, error: "bad_request", message: `the body must be a tar archive: ${errorMessage(error)}` }),
     );
   }
 
@@ -66,26 +79,30 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
   }
 
   /**
-   * A head without a body (204), or an error in the API's format. A put's answer waits until its body
-   * has all arrived (read and dropped when refused): a client still sending when the answer comes
-   * would see its connection broken instead of the answer.
+   * A head without a body (204), an empty body (202), or an error in the API's format. A put's answer
+   * waits until its body has all arrived (read and dropped when refused): a client still sending when
+   * the answer comes would see its connection broken instead of the answer.
    */
-  #answer(status: number, error?: string, message?: string): void {
+  #answer(answer: FilesAnswer): void {
     const upload = this.#upload;
     if (upload && !upload.writableEnded) {
       // Whatever still read it (a tar that stopped at the archive's end, an engine that refused) lets go first, or it could pause it again.
       upload.unpipe();
       upload.resume();
-      const answer = () => this.#answer(status, error, message);
-      return void upload.once("end", answer).once("close", answer);
+      const later = () => this.#answer(answer);
+      return void upload.once("end", later).once("close", later);
     }
     if (this.closed || this.#answered) return;
     this.#answered = true;
-    if (error === undefined) {
-      this.transport.send({ type: "http_response", stream: this.message.stream, status, headers: [] });
+    const { status, error, message, uploadOffset } = answer;
+    const headers: [string, string][] = uploadOffset === undefined ? [] : [["upload-offset", String(uploadOffset)]];
+    if (status === 204) {
+      this.transport.send({ type: "http_response", stream: this.message.stream, status, headers });
       return this.finish();
     }
-    const body = Readable.from([Buffer.from(JSON.stringify({ error, message }))]);
-    this.respond(status, [["content-type", "application/json"]], body, { onFinished: () => this.finish(), onFailed: (reason) => this.fail(reason) });
+    // Any other status has a body, if only an empty one (a part's 202).
+    const json = error === undefined ? null : Buffer.from(JSON.stringify({ error, message }));
+    const head: [string, string][] = json ? [["content-type", "application/json"], ...headers] : headers;
+    this.respond(status, head, Readable.from(json ? [json] : []), { onFinished: () => this.finish(), onFailed: (reason) => this.fail(reason) });
   }
 }

@@ -5,6 +5,7 @@ import type { DataFrame } from "../../protocol/mux/frames.ts";
 import { StreamTable, type StreamControl } from "../../protocol/mux/stream-table.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import type { ContainerRuntime } from "../runtime/runtime.ts";
+import type { UploadStaging } from "../files/upload-staging.ts";
 import { FilesStream, type FilesOpenMessage, type FilesRuntime } from "./files-stream.ts";
 import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts";
 import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
@@ -33,15 +34,17 @@ export class ProxyStreams {
   readonly #logKeepAliveMs: number | undefined;
   readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
   readonly #files: FilesRuntime | null;
+  readonly #uploads: UploadStaging | null;
 
   /**
    * `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given);
    * `ssh`: the SSH server's key and where its sessions run (without it, SSH connections are refused);
-   * `files`: where instances' files are read and written (without it, files requests are refused).
+   * `files`: where instances' files are read and written (without it, files requests are refused);
+   * `uploads`: where parts of resumable uploads are staged (without it, they are refused).
    */
   constructor(
     runtime: StreamRuntime, transport: StreamTransport, log: Logger, logKeepAliveMs?: number,
-    ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null = null, files: FilesRuntime | null = null,
+    ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null = null, files: FilesRuntime | null = null, uploads: UploadStaging | null = null,
   ) {
     this.#runtime = runtime;
     this.#transport = transport;
@@ -49,6 +52,7 @@ export class ProxyStreams {
     this.#logKeepAliveMs = logKeepAliveMs;
     this.#ssh = ssh;
     this.#files = files;
+    this.#uploads = uploads;
   }
 
   get openCount(): number {
@@ -133,13 +137,13 @@ export class ProxyStreams {
     };
   }
 
-  /** An instance's files: a tar of a path, or a tar extracted into a directory. */
+  /** An instance's files: a tar of a path, a tar extracted into a directory, or a part of an upload. */
   openFiles(message: FilesOpenMessage): void {
     this.#streams.get(message.stream)?.close();
     const stream = new FilesStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
     this.#streams.add(message.stream, stream);
     if (!this.#files) return stream.refuse();
-    stream.start(this.#files);
+    stream.start(this.#files, this.#uploads);
   }
 
   /** Routes a data frame; returns why it was refused, or null. */

@@ -1,9 +1,11 @@
 // SSH sessions' processes and files in a container through a real Docker-compatible engine
 // (scripts/ci/podman.sh provides one): output on stdout and stderr, stdin, the exit status, a TTY of
-// the size asked that follows a resize, and tar archives in and out. Runs when DOCKER_HOST is set.
+// the size asked that follows a resize, tar archives in and out, and an upload in parts written as one
+// file. Runs when DOCKER_HOST is set.
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -11,6 +13,8 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { useTempDir } from "../../test/support/agent/temp-dir.ts";
+import { receiveUploadPart } from "../files/upload-part.ts";
+import { UploadStaging } from "../files/upload-staging.ts";
 import { NO_SFTP_SERVER, SFTP_COMMAND } from "../ssh/ssh-server.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
 import type { ExecProcess } from "./runtime.ts";
@@ -33,6 +37,7 @@ async function finished(process: ExecProcess): Promise<{ code: number | null; st
 describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
   const id = randomInstanceId();
   const cacheDir = useTempDir("docker-session-cache-");
+  const uploads = useTempDir("docker-session-uploads-");
   let runtime: DockerRuntime;
 
   beforeAll(async () => {
@@ -87,6 +92,29 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
     const names = collect(listing.stdout);
     await once(listing, "close");
     expect(names().split("\n").filter(Boolean).map((name) => name.replace(/\/$/, "")).sort()).toEqual(["tree", "tree/sub", "tree/sub/file.txt"]);
+    await runtime.start(id);
+  });
+
+  it("an upload in parts becomes one regular file in /data, its final part written while stopped; a wrong offset and a missing directory are refused", async () => {
+    const staging = new UploadStaging(uploads.path);
+    const content = randomBytes(300_000);
+    const part = (path: string, offset: number, final: boolean, bytes: Buffer) =>
+      receiveUploadPart(runtime, staging, {
+        type: "files_open", stream: 1, instance_id: id, op: "put", path, upload: { id: "docker-upload-000001", offset, final, max_bytes: 1_000_000 },
+      }, Readable.from([bytes]));
+    expect(await part("/data/parts.bin", 0, false, content.subarray(0, 100_000))).toEqual({ status: 202, uploadOffset: 100_000 });
+    expect(await part("/data/parts.bin", 5, false, Buffer.from("x"))).toMatchObject({ status: 409, error: "conflict", uploadOffset: 100_000 });
+    await runtime.stop(id);
+    expect(await part("/data/parts.bin", 100_000, true, content.subarray(100_000))).toEqual({ status: 204 });
+    expect(await staging.size({ instanceId: id, uploadId: "docker-upload-000001" })).toBe(0);
+    const into = mkdtempSync(join(tmpdir(), "docker-upload-"));
+    const extract = spawn("tar", ["-xv", "-C", into], { stdio: ["pipe", "pipe", "ignore"] });
+    (await runtime.readArchive(id, "/data/parts.bin"))!.pipe(extract.stdin);
+    const listed = collect(extract.stdout);
+    await once(extract, "close");
+    expect(listed().trim()).toBe("parts.bin");
+    expect(readFileSync(join(into, "parts.bin")).equals(content)).toBe(true);
+    expect(await part("/data/no-such-dir/x.bin", 0, true, Buffer.from("x"))).toMatchObject({ status: 404, error: "not_found" });
     await runtime.start(id);
   });
 

@@ -2,18 +2,24 @@
 // client: `gpu ssh-keys add`, `gpu ssh` (a command's output and exit status, the key's last use), `ssh -tt` with a PTY,
 // `ssh -L` to the instance's HTTP port through `gpu ssh-config --write`, sftp, scp and rsync (the
 // host's sftp-server and rsync, as the local runtime's "image"), a removed key refused. Files:
-// `gpu cp` of a directory tree both ways, compared by checksums, running and stopped.
+// `gpu cp` of a directory tree both ways, compared by checksums, running and stopped; a 600 MB file
+// up in resumable parts and back; a directory too big for one tar in several, its big files in parts; a
+// part at the wrong offset refused with the size to resume from.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
 import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
+import { planDirectory, uploadDirectory } from "../../cli/files/directory-upload.ts";
+import { uploadInParts } from "../../cli/files/upload-in-parts.ts";
 import { spawn } from "node:child_process";
-import { connect } from "node:net";
+import { createServer, request as httpRequest } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import { PassThrough } from "node:stream";
 
 const stack = useE2eStack();
 let env: NodeJS.ProcessEnv;
@@ -23,6 +29,12 @@ let instance: Instance;
 
 const gpu = (...args: string[]) => runGpu(args, env);
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+/** A big file's sha256, read as a stream. */
+const streamedSha256 = async (file: string) => {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+};
 /** The system ssh with the block `gpu ssh-config --write` wrote, and the test's key alone. */
 const ssh = (...args: string[]) => runCommand("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", ...args], env);
 
@@ -209,6 +221,148 @@ describe("gpu cp", () => {
     expect(checksums(dir)["back.bin"]).toBe(checksums(dir)["weights.bin"]);
   }, 60_000);
 
+  it("copies a 600 MB file up in parts of 256 MiB and back, the same bytes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gpu-cp-parts-"));
+    const file = join(dir, "model.safetensors");
+    // Sparse, with random blocks at each part's edges: never held in memory, and a part out of place would show.
+    const size = 600 * 1000 * 1000 + 13;
+    writeFileSync(file, "");
+    const fd = openSync(file, "r+");
+    for (const at of [0, 256 * 1024 * 1024 - 4096, 256 * 1024 * 1024, 512 * 1024 * 1024 - 1, size - 65_536]) writeSync(fd, randomBytes(65_536), 0, 65_536, at);
+    ftruncateSync(fd, size);
+    closeSync(fd);
+    expect(await gpu("cp", file, `${instance.id}:/data`)).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    const back = join(dir, "back.safetensors");
+    expect(await gpu("cp", `${instance.id}:/data/model.safetensors`, back)).toMatchObject({ code: 0 });
+    expect(statSync(back).size).toBe(size);
+    expect(await streamedSha256(back)).toBe(await streamedSha256(file));
+    rmSync(dir, { recursive: true, force: true });
+  }, 300_000);
+
+  it("a directory too big for one tar goes in several, its big files in parts: the same tree comes back", async () => {
+    const root = mkdtempSync(join(tmpdir(), "gpu-cp-bigdir-"));
+    const tree = join(root, "corpus");
+    mkdirSync(join(tree, "shards", "empty"), { recursive: true });
+    for (let i = 0; i < 6; i++) writeFileSync(join(tree, "shards", `shard-${i}.txt`), randomBytes(40_000));
+    writeFileSync(join(tree, "weights.bin"), randomBytes(300_000));
+    writeFileSync(join(tree, "shards", "vocab.json"), "{}");
+    // Thresholds of 100 kB stand in for 256 MiB: three tars of small files, one file in three parts.
+    const plan = await planDirectory(root, "corpus", 100_000);
+    expect(plan.tars.length).toBe(3);
+    expect(plan.tars[0]).toEqual(["corpus", "corpus/shards", "corpus/shards/empty", "corpus/shards/shard-0.txt", "corpus/shards/shard-1.txt"]);
+    expect(plan.big).toEqual([{ name: "corpus/weights.bin", size: 300_000 }]);
+    let bytes = 0;
+    const transfer = { counter: () => new PassThrough(), get bytes() { return bytes; }, set: (value: number) => void (bytes = value) };
+    await uploadDirectory({ filesUrl: `${stack.baseUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, to: "/data", parent: root, name: "corpus", partBytes: 100_000, transfer });
+    expect(bytes).toBe(300_000);
+    const back = join(root, "back");
+    expect((await gpu("cp", `${instance.id}:/data/corpus`, back)).code).toBe(0);
+    expect(checksums(back)).toEqual(checksums(tree));
+    expect(statSync(join(back, "shards", "empty")).isDirectory()).toBe(true);
+  });
+
+  it("an upload's part at the wrong offset is 409 with the staged size, and the upload resumes from it", async () => {
+    const id = "resume-test-upload-0001";
+    const url = (offset: number, final = false) =>
+      `${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/resumed.txt&upload=${id}&offset=${offset}${final ? "&final=1" : ""}`;
+    const put = (offset: number, body: string, final = false) =>
+      fetch(url(offset, final), { method: "PUT", headers: { authorization: `Bearer ${stack.key}`, "content-type": "application/octet-stream" }, body });
+    const early = await put(5, "world");
+    expect(early.status).toBe(409);
+    expect(early.headers.get("upload-offset")).toBe("0");
+    expect(await early.json()).toMatchObject({ error: "conflict", message: expect.stringContaining("has 0 bytes staged, not 5") });
+    const first = await put(0, "hello ");
+    expect(first.status).toBe(202);
+    expect(first.headers.get("upload-offset")).toBe("6");
+    const again = await put(0, "hello ");
+    expect(again.status).toBe(409);
+    expect(again.headers.get("upload-offset")).toBe("6");
+    const last = await put(Number(again.headers.get("upload-offset")), "world\n", true);
+    expect(last.status).toBe(204);
+    const copy = join(mkdtempSync(join(tmpdir(), "gpu-cp-resumed-")), "resumed.txt");
+    expect((await gpu("cp", `${instance.id}:/data/resumed.txt`, copy)).code).toBe(0);
+    expect(readFileSync(copy, "utf8")).toBe("hello world\n");
+    // The upload is done: its id starts afresh.
+    expect((await put(12, "more")).headers.get("upload-offset")).toBe("0");
+
+    // gpu cp's uploader, going on with an upload of which the host has the first 1000 bytes: its part from 0 is refused, and it resumes from there.
+    const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-resume-")), "resume.bin");
+    const content = randomBytes(10_000);
+    writeFileSync(local, content);
+    const begun = await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/resume.bin&upload=${id}-cli&offset=0`, {
+      method: "PUT", headers: { authorization: `Bearer ${stack.key}` }, body: content.subarray(0, 1000),
+    });
+    expect(begun.headers.get("upload-offset")).toBe("1000");
+    const reported: number[] = [];
+    await uploadInParts({
+      filesUrl: `${stack.baseUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: "/data/resume.bin", local, size: content.byteLength,
+      progress: (bytes) => reported.push(bytes), uploadId: `${id}-cli`, partBytes: 4096,
+    });
+    expect(reported).toContain(1000);
+    expect(reported.at(-1)).toBe(content.byteLength);
+    const resumed = join(dirname(local), "back.bin");
+    expect((await gpu("cp", `${instance.id}:/data/resume.bin`, resumed)).code).toBe(0);
+    expect(readFileSync(resumed).equals(content)).toBe(true);
+    // Into a directory that is not there: refused before anything is staged.
+    const nowhere = await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/no-such-dir/x.bin&upload=${id}-b&offset=0&final=1`, {
+      method: "PUT", headers: { authorization: `Bearer ${stack.key}` }, body: "x",
+    });
+    expect(nowhere.status).toBe(404);
+    expect(await nowhere.json()).toMatchObject({ error: "not_found", message: expect.stringContaining("no directory /data/no-such-dir") });
+  });
+
+  it("parts and tars that a proxy in front refuses as too large (413, not the API's) are sent again smaller", async () => {
+    // A real HTTP proxy in front of the stack that caps request bodies at 1.5 MB, as Cloudflare's plans cap them at 100 to 500 MB.
+    const refusedLengths: number[] = [];
+    const edge = createServer((request, response) => {
+      const length = Number(request.headers["content-length"] ?? 0);
+      if (length > 1_500_000) {
+        refusedLengths.push(length);
+        response.writeHead(413, { "content-type": "text/html", connection: "close" }).end("<html><h1>413 Request Entity Too Large</h1></html>");
+        return;
+      }
+      const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
+    try {
+      const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-edge-")), "capped.bin");
+      const content = randomBytes(5_000_000);
+      writeFileSync(local, content);
+      const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
+      await uploadInParts({
+        filesUrl: `${edgeUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: "/data/capped.bin", local, size: content.byteLength,
+        progress: () => {}, partBytes: 4_000_000,
+      });
+      expect(refusedLengths).toEqual([4_000_000, 2_000_000]);
+      const back = join(dirname(local), "back.bin");
+      expect((await gpu("cp", `${instance.id}:/data/capped.bin`, back)).code).toBe(0);
+      expect(readFileSync(back).equals(content)).toBe(true);
+
+      // gpu cp itself through that proxy: a 2 MB file, and a directory of 4 MB, each refused whole, go in smaller requests.
+      const throughEdge = (...args: string[]) => runGpu(args, { ...env, GPU_API_URL: edgeUrl });
+      const small = join(dirname(local), "two-mb.bin");
+      writeFileSync(small, randomBytes(2_000_000));
+      expect(await throughEdge("cp", small, `${instance.id}:/data`)).toMatchObject({ code: 0, stderr: "" });
+      const tree = join(dirname(local), "capped-tree");
+      mkdirSync(join(tree, "inner"), { recursive: true });
+      for (let i = 0; i < 4; i++) writeFileSync(join(tree, "inner", `piece-${i}.bin`), randomBytes(700_000));
+      writeFileSync(join(tree, "whole.bin"), randomBytes(1_200_000));
+      expect(await throughEdge("cp", tree, `${instance.id}:/data`)).toMatchObject({ code: 0, stderr: "" });
+      const treeBack = join(dirname(local), "tree-back");
+      expect((await gpu("cp", `${instance.id}:/data/capped-tree`, treeBack)).code).toBe(0);
+      expect(checksums(treeBack)).toEqual(checksums(tree));
+      const smallBack = join(dirname(local), "two-mb-back.bin");
+      expect((await gpu("cp", `${instance.id}:/data/two-mb.bin`, smallBack)).code).toBe(0);
+      expect(readFileSync(smallBack).equals(readFileSync(small))).toBe(true);
+    } finally {
+      await new Promise((resolve) => edge.close(resolve));
+    }
+  });
+
   it("works on a stopped instance: its data is kept and can be taken out", async () => {
     const stopped = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
     expect((await gpu("cp", tree, `${stopped.id}:/data`)).code).toBe(0);
@@ -224,8 +378,17 @@ describe("gpu cp", () => {
     expect((await gpu("cp", `${stopped.id}:/data/later.txt`, again)).code).toBe(0);
     expect(readFileSync(again, "utf8")).toBe("written while stopped\n");
 
+    // A part staged on the host goes with the instance.
+    const staged = await fetch(`${stack.baseUrl}/v1/instances/${stopped.id}/files?path=/data/unfinished.bin&upload=unfinished-upload-01&offset=0`, {
+      method: "PUT", headers: { authorization: `Bearer ${stack.key}` }, body: "half of it",
+    });
+    expect(staged.status).toBe(202);
+    const stagingFolder = join(stack.stateDir, "agents", "dev-1", "uploads", stopped.id);
+    expect(readdirSync(stagingFolder)).toEqual(["unfinished-upload-01"]);
+
     expect((await stack.api("DELETE", `/v1/instances/${stopped.id}`)).status).toBe(204);
     await poll(() => stack.api<Instance>("GET", `/v1/instances/${stopped.id}`), (r) => r.body.status === "destroyed");
+    await poll(async () => existsSync(stagingFolder), (exists) => !exists);
     const gone = await gpu("cp", `${stopped.id}:/data/dataset`, join(tmpdir(), "never"));
     expect(gone).toMatchObject({ code: 1, stderr: expect.stringContaining("(conflict, HTTP 409)") });
   });

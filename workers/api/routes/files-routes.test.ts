@@ -66,7 +66,7 @@ describe("/v1/instances/{id}/files", () => {
     expect(agent.bodies.get(message.stream)).toBe(3000);
   });
 
-  it("refuses a relative path (400), no key (401), another account's instance (404), a destroyed one (409)", async () => {
+  it("refuses a relative path (400), no key (401), another account's instance (404, an upload's part too), a destroyed one (409)", async () => {
     const owner = await newAccount();
     const instance = await runningInstance(agent, owner.key);
     const relative = await callJson("GET", `/v1/instances/${instance.id}/files?path=data`, { key: owner.key });
@@ -75,9 +75,79 @@ describe("/v1/instances/{id}/files", () => {
     expect((await call("GET", `/v1/instances/${instance.id}/files?path=/data`)).status).toBe(401);
     const stranger = await newAccount();
     expect(await callJson("GET", `/v1/instances/${instance.id}/files?path=/data`, { key: stranger.key })).toMatchObject({ status: 404, body: { error: "not_found" } });
+    const strangersPart = await callJson("PUT", `/v1/instances/${instance.id}/files?path=/data/x.bin&upload=strangers-upload-01&offset=0`, { key: stranger.key, rawBody: new Uint8Array(5) });
+    expect(strangersPart).toMatchObject({ status: 404, body: { error: "not_found" } });
     expect((await call("DELETE", `/v1/instances/${instance.id}`, { key: owner.key })).status).toBe(204);
     const destroyed = await callJson("GET", `/v1/instances/${instance.id}/files?path=/data`, { key: owner.key });
     expect(destroyed).toMatchObject({ status: 409, body: { error: "conflict", message: expect.stringContaining("destroyed") } });
+    expect(agent.received.filter((m) => m.type === "files_open" && m.instance_id === instance.id)).toEqual([]);
+  });
+
+  it("PUT with upload carries the part to the agent with the instance's disk as its room; the agent's 202 and 409 come back with Upload-Offset", async () => {
+    const { key } = await newAccount();
+    const instance = await runningInstance(agent, key);
+    const answerNext = (status: number, offset: number, body?: unknown) =>
+      agent.waitFor((m): m is FilesOpen => m.type === "files_open" && m.instance_id === instance.id && m.upload !== undefined && !answered.has(m.stream)).then(async (message) => {
+        answered.add(message.stream);
+        await agent.waitFor((m) => m.type === "end" && "stream" in m && m.stream === message.stream);
+        const headers: [string, string][] = [["upload-offset", String(offset)]];
+        if (body === undefined) {
+          agent.send({ type: "http_response", stream: message.stream, status, headers });
+        } else {
+          agent.send({ type: "http_response", stream: message.stream, status, headers: [...headers, ["content-type", "application/json"]] });
+          agent.sendData(DataKind.body, message.stream, new TextEncoder().encode(JSON.stringify(body)));
+        }
+        agent.send({ type: "end", stream: message.stream });
+        return message;
+      });
+    const answered = new Set<number>();
+    const part = (offset: number, final = "") =>
+      call("PUT", `/v1/instances/${instance.id}/files?path=/data/model.bin&upload=part-test-upload-01&offset=${offset}${final}`, {
+        key, rawBody: new Uint8Array(1000), headers: { "content-type": "application/octet-stream" },
+      });
+
+    const staged = answerNext(202, 1000, undefined);
+    const first = await part(0);
+    expect(first.status).toBe(202);
+    expect(first.headers.get("upload-offset")).toBe("1000");
+    const message = await staged;
+    expect(message).toMatchObject({ op: "put", path: "/data/model.bin", upload: { id: "part-test-upload-01", offset: 0, final: false } });
+    const { disk_gb } = (await callJson<{ disk_gb: number }>("GET", `/v1/instances/${instance.id}`, { key })).body;
+    expect(message.upload!.max_bytes).toBe(disk_gb * 2 ** 30);
+    expect(agent.bodies.get(message.stream)).toBe(1000);
+
+    const wrong = answerNext(409, 1000, { error: "conflict", message: "upload part-test-upload-01 has 1000 bytes staged, not 0" });
+    const conflict = await callJson("PUT", `/v1/instances/${instance.id}/files?path=/data/model.bin&upload=part-test-upload-01&offset=0&final=1`, {
+      key, rawBody: new Uint8Array(10), headers: { "content-type": "application/octet-stream" },
+    });
+    expect(conflict).toMatchObject({ status: 409, body: { error: "conflict", message: expect.stringContaining("1000 bytes staged") } });
+    expect(conflict.headers.get("upload-offset")).toBe("1000");
+    expect((await wrong).upload).toMatchObject({ offset: 0, final: true });
+  });
+
+  it("refuses a bad upload id, offset or final, and a path that names no file, each 400 naming the field, before the agent hears of it", async () => {
+    const { key } = await newAccount();
+    const instance = await runningInstance(agent, key);
+    const put = (query: string) => callJson("PUT", `/v1/instances/${instance.id}/files?${query}`, { key, rawBody: new Uint8Array(5) });
+    const cases: [string, RegExp][] = [
+      ["path=/data/x.bin&upload=short&offset=0", /^upload: must be 16 to 64 of A-Z, a-z, 0-9, _ and -$/],
+      ["path=/data/x.bin&upload=has%2Fslash%2Fin-it-0001&offset=0", /^upload: must be 16/],
+      [`path=/data/x.bin&upload=${"a".repeat(65)}&offset=0`, /^upload: must be 16/],
+      ["path=/data/x.bin&upload=good-upload-id-0001", /^offset: is required with upload$/],
+      ["path=/data/x.bin&upload=good-upload-id-0001&offset=-1", /^offset: must be a whole number/],
+      ["path=/data/x.bin&upload=good-upload-id-0001&offset=1.5", /^offset: must be a whole number/],
+      ["path=/data/x.bin&upload=good-upload-id-0001&offset=99999999999999999", /^offset: must be a whole number/],
+      ["path=/data/x.bin&upload=good-upload-id-0001&offset=0&final=yes", /^final: must be 1$/],
+      ["path=/data&offset=0", /^offset: is only taken with upload$/],
+      ["path=/data&final=1", /^final: is only taken with upload$/],
+      ["path=/data/&upload=good-upload-id-0001&offset=0", /^path: must name a file with upload/],
+      ["path=/data/..&upload=good-upload-id-0001&offset=0", /^path: must name a file with upload/],
+      ["path=data/x.bin&upload=good-upload-id-0001&offset=0", /^path: must be an absolute path/],
+    ];
+    for (const [query, message] of cases) {
+      const refused = await put(query);
+      expect({ query, ...refused }).toMatchObject({ query, status: 400, body: { error: "invalid", message: expect.stringMatching(message) } });
+    }
     expect(agent.received.filter((m) => m.type === "files_open" && m.instance_id === instance.id)).toEqual([]);
   });
 });

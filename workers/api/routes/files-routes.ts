@@ -1,11 +1,13 @@
 // /v1/instances/{id}/files: an instance's files in and out as tar streams (the Docker archive API's
-// semantics), running or stopped, with a key or a session. The account admits the caller; the
+// semantics), and single files of any size up in resumable parts, running or stopped, with a key or
+// a session. The account admits the caller; the
 // instance's MachineDO judges its state (a destroyed one is 409) and streams the tar both ways.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, machineOf } from "../../../core/env.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
 import { filesRequestUrl, MAX_FILES_PATH_CHARS, type FilesRequest } from "../../../durable-objects/contracts/files-request.ts";
 import { refusalOf } from "../../../durable-objects/contracts/proxy-request.ts";
+import { UPLOAD_ID_PATTERN } from "../../../protocol/messages.ts";
 import { requestIdOf } from "../../http/request-id.ts";
 import type { ApiEnv } from "../context.ts";
 import { InstanceIdParam } from "../schemas/common.ts";
@@ -28,11 +30,54 @@ const getRoute = callerRoute([400, 404, 409, 502], {
   responses: { 200: { description: "The tar archive, streamed", content: { "application/x-tar": { schema: z.string().openapi({ format: "binary" }) } } } },
 });
 
+/** An upload's part names one file: no directory (a trailing `/`), and no `.` or `..` as its name. */
+const FILE_PATH = /[^/]$/;
+const DOT_NAME = /\/\.{1,2}$/;
+const partRule = "must be a whole number of bytes already sent (0 for the first part)";
+
+const putQuery = pathQuery("The directory to extract into (e.g. /data); with `upload`, the file to write (e.g. /data/weights.bin)")
+  .extend({
+    upload: z
+      .string()
+      .regex(UPLOAD_ID_PATTERN, "must be 16 to 64 of A-Z, a-z, 0-9, _ and -")
+      .optional()
+      .openapi({ param: { name: "upload", in: "query", description: "The client's id of a resumable upload: the body is then one part, the file's bytes from `offset`" }, example: "4fQm2x9LrT0aZk7wB1cD" }),
+    offset: z
+      .string()
+      .regex(/^\d{1,16}$/, partRule)
+      .transform(Number)
+      .pipe(z.number().max(Number.MAX_SAFE_INTEGER, partRule))
+      .optional()
+      .openapi({ param: { name: "offset", in: "query", description: "Where this part starts in the file: the bytes staged so far (`Upload-Offset`)" }, type: "integer", minimum: 0, example: 0 }),
+    final: z
+      .enum(["1"], "must be 1")
+      .optional()
+      .openapi({ param: { name: "final", in: "query", description: "1 on the last part: the file is then written into the instance" } }),
+  })
+  .superRefine((query, context) => {
+    const issue = (field: string, message: string) => context.addIssue({ code: "custom", path: [field], message });
+    if (query.upload === undefined) {
+      if (query.offset !== undefined) issue("offset", "is only taken with upload");
+      if (query.final !== undefined) issue("final", "is only taken with upload");
+      return;
+    }
+    if (query.offset === undefined) issue("offset", "is required with upload");
+    if (!FILE_PATH.test(query.path) || DOT_NAME.test(query.path)) issue("path", "must name a file with upload (not ending in /, ., or ..)");
+  });
+
 const putRoute = callerRoute([400, 404, 409, 413, 502], {
-  method: "put", path: "/instances/{id}/files", summary: "Extract a tar stream into a directory of the instance",
-  description: "The body is `application/x-tar`, extracted into the directory (which must exist: else 404); running or stopped. At most 512 MB per request, as a proxied body. 409 conflict when the instance is destroyed.",
-  request: { params: InstanceIdParam, query: pathQuery("An absolute path of an existing directory in the instance, e.g. /data") },
-  responses: { 204: { description: "Extracted" } },
+  method: "put", path: "/instances/{id}/files", summary: "Extract a tar stream into a directory of the instance, or upload a file in parts",
+  description:
+    "The body is `application/x-tar`, extracted into the directory (which must exist: else 404); running or stopped. At most 512 MB per request, as a proxied body. 409 conflict when the instance is destroyed.\n\n" +
+    "With `upload` (the client's id) and `offset`, the body is `application/octet-stream`, the bytes of the single file `path` from `offset`, " +
+    "staged by the host: files of any size go up in parts (each at most 512 MB), resumable. A part answers 202 with `Upload-Offset`, the bytes staged so far; " +
+    "the part with `final=1` writes the file into the instance (its directory must exist) and answers 204. A part whose `offset` is not `Upload-Offset` is 409 conflict, " +
+    "with `Upload-Offset` to resume from; the instance's uploads staging more than its disk together is 413 payload_too_large. An upload untouched for an hour is forgotten.",
+  request: { params: InstanceIdParam, query: putQuery },
+  responses: {
+    202: { description: "The part is staged", headers: { "Upload-Offset": { description: "The bytes of the file staged so far", schema: { type: "integer" } } } },
+    204: { description: "Extracted, or the upload's file written" },
+  },
 });
 
 async function files(env: ApiEnv["Bindings"], vars: ApiEnv["Variables"], request: Request, ask: Omit<FilesRequest, "requestId">): Promise<Response> {
@@ -52,4 +97,8 @@ async function files(env: ApiEnv["Bindings"], vars: ApiEnv["Variables"], request
 
 export const filesRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
   .openapi(getRoute, async (c) => files(c.env, c.var, c.req.raw, { instanceId: c.req.valid("param").id, op: "get", path: c.req.valid("query").path }))
-  .openapi(putRoute, async (c) => files(c.env, c.var, c.req.raw, { instanceId: c.req.valid("param").id, op: "put", path: c.req.valid("query").path }));
+  .openapi(putRoute, async (c) => {
+    const { path, upload, offset, final } = c.req.valid("query");
+    const part = upload === undefined ? {} : { upload: { id: upload, offset: offset ?? 0, final: final === "1" } };
+    return files(c.env, c.var, c.req.raw, { instanceId: c.req.valid("param").id, op: "put", path, ...part });
+  });

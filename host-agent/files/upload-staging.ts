@@ -1,0 +1,174 @@
+// Resumable uploads staged on the host: each part of an upload is appended to a file of the agent's
+// own, `<root>/<instance id>/<upload id>` (both ids are checked patterns, so the path is the agent's
+// choice alone: nothing inside the container is looked at until the file is written there whole).
+// This agent is the authority for how much of an upload is staged: the file's size says it, so a
+// client resumes from it after a part broke off, and an agent restart keeps it. Staging is bounded
+// by the instance's disk, removed once the file is written, when the instance is destroyed, and
+// when it has been untouched for an hour.
+import { createWriteStream } from "node:fs";
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { Writable, type Readable } from "node:stream";
+
+/** An upload untouched this long is forgotten. */
+export const UPLOAD_IDLE_MS = 60 * 60_000;
+const SWEEP_EVERY_MS = 5 * 60_000;
+
+export interface UploadKey {
+  instanceId: string;
+  uploadId: string;
+}
+
+/** How a part went: staged (the size now), refused for its offset or for the room left, cut short by its sender, or not written here. */
+export type PartOutcome =
+  | { kind: "staged"; size: number }
+  | { kind: "wrong_offset"; size: number }
+  | { kind: "busy" }
+  | { kind: "too_large"; maxBytes: number }
+  | { kind: "cut_short"; size: number }
+  | { kind: "failed"; reason: string };
+
+/** The staged file of an upload, held until `release` (no other part may touch it meanwhile). */
+export interface StagedFile {
+  file: string;
+  size: number;
+  release(): void;
+}
+
+class TooLarge extends Error {}
+
+export class UploadStaging {
+  readonly #root: string;
+  readonly #now: () => number;
+  /** Uploads a part is being appended to, or being written into the container from. */
+  readonly #busy = new Set<string>();
+
+  constructor(root: string, now: () => number = Date.now) {
+    this.#root = root;
+    this.#now = now;
+  }
+
+  /** Bytes staged for the upload (0 when there is none). */
+  async size(key: UploadKey): Promise<number> {
+    return (await stat(this.#file(key)).catch(() => null))?.size ?? 0;
+  }
+
+  /**
+   * Appends `body` to the upload when `offset` is its staged size, the instance's uploads staging at
+   * most `maxBytes` together. A body
+   * refused (busy, wrong offset, too large) is left unread for the caller to drain; one that closes
+   * before its end keeps what arrived, which is what the next part resumes from.
+   */
+  async append(key: UploadKey, offset: number, body: Readable, maxBytes: number): Promise<PartOutcome> {
+    const held = this.#hold(key);
+    if (!held) return { kind: "busy" };
+    try {
+      const size = await this.size(key);
+      if (offset !== size) return { kind: "wrong_offset", size };
+      // The room is the instance's, shared by all its uploads (one part of each at a time: two parts of
+      // different uploads starting together may each count on the same room, by at most their size).
+      const room = maxBytes - (await this.#stagedBesides(key));
+      await mkdir(join(this.#root, key.instanceId), { recursive: true, mode: 0o700 });
+      // Its sender went away while this was asked (its close has been and gone): nothing to wait for.
+      if (body.destroyed) return { kind: "cut_short", size };
+      const file = createWriteStream(this.#file(key), { flags: "a", mode: 0o600 });
+      let written = size;
+      // A write that fails (the host's disk full) fails the sink below, which says why.
+      file.on("error", (error) => sink.destroy(error));
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          if (written + chunk.byteLength > room) return done(new TooLarge());
+          written += chunk.byteLength;
+          file.write(chunk, done);
+        },
+        final: (done) => file.end(done),
+      });
+      const outcome = await new Promise<PartOutcome>((resolve) => {
+        let cut = false;
+        sink.once("finish", () => resolve(cut ? { kind: "cut_short", size: written } : { kind: "staged", size: written }));
+        sink.on("error", (error) => {
+          body.unpipe(sink);
+          file.end();
+          resolve(error instanceof TooLarge ? { kind: "too_large", maxBytes } : { kind: "failed", reason: error.message });
+        });
+        // A sender gone before its end: what arrived stays staged.
+        body.once("close", () => {
+          if (body.readableEnded || sink.destroyed) return;
+          cut = true;
+          body.unpipe(sink);
+          sink.end();
+        });
+        body.pipe(sink);
+      });
+      await new Promise((resolve) => (file.closed ? resolve(null) : file.once("close", () => resolve(null))));
+      // Past the room it can never be whole: nothing of it is kept.
+      if (outcome.kind === "too_large") await this.#remove(key);
+      return outcome;
+    } finally {
+      held();
+    }
+  }
+
+  /** The staged file for writing into the container; null while another part holds the upload. */
+  async take(key: UploadKey): Promise<StagedFile | null> {
+    const release = this.#hold(key);
+    if (!release) return null;
+    return { file: this.#file(key), size: await this.size(key), release };
+  }
+
+  /** Forgets the upload (its file was written, or it can never be). */
+  async remove(key: UploadKey): Promise<void> {
+    await this.#remove(key);
+  }
+
+  /** Every upload to `instanceId` (it was destroyed). */
+  async removeInstance(instanceId: string): Promise<void> {
+    await rm(join(this.#root, instanceId), { recursive: true, force: true });
+  }
+
+  /** Removes the uploads untouched for UPLOAD_IDLE_MS; resolves with how many it removed. */
+  async sweep(): Promise<number> {
+    let removed = 0;
+    for (const instanceId of await readdir(this.#root).catch(() => [])) {
+      for (const uploadId of await readdir(join(this.#root, instanceId)).catch(() => [])) {
+        const key = { instanceId, uploadId };
+        const touched = (await stat(this.#file(key)).catch(() => null))?.mtimeMs;
+        if (touched === undefined || this.#now() - touched < UPLOAD_IDLE_MS || this.#busy.has(this.#name(key))) continue;
+        await this.#remove(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** Sweeps every few minutes until the function returned is called. */
+  startSweeping(onError: (error: unknown) => void): () => void {
+    const timer = setInterval(() => void this.sweep().catch(onError), SWEEP_EVERY_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Bytes staged for the instance's other uploads. */
+  async #stagedBesides(key: UploadKey): Promise<number> {
+    let total = 0;
+    for (const uploadId of await readdir(join(this.#root, key.instanceId)).catch(() => [])) {
+      if (uploadId !== key.uploadId) total += await this.size({ instanceId: key.instanceId, uploadId });
+    }
+    return total;
+  }
+
+  /** Marks the upload busy; the function returned frees it. Null when it is busy already. */
+  #hold(key: UploadKey): (() => void) | null {
+    const name = this.#name(key);
+    if (this.#busy.has(name)) return null;
+    this.#busy.add(name);
+    return () => this.#busy.delete(name);
+  }
+
+  async #remove(key: UploadKey): Promise<void> {
+    await rm(this.#file(key), { force: true });
+  }
+
+  #name = (key: UploadKey) => `${key.instanceId}/${key.uploadId}`;
+  #file = (key: UploadKey) => join(this.#root, key.instanceId, key.uploadId);
+}
