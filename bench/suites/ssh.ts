@@ -24,7 +24,7 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
   const ssh = await sshClient(ctx);
   const notes = [
     `ssh: the system OpenSSH client with ProxyCommand \`gpu ssh-proxy\` (a WebSocket to /v1/instances/{id}/ssh), its own SSH encryption end to end to the agent's SSH server; ${bytes / MB} MB of \`head -c\` from the instance's shell, timed from its first byte (the time to that byte, \`gpu ssh-proxy\` starting, the WebSocket and the SSH handshake, is its own figure), median of ${ctx.config.transferRuns} run(s); (d) the same bytes as GET /fast/bytes through the path proxy, timed from the request`,
-    `gpu cp: ${copyBytes / MB} MB to the instance's /data and back (tar streams through PUT and GET /v1/instances/{id}/files), up as ${Math.ceil(copyBytes / PART_BYTES)} file(s) of at most ${PART_BYTES / MB} MB, one gpu cp each (one request carries at most 512 MB, and gpu cp sends a file in one), down as their directory in one; each timed as the commands run, Node's start included; (d) POST /fast/sink of the same files and GET /fast/bytes of as many bytes through the path proxy, each right after its copy`,
+    `gpu cp: ${copyBytes / MB} MB to the instance's /data and back (tar streams through PUT and GET /v1/instances/{id}/files), up as ${Math.ceil(copyBytes / PART_BYTES)} file(s) of at most ${PART_BYTES / MB} MB, one gpu cp each (each goes up in one request, as the proxied upload it is compared with, which carries at most 512 MB), down as their directory in one; each timed as the commands run, Node's start included; (d) POST /fast/sink of the same files and GET /fast/bytes of as many bytes through the path proxy, each right after its copy`,
     `echo: one byte typed into \`ssh -tt <id> cat\` until the terminal's echo comes back, ${ROUND_TRIPS} times after ${WARM_UP}; (d) a 32-byte message to the container's /ws echo through the path proxy`,
   ];
   ctx.log(`ssh: ${bytes / MB} MB through ssh and the proxy`);
@@ -117,8 +117,8 @@ async function sshClient(ctx: SuiteContext) {
 }
 
 /**
- * A file `gpu cp` sends up in one request: one request carries at most 512 MB (a proxied body's limit)
- * and `gpu cp` sends a file whole, so bigger copies go up as several files of this size.
+ * The size of each file a copy goes up as: `gpu cp` sends a file of at most this in one request (a
+ * bigger one in resumable parts), and the proxied upload it is compared with carries at most 512 MB.
  */
 const PART_BYTES = 256 * MB;
 
