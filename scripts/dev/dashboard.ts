@@ -1,17 +1,26 @@
 // The dashboard's static files, built by Vite into dist/dashboard (wrangler.toml's [assets]
-// directory). A build empties that folder first, and stacks of tests running side by side serve
-// it: so the stack builds it only when it is missing, and `npm run dev` when a source is newer.
-import { existsSync, readdirSync, statSync } from "node:fs";
+// directory). Stacks of tests running side by side serve it: so the stack builds it only when it is
+// missing, and `npm run dev` when a source is newer, each into a folder of its own that then takes
+// the served one's place (a Vite build empties its folder first: served, that read as 404 pages).
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "vite";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const BUILT_PAGE = join(ROOT, "dist/dashboard/index.html");
+const OUT_DIR = join(ROOT, "dist/dashboard");
+const BUILT_PAGE = join(OUT_DIR, "index.html");
 /** What the bundle is made of: the dashboard, the typed client, and the installed packages. */
 const SOURCES = [join(ROOT, "dashboard"), join(ROOT, "client"), join(ROOT, "package-lock.json")];
 
-/** As `npm run build`. */
-const buildDashboard = () => build({ configFile: join(ROOT, "dashboard/vite.config.ts") });
+/** As `npm run build`, swapped in whole. */
+async function buildDashboard(): Promise<void> {
+  const next = `${OUT_DIR}.next-${process.pid}`;
+  const previous = `${OUT_DIR}.previous-${process.pid}`;
+  await build({ configFile: join(ROOT, "dashboard/vite.config.ts"), build: { outDir: next, emptyOutDir: true } });
+  if (existsSync(OUT_DIR)) renameSync(OUT_DIR, previous);
+  renameSync(next, OUT_DIR);
+  rmSync(previous, { recursive: true, force: true });
+}
 
 /** wrangler dev does not start without the assets folder. */
 export async function buildDashboardIfMissing(): Promise<void> {
