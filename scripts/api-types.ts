@@ -1,7 +1,7 @@
 // Writes client/api-types.ts, the API's TypeScript types, from the committed openapi.json
 // (openapi-typescript). The file is generated, not committed: `npm install` writes it (the
 // `prepare` script), and `npm run openapi` rewrites it with openapi.json.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 
@@ -16,6 +16,12 @@ export async function apiTypes(documentJson: string): Promise<string> {
 }
 
 if (import.meta.main) {
-  writeFileSync(join(ROOT, API_TYPES_PATH), await apiTypes(readFileSync(join(ROOT, "openapi.json"), "utf8")));
-  console.log(`wrote ${API_TYPES_PATH}`);
+  const path = join(ROOT, API_TYPES_PATH);
+  const types = await apiTypes(readFileSync(join(ROOT, "openapi.json"), "utf8"));
+  // Written only when it changes: `prepare` runs again on every `npx gpu` in the repo, and a newer
+  // file makes `npm run dev` take the dashboard for stale and build it again.
+  if (!existsSync(path) || readFileSync(path, "utf8") !== types) {
+    writeFileSync(path, types);
+    console.log(`wrote ${API_TYPES_PATH}`);
+  }
 }
