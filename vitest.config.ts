@@ -20,7 +20,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ADMIN_TOKEN: "test-admin-token-at-least-32-bytes-long", INSTANCE_TOKEN_SECRET: "test-instance-token-secret-32-bytes-long", RATE_LIMIT_RPS: "1000000", APPS_RATE_LIMIT_RPS: "1000000", ADMIN_RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "1500",
+              bindings: { ADMIN_TOKEN: "test-admin-token-at-least-32-bytes-long", INSTANCE_TOKEN_SECRET: "test-instance-token-secret-32-bytes-long", RATE_LIMIT_RPS: "1000000", APPS_RATE_LIMIT_RPS: "1000000", ADMIN_RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "3000",
                 // Stripe's webhooks verified; payments themselves off (no STRIPE_SECRET_KEY): the checkout round trip is end to end.
                 STRIPE_WEBHOOK_SECRET: "whsec_test_workerd" },
               // A per-location limiter small enough to reach, for workers/http/rate-limit.test.ts.

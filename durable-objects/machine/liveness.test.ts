@@ -1,6 +1,6 @@
 // Agent liveness without a write or a wake-up per heartbeat: the runtime answers heartbeats (also
 // while the MachineDO hibernates), and the alarm reads when it last did. The tests run with
-// HEARTBEAT_TIMEOUT_MS = 1500, so the agent heartbeats every 500 ms.
+// HEARTBEAT_TIMEOUT_MS = 3000 (vitest.config.ts), so the agent heartbeats every second.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:workers";
 import { evictDurableObject } from "cloudflare:test";
