@@ -13,7 +13,6 @@ import { instanceTokenFor } from "../../core/credentials.ts";
 import type { Env } from "../../core/env.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { constantTimeEqual } from "../../core/hash.ts";
-import { LAST_USED_RESOLUTION_MS } from "../contracts/credential-lifetimes.ts";
 import type { ProxyCredential, ProxyRefusal, ProxyRequest } from "../contracts/proxy-request.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
@@ -23,6 +22,7 @@ import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
 import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
 import type { MachineRecord } from "./machine-record.ts";
 import { reachRefusal } from "./reachability.ts";
+import { UseReportThrottle } from "./use-report-throttle.ts";
 
 export interface AdmissionParts {
   env: Env;
@@ -37,8 +37,8 @@ const ASK_ACCOUNT: ProxyRefusal = { kind: "ask_account" };
 
 export class ProxyAdmission {
   private readonly parts: AdmissionParts;
-  /** When each key's use was last reported to its account: a use is reported at most once a minute. */
-  private readonly keyUseReported = new Map<string, number>();
+  /** A key's use is reported to its account at most once a minute. */
+  private readonly keyUseReports = new UseReportThrottle();
 
   constructor(parts: AdmissionParts) {
     this.parts = parts;
@@ -79,9 +79,7 @@ export class ProxyAdmission {
   /** The key's account moves its last_used_at from a report, sent through the report outbox. */
   private noteKeyUse(accountId: string, keySha256: string): void {
     const nowMs = clock.now();
-    const reported = this.keyUseReported.get(keySha256);
-    if (reported !== undefined && nowMs - reported < LAST_USED_RESOLUTION_MS) return;
-    this.keyUseReported.set(keySha256, nowMs);
+    if (!this.keyUseReports.due(keySha256, nowMs)) return;
     this.parts.ledger.reports.enqueue(accountId, { kind: "key_used", key_sha256: keySha256, at: nowMs });
     this.parts.alarms.afterChange();
   }

@@ -5,10 +5,10 @@
 // account through its report outbox at most once a minute per key, as the proxy reports API keys'
 // use (proxy-admission.ts): a session opened writes nothing on the SSH path itself.
 import { clock } from "../../core/clock.ts";
-import { LAST_USED_RESOLUTION_MS } from "../contracts/credential-lifetimes.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
 import type { ContainerLedger } from "./container-ledger.ts";
 import type { ProxyBridge } from "./proxy-bridge.ts";
+import { UseReportThrottle } from "./use-report-throttle.ts";
 
 export interface SshKeyUseParts {
   bridge: ProxyBridge;
@@ -18,8 +18,7 @@ export interface SshKeyUseParts {
 
 export class SshKeyUse {
   private readonly parts: SshKeyUseParts;
-  /** When each key's use was last reported, by key id (in memory: a woken object may report once more). */
-  private readonly reported = new Map<string, number>();
+  private readonly reports = new UseReportThrottle();
 
   constructor(parts: SshKeyUseParts) {
     this.parts = parts;
@@ -31,9 +30,7 @@ export class SshKeyUse {
     const accountId = instanceId === null ? undefined : this.parts.ledger.container(instanceId)?.account_id;
     if (accountId === undefined) return;
     const nowMs = clock.now();
-    const last = this.reported.get(keyId);
-    if (last !== undefined && nowMs - last < LAST_USED_RESOLUTION_MS) return;
-    this.reported.set(keyId, nowMs);
+    if (!this.reports.due(keyId, nowMs)) return;
     this.parts.ledger.reports.enqueue(accountId, { kind: "ssh_key_used", key_id: keyId, at: nowMs });
     this.parts.alarms.afterChange();
   }
