@@ -19,7 +19,15 @@ export function bridgeName(instanceId: string): string {
   return `${BRIDGE_PREFIX}${instanceId.slice(-11)}`;
 }
 
-/** Serializes subnet choices of one agent: two creates must not pick the same free /28. */
+/** How many times a create that lost its subnet to another network is tried again with a fresh list. */
+const SUBNET_TRIES = 8;
+
+/**
+ * Serializes subnet choices of one agent: two creates must not pick the same free /28. The engine
+ * is the authority on which subnets are taken: anything else on the host (another agent sharing the
+ * engine, an operator's compose file) can take the /28 chosen here between the list and the create,
+ * so a create refused for an overlap is tried again with a fresh list.
+ */
 export class InstanceNetworks {
   readonly #docker: Docker;
   readonly #pool: string;
@@ -47,12 +55,27 @@ export class InstanceNetworks {
     const name = networkName(instanceId);
     const existing = await this.#docker.getNetwork(name).inspect().catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
     if (existing) return name;
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.#create(instanceId, await this.#freeSubnet());
+        return name;
+      } catch (error) {
+        if (tries === SUBNET_TRIES || !isSubnetTaken(error)) throw error;
+      }
+    }
+  }
+
+  async #freeSubnet(): Promise<string> {
     const networks = await this.#docker.listNetworks();
     const used = networks.flatMap((network) => (network.IPAM?.Config ?? []).map((config) => config.Subnet ?? ""));
     const subnet = freeSubnet(this.#pool, used);
     if (!subnet) throw new Error(`no free /28 left in the network pool ${this.#pool}; destroy instances or widen --network-pool`);
+    return subnet;
+  }
+
+  async #create(instanceId: string, subnet: string): Promise<void> {
     await this.#docker.createNetwork({
-      Name: name,
+      Name: networkName(instanceId),
       Driver: "bridge",
       CheckDuplicate: true,
       IPAM: { Driver: "default", Config: [{ Subnet: subnet }] },
@@ -60,6 +83,10 @@ export class InstanceNetworks {
       Options: { "com.docker.network.bridge.name": bridgeName(instanceId) },
       Labels: { [MANAGED_LABEL]: "true", [INSTANCE_LABEL]: instanceId },
     });
-    return name;
   }
+}
+
+/** Docker refuses an overlapping pool with "Pool overlaps with other one on this address space", podman with "subnet … is already used". */
+function isSubnetTaken(error: unknown): boolean {
+  return error instanceof Error && /pool overlaps|is already used/i.test(error.message);
 }
