@@ -1,19 +1,29 @@
 // One proxied WebSocket: the client's socket (a WebSocketPair end accepted here) bridged to the
 // upstream socket the agent opens. Messages keep their type; close codes and reasons cross both ways.
 // Credit as for HTTP bodies (bridge-stream.ts), counted in message bytes: the client's messages are
-// queued for the agent's credit; messages handed to the client return credit to the agent. A socket the host's disconnection or an
-// upstream failure ends is closed with 1011 and logged once, as the expected event it is.
-import { closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG } from "../../protocol/index.ts";
+// queued for the agent's credit; messages handed to the client return credit to the agent once the
+// client's socket is taking them (its bufferedAmount at most CLIENT_BUFFER_BYTES), so a client that
+// stops reading holds at most that and one window here, as a slow reader of an HTTP body does. A
+// socket the host's disconnection or an upstream failure ends is closed with 1011 and logged once,
+// as the expected event it is.
+import { closeQuietly, DataKind, INITIAL_WINDOW_BYTES, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG } from "../../protocol/index.ts";
 import { BridgeStream, upstreamUnavailable } from "./bridge-stream.ts";
 
 /** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
+/** What may wait in the client's socket, unsent, before the agent gets no more credit: one window. */
+export const CLIENT_BUFFER_BYTES = INITIAL_WINDOW_BYTES;
+/** How often a socket over that is looked at again: the runtime tells nobody when it drains. */
+const DRAIN_POLL_MS = 10;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export class WsStream extends BridgeStream {
   readonly carries = "websocket";
   private client: WebSocket | null = null;
+  /** Bytes handed to the client's socket whose credit waits for that socket to drain. */
+  private owed = 0;
+  private drainPoll: ReturnType<typeof setTimeout> | null = null;
   private resolveAccept!: (response: Response) => void;
   readonly accepted = new Promise<Response>((resolve) => (this.resolveAccept = resolve));
 
@@ -51,7 +61,25 @@ export class WsStream extends BridgeStream {
     if (!this.client || this.finished) return;
     if (!this.received(payload.byteLength)) return this.abort("WebSocket data exceeded the flow-control window");
     this.client.send(kind === DataKind.wsText ? decoder.decode(payload) : payload.slice());
-    this.handedOn(payload.byteLength);
+    this.owed += payload.byteLength;
+    this.repay();
+  }
+
+  /** Returns what is owed to the agent once the client's socket holds at most CLIENT_BUFFER_BYTES unsent. */
+  private repay(): void {
+    if (this.finished || !this.client || this.drainPoll) return;
+    // A runtime without bufferedAmount (workerd before November 2026) is taken at its word.
+    const buffered = this.client.bufferedAmount ?? 0;
+    if (buffered > CLIENT_BUFFER_BYTES) {
+      this.drainPoll = setTimeout(() => {
+        this.drainPoll = null;
+        this.repay();
+      }, DRAIN_POLL_MS);
+      return;
+    }
+    const bytes = this.owed;
+    this.owed = 0;
+    this.handedOn(bytes);
   }
 
   override onWsClose(code: number, reason: string): void {

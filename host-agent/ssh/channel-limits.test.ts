@@ -1,6 +1,6 @@
 // The SSH server's bounds per connection: a channel's window as the server sees it never exceeds
 // CHANNEL_WINDOW_BYTES whatever the client announces or adds, and at most MAX_CHANNELS slots are
-// taken at once. End to end with the real clients: test/e2e/ssh-slow-reader.test.ts.
+// taken at once. End to end with the real clients: test/e2e/slow-reader.test.ts.
 import type { ServerChannel } from "ssh2";
 import { describe, expect, it } from "vitest";
 import { capWindow, CHANNEL_WINDOW_BYTES, ChannelSlots, MAX_CHANNELS, MAX_IN_FLIGHT_BYTES } from "./channel-limits.ts";

@@ -1,5 +1,6 @@
-// A client that stops reading is bounded by SSH's own flow control, through the whole stack on the
-// local runtime: the real OpenSSH client runs `head -c` with its stdout going into a pipe nobody
+// A client that stops reading is bounded, through the whole stack on the local runtime. A proxied
+// WebSocket's client: the MachineDO gives the agent no more credit while the client's socket holds a
+// window unsent, so the upstream's replies wait at the host. SSH, by its own flow control too: the real OpenSSH client runs `head -c` with its stdout going into a pipe nobody
 // reads, and the agent sends at most one channel window (what the MachineDO counted arriving, the dev
 // Worker's /bench/agent-ws-bytes), then the rest arrives whole once the pipe is read. A client that
 // announces far more window than OpenSSH's and stops reading still gets one capped window (the ssh2
@@ -13,6 +14,8 @@ import ssh2, { type ClientChannel } from "ssh2";
 import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { createWebSocketStream } from "ws";
 import { CHANNEL_WINDOW_BYTES, MAX_CHANNELS } from "../../host-agent/ssh/channel-limits.ts";
+import { INITIAL_WINDOW_BYTES } from "../../protocol/index.ts";
+import { waitUntil } from "../support/agent/wait-until.ts";
 import { cliEnv, runGpu } from "./support/gpu-cli.ts";
 import { useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
@@ -33,19 +36,25 @@ const OUTPUT_BYTES = 32_000_000;
 const CLIENT_SIDE_BYTES = 512 * 1024;
 /** What ssh2's client channel buffers unread, acknowledging as it goes (its stream's high-water mark). */
 const CLIENT_STREAM_BYTES = 2 * 1024 * 1024;
+/**
+ * What the way from the MachineDO to a WebSocket client holds besides its socket's queue: two TCP
+ * connections (this process to the dev front, the front to the Worker), each up to the kernel's
+ * send and receive buffers, and the front's relay. Measured: 12 to 15 MiB.
+ */
+const PATH_BUFFER_BYTES = 24 * 1024 * 1024;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "gpu-ssh-slow-"));
   env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
   keyFile = join(home, "id_ed25519");
+  instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
   if (missingOpenSsh) return;
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "slow@test", "-f", keyFile]);
   expect((await runGpu(["ssh-keys", "add", `${keyFile}.pub`], env)).code).toBe(0);
-  instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });
   expect((await runGpu(["ssh-config", "--write"], env)).code).toBe(0);
 }, 120_000);
 
-/** Binary WebSocket bytes the agents have sent their MachineDOs so far (only this file's SSH sends any). */
+/** Binary WebSocket bytes the agents have sent their MachineDOs so far (only this file's streams send any, one test at a time). */
 async function agentBytes(): Promise<number> {
   let total = 0;
   for (const { id } of Object.values(stack.setup.machines)) {
@@ -90,6 +99,35 @@ async function sshOverWebSocket(): Promise<ssh2.Client> {
   await ready;
   return connection;
 }
+
+describe("a proxied WebSocket whose client stops reading", () => {
+  it("gets its messages' echoes up to the bound while it reads nothing, and every one once it reads", async () => {
+    const messages = 256;
+    const message = Buffer.alloc(512 * 1024, 7);
+    const url = stack.proxyUrl(instance, 8000, "/ws").replace(/^http/, "ws");
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false });
+    await once(socket, "open");
+    let echoed = 0;
+    socket.on("message", (data: Buffer) => (echoed += data.byteLength));
+    const tcp = (socket as unknown as { _socket: import("node:net").Socket })._socket;
+    tcp.pause();
+    const before = await agentBytes();
+    try {
+      for (let i = 0; i < messages; i++) socket.send(message);
+      // 128 MiB echoed back: the agent sends a window the MachineDO has not returned, and a window
+      // waits in the client's socket; the rest of what the agent sent is in the kernel's and the dev
+      // front's buffers on the way to this process, which reads none of it.
+      const stalled = (await settledAgentBytes(before)) - before;
+      console.log(`WebSocket slow reader: the agent sent ${stalled} bytes of ${messages * message.byteLength} while nothing was read`);
+      expect(stalled).toBeGreaterThan(0);
+      expect(stalled).toBeLessThanOrEqual(2 * INITIAL_WINDOW_BYTES + PATH_BUFFER_BYTES);
+      tcp.resume();
+      await waitUntil(() => (echoed === messages * message.byteLength ? true : undefined), "every echo once read", 60_000);
+    } finally {
+      socket.terminate();
+    }
+  }, 120_000);
+});
 
 if (missingOpenSsh && openSshRequired) {
   describe("SSH with a slow reader", () => {
