@@ -34,6 +34,7 @@ export abstract class BridgeStream implements MuxStream {
   readonly #receiveCredit = new ReceiveCredit();
   /** Data handed to `queue`, framed, waiting for the agent's credit. */
   readonly #queued: { frame: Uint8Array; bytes: number }[] = [];
+  #queuedBytes = 0;
   #finished = false;
 
   constructor(id: number, link: StreamLink) {
@@ -43,6 +44,11 @@ export abstract class BridgeStream implements MuxStream {
 
   protected get finished(): boolean {
     return this.#finished;
+  }
+
+  /** Bytes handed to `queue` that still wait for the agent's credit. */
+  protected get queuedBytes(): number {
+    return this.#queuedBytes;
   }
 
   abstract onData(kind: DataKind, payload: Uint8Array): void;
@@ -87,12 +93,14 @@ export abstract class BridgeStream implements MuxStream {
   /** Sends `payload` (at most one data frame's worth) as soon as the credit allows, after what is queued already. */
   protected queue(kind: DataKind, payload: Uint8Array): void {
     this.#queued.push({ frame: encodeDataFrame(kind, this.id, payload), bytes: payload.byteLength });
+    this.#queuedBytes += payload.byteLength;
     this.#flush();
   }
 
   #flush(): void {
     while (!this.#finished && this.#queued[0] && this.#queued[0].bytes <= this.#sendCredit.available) {
       const { frame, bytes } = this.#queued.shift()!;
+      this.#queuedBytes -= bytes;
       this.#sendCredit.consume(bytes);
       this.link.sendData(frame);
     }

@@ -3,17 +3,26 @@
 // Credit as for HTTP bodies (bridge-stream.ts), counted in message bytes: the client's messages are
 // queued for the agent's credit; messages handed to the client return credit to the agent once the
 // client's socket is taking them (its bufferedAmount at most CLIENT_BUFFER_BYTES), so a client that
-// stops reading holds at most that and one window here, as a slow reader of an HTTP body does. A
+// stops reading holds at most that and one window here, as a slow reader of an HTTP body does. The
+// other way, nothing can make workerd stop reading a client's socket: a client whose messages wait
+// for an upstream that does not read them, past CLIENT_QUEUE_BYTES, is closed with 1008. A
 // socket the host's disconnection or an upstream failure ends is closed with 1011 and logged once,
 // as the expected event it is.
-import { closeQuietly, DataKind, INITIAL_WINDOW_BYTES, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG } from "../../protocol/index.ts";
+import {
+  closeQuietly, DataKind, INITIAL_WINDOW_BYTES, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
+} from "../../protocol/index.ts";
 import { BridgeStream, upstreamUnavailable } from "./bridge-stream.ts";
 
 /** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
 /** What may wait in the client's socket, unsent, before the agent gets no more credit: one window. */
-export const CLIENT_BUFFER_BYTES = INITIAL_WINDOW_BYTES;
-/** How often a socket over that is looked at again: the runtime tells nobody when it drains. */
+const CLIENT_BUFFER_BYTES = INITIAL_WINDOW_BYTES;
+/**
+ * What a client's messages may queue here for the agent's credit: more than SSH's own windows let a
+ * connection send (10 channels of 2 MiB, host-agent/ssh/channel-limits.ts) beyond the stream's window.
+ */
+const CLIENT_QUEUE_BYTES = 32 * 1024 * 1024;
+/** How often a socket over CLIENT_BUFFER_BYTES is looked at again: the runtime tells nobody when it drains. */
 const DRAIN_POLL_MS = 10;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -39,6 +48,10 @@ export class WsStream extends BridgeStream {
       if (payload.byteLength > MAX_WS_MESSAGE_BYTES) {
         this.log("info", "client WebSocket message over the proxy's limit: closed with 1009", { bytes: payload.byteLength });
         return this.closeBothWays(MESSAGE_TOO_BIG, "message too big for the proxy");
+      }
+      if (this.queuedBytes + payload.byteLength > CLIENT_QUEUE_BYTES) {
+        this.log("info", "client WebSocket sent faster than its upstream reads: closed with 1008", { queued_bytes: this.queuedBytes });
+        return this.closeBothWays(POLICY_VIOLATION, "sending faster than the upstream reads");
       }
       this.queue(kind, payload);
     });

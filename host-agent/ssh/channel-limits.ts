@@ -1,11 +1,11 @@
-// What one SSH connection may make the bridge carry for a client that stops reading. workerd has no
-// `bufferedAmount` on a server-side WebSocket, so the MachineDO cannot see a slow client and returns
-// the agent's credit as fast as it passes data on: the bound is SSH's own flow control. Whatever
-// window a client announces, a channel may have at most CHANNEL_WINDOW_BYTES that the client has not
-// acknowledged (WINDOW_ADJUST), and a connection has at most MAX_CHANNELS channels open, so
+// What one SSH connection may make the bridge carry for a client that stops reading. The MachineDO
+// holds at most a window of what the client's socket has not taken (ws-stream.ts); before that,
+// SSH's own flow control bounds it. Whatever window a client announces, a channel may have at most
+// CHANNEL_WINDOW_BYTES that the client has not acknowledged (WINDOW_ADJUST), and a connection has
+// at most MAX_CHANNELS channels open, so
 //   bytes in flight per SSH connection <= CHANNEL_WINDOW_BYTES x MAX_CHANNELS (MAX_IN_FLIGHT_BYTES).
 // That bounds a client that stops reading as SSH clients do (OpenSSH acknowledges only what it has
-// written out); one that sends WINDOW_ADJUST without reading its socket is not bounded by SSH.
+// written out); one that sends WINDOW_ADJUST without reading its socket is bounded by the MachineDO.
 // The window sets the rate of a bulk transfer over this bridge's long round trip: 1 MiB made an
 // OpenSSH download about 8% slower than OpenSSH's own 2 MiB per session channel, 512 KiB much slower
 // (docs/benchmarks.md, "SSH through the bridge"). So the cap is OpenSSH's own window: it costs that

@@ -3,6 +3,8 @@
 // TLS failure) or are unassigned may not be (RFC 6455 §7.4), and become a normal closure.
 
 export const NORMAL_CLOSURE = 1000;
+/** A client sent faster than its upstream reads, past what the proxy holds for one socket. */
+export const POLICY_VIOLATION = 1008;
 /** A data frame carries one whole message, so a bigger message cannot cross the proxy. */
 export const MESSAGE_TOO_BIG = 1009;
 /** The other end of the proxy failed. */

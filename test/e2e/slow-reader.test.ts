@@ -7,6 +7,7 @@
 // client, by hand). And a connection opens at most MAX_CHANNELS channels at once.
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import type { Socket } from "node:net";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -100,33 +101,41 @@ async function sshOverWebSocket(): Promise<ssh2.Client> {
   return connection;
 }
 
-describe("a proxied WebSocket whose client stops reading", () => {
-  it("gets its messages' echoes up to the bound while it reads nothing, and every one once it reads", async () => {
-    const messages = 256;
-    const message = Buffer.alloc(512 * 1024, 7);
-    const url = stack.proxyUrl(instance, 8000, "/ws").replace(/^http/, "ws");
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false });
-    await once(socket, "open");
-    let echoed = 0;
-    socket.on("message", (data: Buffer) => (echoed += data.byteLength));
-    const tcp = (socket as unknown as { _socket: import("node:net").Socket })._socket;
-    tcp.pause();
+describe("a proxied WebSocket whose client or upstream stops reading", () => {
+  it("gets the upstream's messages up to the bound while it reads nothing, and every one once it reads", async () => {
+    const bytes = 128 * 1024 * 1024;
+    const url = stack.proxyUrl(instance, 8000, `/ws?flood=${bytes}`).replace(/^http/, "ws");
     const before = await agentBytes();
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false });
+    socket.on("upgrade", (response) => response.socket.pause());
+    let received = 0;
+    socket.on("message", (data: Buffer) => (received += data.byteLength));
     try {
-      for (let i = 0; i < messages; i++) socket.send(message);
-      // 128 MiB echoed back: the agent sends a window the MachineDO has not returned, and a window
-      // waits in the client's socket; the rest of what the agent sent is in the kernel's and the dev
-      // front's buffers on the way to this process, which reads none of it.
+      // The agent sends a window the MachineDO has not returned, and a window waits in the client's
+      // socket; the rest of what the agent sent is in the kernel's and the dev front's buffers on the
+      // way to this process, which reads none of it.
       const stalled = (await settledAgentBytes(before)) - before;
-      console.log(`WebSocket slow reader: the agent sent ${stalled} bytes of ${messages * message.byteLength} while nothing was read`);
+      console.log(`WebSocket slow reader: the agent sent ${stalled} bytes of ${bytes} while nothing was read`);
       expect(stalled).toBeGreaterThan(0);
       expect(stalled).toBeLessThanOrEqual(2 * INITIAL_WINDOW_BYTES + PATH_BUFFER_BYTES);
-      tcp.resume();
-      await waitUntil(() => (echoed === messages * message.byteLength ? true : undefined), "every echo once read", 60_000);
+      (socket as unknown as { _socket: Socket })._socket.resume();
+      await waitUntil(() => (received === bytes ? true : undefined), "every message once read", 60_000);
     } finally {
       socket.terminate();
     }
   }, 120_000);
+
+  it("a client whose messages its upstream does not read is closed with 1008 once 32 MiB of them wait in the MachineDO", async () => {
+    const url = stack.proxyUrl(instance, 8000, "/ws?deaf=1").replace(/^http/, "ws");
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false });
+    await once(socket, "open");
+    const closed = once(socket, "close") as Promise<[number, Buffer]>;
+    // 96 MiB: the agent's credit and the kernel's buffers toward the paused upstream take a few MiB.
+    const message = Buffer.alloc(512 * 1024, 9);
+    for (let i = 0; i < 192 && socket.readyState === WebSocket.OPEN; i++) socket.send(message);
+    const [code, reason] = await closed;
+    expect({ code, reason: reason.toString() }).toEqual({ code: 1008, reason: "sending faster than the upstream reads" });
+  }, 60_000);
 });
 
 if (missingOpenSsh && openSshRequired) {
