@@ -142,7 +142,8 @@ export class AgentConnection implements StreamTransport {
     });
     socket.on("message", (data, isBinary) => {
       lastFrameAt = Date.now();
-      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data);
+      // ws hands each message over in a Buffer of its own: taken as it is, not copied (frames' payloads are views of it).
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data;
       if (isBinary) {
         const frame = decodeDataFrame(bytes);
         if ("error" in frame) return log.warn("malformed data frame ignored", { reason: frame.error });

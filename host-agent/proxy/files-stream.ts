@@ -57,7 +57,7 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
     if (this.closed) return;
     if (!upload) return this.fail("a files get takes no body");
     if (!this.receive(payload.byteLength)) return this.fail("request body exceeded the flow-control window");
-    upload.write(Buffer.from(payload), () => this.consumed(payload.byteLength));
+    upload.write(payload, () => this.consumed(payload.byteLength));
   }
 
   override onEnd(): void {

@@ -67,7 +67,7 @@ export class WsProxyStream extends AgentStream<WsOpenMessage> {
     const upstream = this.#upstream;
     if (this.closed || !upstream || upstream.readyState !== WebSocket.OPEN) return;
     if (!this.receive(payload.byteLength)) return this.fail("WebSocket data exceeded the flow-control window");
-    const data = kind === DataKind.wsText ? Buffer.from(payload).toString("utf8") : Buffer.from(payload);
+    const data = kind === DataKind.wsText ? Buffer.from(payload).toString("utf8") : payload;
     upstream.send(data, () => this.consumed(payload.byteLength));
   }
 

@@ -79,7 +79,7 @@ export class SshStream extends AgentStream<SshOpenMessage> {
     if (this.closed) return;
     if (kind !== DataKind.wsBinary) return this.#end(1003, "SSH travels in binary messages");
     if (!this.receive(payload.byteLength)) return this.fail("WebSocket data exceeded the flow-control window");
-    this.socket.push(Buffer.from(payload));
+    this.socket.push(payload);
     // The SSH server reads at once; SSH's own channel windows bound what it holds for slow channels.
     this.consumed(payload.byteLength);
     this.#sender.start();

@@ -48,7 +48,7 @@ export class TerminalStream extends AgentStream<TerminalOpenMessage> {
       shell.resize(size.cols, size.rows);
       return this.consumed(payload.byteLength);
     }
-    shell.stdin.write(Buffer.from(payload), () => this.consumed(payload.byteLength));
+    shell.stdin.write(payload, () => this.consumed(payload.byteLength));
   }
 
   /** The instance is going away: the terminal shows why, and the shell is ended (its exit closes the WebSocket). */
