@@ -22,8 +22,13 @@ const CLIENT_BUFFER_BYTES = INITIAL_WINDOW_BYTES;
  * connection send (10 channels of 2 MiB, host-agent/ssh/channel-limits.ts) beyond the stream's window.
  */
 const CLIENT_QUEUE_BYTES = 32 * 1024 * 1024;
-/** How often a socket over CLIENT_BUFFER_BYTES is looked at again: the runtime tells nobody when it drains. */
-const DRAIN_POLL_MS = 10;
+/**
+ * How soon a socket over CLIENT_BUFFER_BYTES is looked at again (the runtime tells nobody when it
+ * drains): at first soon, then, while it stays full, twice as late each time up to a second, so a
+ * client that stopped reading long ago costs the object one wake a second, not a hundred.
+ */
+const DRAIN_POLL_FIRST_MS = 10;
+const DRAIN_POLL_MAX_MS = 1000;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -33,6 +38,7 @@ export class WsStream extends BridgeStream {
   /** Bytes handed to the client's socket whose credit waits for that socket to drain. */
   private owed = 0;
   private drainPoll: ReturnType<typeof setTimeout> | null = null;
+  private drainPollMs = DRAIN_POLL_FIRST_MS;
   private resolveAccept!: (response: Response) => void;
   readonly accepted = new Promise<Response>((resolve) => (this.resolveAccept = resolve));
 
@@ -86,10 +92,12 @@ export class WsStream extends BridgeStream {
     if (buffered > CLIENT_BUFFER_BYTES) {
       this.drainPoll = setTimeout(() => {
         this.drainPoll = null;
+        this.drainPollMs = Math.min(this.drainPollMs * 2, DRAIN_POLL_MAX_MS);
         this.repay();
-      }, DRAIN_POLL_MS);
+      }, this.drainPollMs);
       return;
     }
+    this.drainPollMs = DRAIN_POLL_FIRST_MS;
     const bytes = this.owed;
     this.owed = 0;
     this.handedOn(bytes);
