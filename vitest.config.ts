@@ -32,6 +32,9 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["workers/**/*.test.ts", "durable-objects/**/*.test.ts", "core/**/*.test.ts", "test/fuzz/**/*.test.ts"],
+          // A file's first request starts its Worker (about 2 s here, over 5 s, vitest's default limit,
+          // on a loaded machine): a limit for hangs, not a timing check.
+          testTimeout: 20_000,
           provide: { fuzz: fuzzSettingsFrom(process.env) },
         },
       },
