@@ -8,17 +8,10 @@ import { callJson, newAccount } from "../../../test/support/workerd/api-client.t
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { advanceClock, freezeClockInEachTest } from "../../../test/support/workerd/test-clock.ts";
+import type { z } from "@hono/zod-openapi";
+import type { UsageReport } from "../schemas/usage.ts";
 
-interface Item {
-  day: string | null;
-  instance_id: string;
-  label: string;
-  gpu_model: string;
-  gpu_count: number;
-  seconds: number;
-  amount_micros: number;
-}
-type Report = { items: Item[]; total_micros: number };
+type Report = z.infer<typeof UsageReport>;
 interface Entry {
   kind: string;
   instance_id: string | null;
