@@ -1,10 +1,13 @@
-// A client that stops reading is bounded, through the whole stack on the local runtime. A proxied
-// WebSocket's client: the MachineDO gives the agent no more credit while the client's socket holds a
-// window unsent, so the upstream's replies wait at the host. SSH, by its own flow control too: the real OpenSSH client runs `head -c` with its stdout going into a pipe nobody
-// reads, and the agent sends at most one channel window (what the MachineDO counted arriving, the dev
-// Worker's /bench/agent-ws-bytes), then the rest arrives whole once the pipe is read. A client that
-// announces far more window than OpenSSH's and stops reading still gets one capped window (the ssh2
-// client, by hand). And a connection opens at most MAX_CHANNELS channels at once.
+// A client that stops reading is bounded, through the whole stack on the local runtime.
+// A proxied WebSocket's client: the MachineDO gives the agent no more credit while the client's
+// socket holds a window unsent, so the upstream's messages wait at the host; the other way, a client
+// whose messages the upstream does not read is closed with 1008 once 32 MiB of them wait.
+// SSH, by its own flow control too: the real OpenSSH client runs `head -c` with its stdout going
+// into a pipe nobody reads, and the agent sends at most one channel window (what the MachineDO
+// counted arriving, the dev Worker's /bench/agent-ws-bytes), then the rest arrives whole once the
+// pipe is read. A client that announces far more window than OpenSSH's and stops reading still gets
+// one capped window (the ssh2 client, by hand). And a connection opens at most MAX_CHANNELS channels
+// at once.
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { Socket } from "node:net";
