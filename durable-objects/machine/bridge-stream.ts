@@ -1,5 +1,5 @@
-// What every stream of the MachineDO's multiplexer shares, whatever it carries (HTTP exchanges and
-// log streams, WebSockets; next an SSH session's bytes, a terminal, file transfers): its id and its
+// What every stream of the MachineDO's multiplexer shares, whatever it carries (HTTP exchanges, file
+// transfers and log streams; WebSockets, which carry SSH sessions and terminals too): its id and its
 // link to the agent socket, flow control both ways, being finished once, and its log lines. The
 // agent's end has the same base (host-agent/proxy/agent-stream.ts); protocol/mux/flow-control.ts
 // says how credit works.
