@@ -110,7 +110,12 @@ describe("a proxied WebSocket whose client or upstream stops reading", () => {
     const url = stack.proxyUrl(instance, 8000, `/ws?flood=${bytes}`).replace(/^http/, "ws");
     const before = await agentBytes();
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false });
-    socket.on("upgrade", (response) => response.socket.pause());
+    // The client's own TCP socket, paused from the start: nothing of the upgrade's stream is read.
+    let tcp: Socket | undefined;
+    socket.on("upgrade", (response) => {
+      tcp = response.socket;
+      tcp.pause();
+    });
     let received = 0;
     socket.on("message", (data: Buffer) => (received += data.byteLength));
     try {
@@ -121,7 +126,7 @@ describe("a proxied WebSocket whose client or upstream stops reading", () => {
       console.log(`WebSocket slow reader: the agent sent ${stalled} bytes of ${bytes} while nothing was read`);
       expect(stalled).toBeGreaterThan(0);
       expect(stalled).toBeLessThanOrEqual(2 * INITIAL_WINDOW_BYTES + PATH_BUFFER_BYTES);
-      (socket as unknown as { _socket: Socket })._socket.resume();
+      tcp!.resume();
       await waitUntil(() => (received === bytes ? true : undefined), "every message once read", 60_000);
     } finally {
       socket.terminate();
