@@ -72,7 +72,10 @@ afterAll(async () => {
 async function openTerminal(instanceId = RUNNING, cols = 80, rows = 24): Promise<number> {
   const stream = nextStream++;
   streams.openTerminal({ type: "terminal_open", stream, instance_id: instanceId, cols, rows });
-  await waitUntil(() => transport.of(stream).find((m) => m.type === "ws_accepted" || m.type === "abort"), "the terminal's answer");
+  const answer = await waitUntil(() => transport.of(stream).find((m) => m.type === "ws_accepted" || m.type === "abort"), "the terminal's answer");
+  // Typing starts at the shell's prompt, as the dashboard's terminal does: a shell setting up its
+  // terminal may drop what was typed before (a loaded run lost an `echo $$` typed at once).
+  if (answer.type === "ws_accepted") await waitUntil(() => (transport.bytes(stream) > 0 ? true : undefined), "the shell's prompt");
   return stream;
 }
 
