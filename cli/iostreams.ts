@@ -57,6 +57,13 @@ export class ProgressLine {
     this.#draw();
   }
 
+  /** Prints `line` on its own, the live line drawn again below it. */
+  say(line: string): void {
+    if (this.#timer) this.#io.stderr.write("\r\x1b[2K");
+    this.#io.err(line);
+    if (this.#timer) this.#draw();
+  }
+
   /** Ends the live line, leaving `text` (if any) as its last state. */
   finish(text?: string): void {
     if (this.#timer) clearInterval(this.#timer);

@@ -1,6 +1,7 @@
 // `gpu cp <src> <dst>`: files and directories between here and an instance, one side `<id>:<path>`,
 // as tar streams through GET/PUT /v1/instances/{id}/files (running or stopped; nothing needed in the
-// image). Directories are copied whole (`-r` is implied); the host's `tar` packs and unpacks here.
+// image). Directories are copied whole (`-r` is implied); archives are packed here and unpacked by
+// the host's `tar`.
 // A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts), and
 // a directory too big for one tar in several requests (../files/directory-upload.ts); both again in
 // smaller requests when something in front of the service refuses one as too large.
@@ -12,8 +13,9 @@ import { Command } from "@commander-js/extra-typings";
 import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
 import { uploadDirectory } from "../files/directory-upload.ts";
-import { putTar, tar } from "../files/host-tar.ts";
+import { untar } from "../files/host-tar.ts";
 import { CappedBody, refusalOf } from "../files/streamed-put.ts";
+import { putTar } from "../files/tar-upload.ts";
 import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
 import { ProgressLine } from "../iostreams.ts";
 
@@ -58,12 +60,21 @@ const filesPath = (remote: Remote) => `/v1/instances/${encodeURIComponent(remote
 
 /** Counts the bytes that pass, shown on a terminal. */
 class Transfer {
+  readonly #io: Factory["io"];
   readonly #line: ProgressLine | null;
   #bytes = 0;
 
   constructor(f: Factory) {
+    this.#io = f.io;
     this.#line = f.io.isStderrTty ? new ProgressLine(f.io) : null;
   }
+
+  /** A local name that cannot be copied was left out: said on its own line. */
+  readonly skipped = (name: string, what: string): void => {
+    const line = `skipped ${name}: ${what} cannot be copied to an instance`;
+    if (this.#line) this.#line.say(line);
+    else this.#io.err(line);
+  };
 
   counter(): Transform {
     return new Transform({
@@ -100,15 +111,15 @@ async function download(url: string, apiKey: string, local: string, progress: Tr
   if (!response.ok || !response.body) throw await refusal(response);
   // Into an existing directory as it is named there; otherwise under the new name, extracted beside it first.
   const into = (await stat(local).catch(() => null))?.isDirectory() ? local : await mkdtemp(join(dirname(local), ".gpu-cp-"));
-  const unpack = tar(["-x", "-C", into], "in");
+  const unpack = untar(into);
   // tar stops reading at the archive's end marker: the padding after it has nowhere to go, and that is no failure.
-  unpack.child.stdin!.on("error", () => undefined);
+  unpack.child.stdin.on("error", () => undefined);
   const body = Readable.fromWeb(response.body as never);
   const source = body.pipe(progress.counter());
   const broken = new Promise<never>((_, reject) => {
     for (const stream of [body, source]) stream.on("error", (error) => reject(new CliError(`the download broke off: ${error.message}`)));
   });
-  source.pipe(unpack.child.stdin!);
+  source.pipe(unpack.child.stdin);
   await Promise.race([unpack.exited, broken]);
   if (into === local) return;
   const [name] = await readdir(into);
@@ -125,7 +136,7 @@ async function upload(local: string, to: Remote, apiUrl: string, apiKey: string,
   if (found.isDirectory()) return uploadDirectory({ filesUrl: filesUrl(apiUrl, to), apiKey, to: to.path, parent: dirname(local), name: basename(local), transfer: progress });
   if (found.size > PART_BYTES) return inParts(PART_BYTES);
   try {
-    await putTar(`${apiUrl}${filesPath(to)}`, apiKey, ["-C", dirname(local), basename(local)], progress.counter());
+    await putTar({ url: `${apiUrl}${filesPath(to)}`, apiKey, parent: dirname(local), names: [basename(local)], counter: progress.counter(), skipped: progress.skipped });
   } catch (error) {
     // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
     if (!(error instanceof CappedBody)) throw error;

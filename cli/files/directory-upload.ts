@@ -3,12 +3,11 @@
 // data each (the folders in the first, so every later file has its folder), then each file over
 // `partBytes` as a resumable upload of its own (upload-in-parts.ts) into the folder the tars made.
 // A directory that fits one tar goes in one, as it always did.
-import { lstat, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { lstat, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { Transform } from "node:stream";
-import { putTar } from "./host-tar.ts";
 import { CappedBody } from "./streamed-put.ts";
+import { putTar } from "./tar-upload.ts";
 import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "./upload-in-parts.ts";
 
 /** What goes in which request: `tars`, each a list of names relative to the directory's parent; `big`, the files sent in parts. */
@@ -58,8 +57,8 @@ export interface DirectoryUpload {
   name: string;
   /** PART_BYTES unless given. */
   partBytes?: number;
-  /** The progress line: counts a tar's bytes as they go through `counter`, a big file's as they are `set`. */
-  transfer: { counter(): Transform; readonly bytes: number; set(bytes: number): void };
+  /** The progress line: counts a tar's bytes as they go through `counter`, a big file's as they are `set`; told of names left out. */
+  transfer: { counter(): Transform; readonly bytes: number; set(bytes: number): void; skipped(name: string, what: string): void };
 }
 
 /**
@@ -92,15 +91,8 @@ export async function uploadDirectory(upload: DirectoryUpload): Promise<void> {
 }
 
 async function sendTars(upload: DirectoryUpload, plan: DirectoryPlan): Promise<void> {
-  const lists = await mkdtemp(join(tmpdir(), "gpu-cp-list-"));
-  try {
-    for (const [index, names] of plan.tars.entries()) {
-      const list = join(lists, `tar-${index}`);
-      await writeFile(list, names.map((name) => `${name}\0`).join(""));
-      const query = new URLSearchParams({ path: upload.to });
-      await putTar(`${upload.filesUrl}?${query}`, upload.apiKey, ["-C", upload.parent, "--no-recursion", "--null", "-T", list], upload.transfer.counter());
-    }
-  } finally {
-    await rm(lists, { recursive: true, force: true });
+  const url = `${upload.filesUrl}?${new URLSearchParams({ path: upload.to })}`;
+  for (const names of plan.tars) {
+    await putTar({ url, apiKey: upload.apiKey, parent: upload.parent, names, counter: upload.transfer.counter(), skipped: upload.transfer.skipped });
   }
 }

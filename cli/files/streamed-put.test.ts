@@ -1,7 +1,9 @@
 // A real HTTP server that answers a big PUT early and closes the connection (as the edge does with a
 // 413): the CLI's streamedPut hands over that answer, where fetch reports only the broken socket.
+// The PUT asks first (Expect: 100-continue): a server that refuses by the headers gets no byte of the
+// body, and one that never answers the question gets the body a second later.
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusalOf, streamedPut } from "./streamed-put.ts";
@@ -41,5 +43,45 @@ describe("streamedPut", () => {
 
   it("says what is not JSON as the status and the text's start", () => {
     expect(refusalOf({ status: 502, text: "<html>Bad gateway</html>" }).message).toBe("HTTP 502: <html>Bad gateway</html>");
+  });
+
+  it("sends no byte of the body to a server that refuses it by its headers", async () => {
+    let bodyBytes = 0;
+    const refusing = createServer((request) => request.on("data", (chunk: Buffer) => (bodyBytes += chunk.byteLength)));
+    refusing.on("checkContinue", (_request, response) => response.writeHead(413, { "content-type": "text/html", connection: "close" }).end("<html>too large</html>"));
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (refusing.address() as AddressInfo).port;
+      const answer = await streamedPut(`http://127.0.0.1:${port}/`, { "content-length": String(256 * 1024 * 1024) }, bigBody());
+      expect(answer).toMatchObject({ status: 413, text: "<html>too large</html>" });
+      expect(bodyBytes).toBe(0);
+    } finally {
+      refusing.close();
+    }
+  });
+
+  it("sends the body anyway to a server that never answers the question", async () => {
+    // HTTP/1.1 by hand, with no 100 (Continue): the answer comes once the whole body has.
+    const heard: string[] = [];
+    const silent = createTcpServer((socket) => {
+      let seen = Buffer.alloc(0);
+      socket.on("data", (chunk: Buffer) => {
+        seen = Buffer.concat([seen, chunk]);
+        const headEnd = seen.indexOf("\r\n\r\n");
+        if (headEnd < 0 || seen.byteLength - headEnd - 4 < 5) return;
+        heard.push(seen.subarray(0, headEnd).toString(), seen.subarray(headEnd + 4).toString());
+        socket.end("HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n");
+      });
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const answer = await streamedPut(`http://127.0.0.1:${port}/`, { "content-length": "5" }, Readable.from([Buffer.from("hello")]));
+      expect(answer.status).toBe(204);
+      expect(heard[0]).toMatch(/^expect: 100-continue$/im);
+      expect(heard[1]).toBe("hello");
+    } finally {
+      silent.close();
+    }
   });
 });

@@ -252,7 +252,7 @@ describe("gpu cp", () => {
     expect(plan.tars[0]).toEqual(["corpus", "corpus/shards", "corpus/shards/empty", "corpus/shards/shard-0.txt", "corpus/shards/shard-1.txt"]);
     expect(plan.big).toEqual([{ name: "corpus/weights.bin", size: 300_000 }]);
     let bytes = 0;
-    const transfer = { counter: () => new PassThrough(), get bytes() { return bytes; }, set: (value: number) => void (bytes = value) };
+    const transfer = { counter: () => new PassThrough(), get bytes() { return bytes; }, set: (value: number) => void (bytes = value), skipped: () => undefined };
     await uploadDirectory({ filesUrl: `${stack.baseUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, to: "/data", parent: root, name: "corpus", partBytes: 100_000, transfer });
     expect(bytes).toBe(300_000);
     const back = join(root, "back");
@@ -313,19 +313,24 @@ describe("gpu cp", () => {
 
   it("parts and tars that a proxy in front refuses as too large (413, not the API's) are sent again smaller", async () => {
     // A real HTTP proxy in front of the stack that caps request bodies at 1.5 MB, as Cloudflare's plans cap them at 100 to 500 MB.
+    // Like nginx, it refuses a body by its Content-Length before the client sends it (the CLI asks first, Expect: 100-continue).
     const refusedLengths: number[] = [];
     const edge = createServer((request, response) => {
+      const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      request.pipe(upstream);
+    });
+    edge.on("checkContinue", (request, response) => {
       const length = Number(request.headers["content-length"] ?? 0);
       if (length > 1_500_000) {
         refusedLengths.push(length);
         response.writeHead(413, { "content-type": "text/html", connection: "close" }).end("<html><h1>413 Request Entity Too Large</h1></html>");
         return;
       }
-      const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      request.pipe(upstream);
+      response.writeContinue();
+      edge.emit("request", request, response);
     });
     await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
     try {
@@ -352,6 +357,9 @@ describe("gpu cp", () => {
       for (let i = 0; i < 4; i++) writeFileSync(join(tree, "inner", `piece-${i}.bin`), randomBytes(700_000));
       writeFileSync(join(tree, "whole.bin"), randomBytes(1_200_000));
       expect(await throughEdge("cp", tree, `${instance.id}:/data`)).toMatchObject({ code: 0, stderr: "" });
+      // Each archive is refused by its Content-Length: the file's (its bytes, a header, padding, the end), then the directory's, until its tars fit.
+      expect(refusedLengths[2]).toBe(512 + 2_000_384 + 1024);
+      expect(refusedLengths.length).toBeGreaterThan(3);
       const treeBack = join(dirname(local), "tree-back");
       expect((await gpu("cp", `${instance.id}:/data/capped-tree`, treeBack)).code).toBe(0);
       expect(checksums(treeBack)).toEqual(checksums(tree));
