@@ -1,6 +1,9 @@
 // Relays a readable source to the MachineDO as the body data frames of one stream, then `end`:
 // never more than the credit the MachineDO granted, never faster than the agent socket drains. The
 // source is paused whenever either runs out, so the agent holds at most one read's worth of it.
+// A bulk body (a files download) may ask for frames of at least `gatherBytes` but its last: a
+// source read in small pieces (a pipe from `tar`, 10 to 64 KB a read) then makes a frame of many,
+// and the MachineDO pays per frame. A stream that must not wait (an event stream) gathers nothing.
 // A relay is made with its stream, before the response head: credit granted meanwhile counts once
 // `start` hands it the source.
 import type { Readable } from "node:stream";
@@ -21,8 +24,10 @@ export class BodyRelay {
   readonly #credit = new SendCredit();
   #source: Readable | null = null;
   #outcome: RelayOutcome | null = null;
-  /** Bytes read from the source but not yet covered by credit (at most one read's worth). */
+  /** Bytes read from the source but not yet sent: one read's worth beyond the credit or `gatherBytes`. */
   #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #gatherBytes = 0;
   #sourceEnded = false;
   #waitingForDrain = false;
   #pumpScheduled = false;
@@ -33,12 +38,14 @@ export class BodyRelay {
     this.#transport = transport;
   }
 
-  /** Relays `source` from now on, within the credit granted so far and later. */
-  start(source: Readable, outcome: RelayOutcome): void {
+  /** Relays `source` from now on, within the credit granted so far and later, in frames of at least `gatherBytes` but the last. */
+  start(source: Readable, outcome: RelayOutcome, gatherBytes = 0): void {
     this.#source = source;
     this.#outcome = outcome;
+    this.#gatherBytes = gatherBytes;
     source.on("data", (chunk: Buffer) => {
       this.#pending.push(chunk);
+      this.#pendingBytes += chunk.byteLength;
       this.#schedulePump();
     });
     source.on("end", () => {
@@ -61,6 +68,7 @@ export class BodyRelay {
   stop(): void {
     this.#stopped = true;
     this.#pending = [];
+    this.#pendingBytes = 0;
   }
 
   /** Reads that arrive in one turn of the event loop leave together: fewer, bigger frames. */
@@ -75,7 +83,7 @@ export class BodyRelay {
 
   #pump(): void {
     if (this.#stopped) return;
-    while (this.#pending.length > 0 && this.#credit.available > 0 && !this.#transport.congested()) {
+    while (this.#pending.length > 0 && this.#credit.available > 0 && !this.#transport.congested() && this.#gathered()) {
       // Each frame carries as many pending bytes as fit (up to MAX_DATA_FRAME_BYTES and the credit):
       // the MachineDO pays per frame, not per byte.
       const limit = Math.min(MAX_DATA_FRAME_BYTES, this.#credit.available);
@@ -91,8 +99,9 @@ export class BodyRelay {
       }
       this.#transport.sendData(DataKind.body, this.#stream, parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
       this.#credit.consume(size);
+      this.#pendingBytes -= size;
     }
-    if (this.#pending.length > 0) {
+    if (this.#pending.length > 0 && this.#gathered()) {
       this.#source?.pause();
       if (this.#transport.congested() && !this.#waitingForDrain) {
         this.#waitingForDrain = true;
@@ -107,6 +116,11 @@ export class BodyRelay {
     this.#stopped = true;
     this.#transport.send({ type: "end", stream: this.#stream });
     this.#outcome?.onFinished();
+  }
+
+  /** Enough is pending for a frame: `gatherBytes`, or whatever is left once the source ended. */
+  #gathered(): boolean {
+    return this.#sourceEnded || this.#pendingBytes >= this.#gatherBytes;
   }
 
   #fail(reason: string): void {

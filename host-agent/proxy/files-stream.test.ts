@@ -2,7 +2,10 @@
 // body frames, end), into the local runtime's real folders: a part answers 202 with upload-offset and
 // an empty body, the final part writes the file and answers 204, and a refusal (past the room) waits
 // for the part's whole body before it answers, so the client sees it rather than a broken connection.
-import { readFile } from "node:fs/promises";
+// A download's archive, read from `tar` in small pieces, goes in frames of at least 512 KiB but its last.
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentMessage, ServerMessage } from "../../protocol/messages.ts";
@@ -24,10 +27,12 @@ let runtime: LocalRuntime;
 class RecordingTransport implements StreamTransport {
   messages: AgentMessage[] = [];
   body = new Map<number, Buffer>();
+  frameBytes: number[] = [];
   send(message: AgentMessage): void {
     this.messages.push(message);
   }
   sendData(_kind: DataKind, stream: number, payload: Uint8Array): void {
+    this.frameBytes.push(payload.byteLength);
     this.body.set(stream, Buffer.concat([this.body.get(stream) ?? Buffer.alloc(0), payload]));
   }
   congested = () => false;
@@ -96,5 +101,20 @@ describe("files stream: an upload's parts", () => {
     const missing = await transport.answer(6);
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.body)).toEqual({ error: "not_found", message: "no directory /data/nowhere in the instance to write x.bin into" });
+  });
+});
+
+describe("files stream: a download", () => {
+  it("sends the archive in frames of at least 512 KiB but the last, and it unpacks to the file", async () => {
+    const content = randomBytes(3 * 1024 * 1024 + 5);
+    await writeFile(join(state.path, "containers", ID, "data", "weights.bin"), content);
+    const { transport, streams } = setUp();
+    streams.openFiles({ type: "files_open", stream: 8, instance_id: ID, op: "get", path: "/data/weights.bin" });
+    const answer = await transport.answer(8);
+    expect(answer.status).toBe(200);
+    const archive = transport.body.get(8)!;
+    expect(execFileSync("tar", ["-xO", "weights.bin"], { input: archive, maxBuffer: 8 * 1024 * 1024 }).equals(content)).toBe(true);
+    expect(transport.frameBytes.slice(0, -1).every((bytes) => bytes >= 512 * 1024)).toBe(true);
+    expect(transport.frameBytes.length).toBeLessThanOrEqual(Math.ceil(archive.byteLength / (512 * 1024)));
   });
 });

@@ -12,6 +12,9 @@ import { errorMessage } from "../log.ts";
 import type { ContainerRuntime } from "../runtime/runtime.ts";
 import { ResponseStream } from "./response-stream.ts";
 
+/** An archive goes in frames of at least this: it is read from a pipe in pieces of 10 to 64 KB, and nobody waits on its bytes one by one. */
+const ARCHIVE_FRAME_BYTES = 512 * 1024;
+
 export type FilesOpenMessage = Extract<ServerMessage, { type: "files_open" }>;
 export type FilesRuntime = Pick<ContainerRuntime, "readArchive" | "writeArchive">;
 
@@ -75,7 +78,7 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
     this.respond(200, [["content-type", "application/x-tar"], ["cache-control", "no-store"]], source, {
       onFinished: () => this.finish(),
       onFailed: (reason) => this.fail(`archive ${reason}`),
-    });
+    }, ARCHIVE_FRAME_BYTES);
   }
 
   /**

@@ -16,10 +16,10 @@ export abstract class ResponseStream<M extends { stream: number }> extends Agent
     this.#relay.grant(bytes);
   }
 
-  /** Sends the response head, then relays `body` as its data frames and `end`. */
-  protected respond(status: number, headers: ResponseHead["headers"], body: Readable, outcome: RelayOutcome): void {
+  /** Sends the response head, then relays `body` as its data frames (of at least `gatherBytes` but the last) and `end`. */
+  protected respond(status: number, headers: ResponseHead["headers"], body: Readable, outcome: RelayOutcome, gatherBytes = 0): void {
     this.transport.send({ type: "http_response", stream: this.message.stream, status, headers });
-    this.#relay.start(body, outcome);
+    this.#relay.start(body, outcome, gatherBytes);
   }
 
   /** Dropped: the relay sends nothing more, then the source is let go. */
