@@ -136,7 +136,7 @@ async function upload(local: string, to: Remote, apiUrl: string, apiKey: string,
   if (found.isDirectory()) return uploadDirectory({ filesUrl: filesUrl(apiUrl, to), apiKey, to: to.path, parent: dirname(local), name: basename(local), transfer: progress });
   if (found.size > PART_BYTES) return inParts(PART_BYTES);
   try {
-    await putTar({ url: `${apiUrl}${filesPath(to)}`, apiKey, parent: dirname(local), names: [basename(local)], counter: progress.counter(), skipped: progress.skipped });
+    await putTar({ url: `${apiUrl}${filesPath(to)}`, apiKey, parent: dirname(local), names: [basename(local)], given: basename(local), counter: progress.counter(), skipped: progress.skipped });
   } catch (error) {
     // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
     if (!(error instanceof CappedBody)) throw error;

@@ -93,6 +93,6 @@ export async function uploadDirectory(upload: DirectoryUpload): Promise<void> {
 async function sendTars(upload: DirectoryUpload, plan: DirectoryPlan): Promise<void> {
   const url = `${upload.filesUrl}?${new URLSearchParams({ path: upload.to })}`;
   for (const names of plan.tars) {
-    await putTar({ url, apiKey: upload.apiKey, parent: upload.parent, names, counter: upload.transfer.counter(), skipped: upload.transfer.skipped });
+    await putTar({ url, apiKey: upload.apiKey, parent: upload.parent, names, given: upload.name, counter: upload.transfer.counter(), skipped: upload.transfer.skipped });
   }
 }

@@ -3,10 +3,11 @@
 // piped `tar -c` had to be) crossed the local stack at half the rate (docs/benchmarks.md).
 // Files, directories, symbolic links and FIFOs are packed as what they are, each name by itself
 // (a directory's contents are named on their own, as `tar --no-recursion` takes them); sockets and
-// devices cannot be made in an instance and are left out, each named to `skipped`.
+// devices cannot be made in an instance and are left out, each named to `skipped`. The name the user
+// gave is followed when it is a link, as `cp` and `scp` follow theirs: what it points at goes.
 import type { Stats } from "node:fs";
 import { createReadStream } from "node:fs";
-import { lstat, readlink } from "node:fs/promises";
+import { lstat, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { TAR_END, tarArchiveBytes, tarEntryHead, tarPadding, type TarEntry } from "../../standards/tar.ts";
@@ -21,12 +22,12 @@ export interface TarPlan {
   bytes: number;
 }
 
-/** The archive of `names` (relative to `parent`, `/`-separated) as they are now on disk. */
-export async function planTar(parent: string, names: readonly string[], skipped: (name: string, what: string) => void): Promise<TarPlan> {
+/** The archive of `names` (relative to `parent`, `/`-separated) as they are now on disk; `given`, the one named by the user, followed if a link. */
+export async function planTar(parent: string, names: readonly string[], given: string, skipped: (name: string, what: string) => void): Promise<TarPlan> {
   const entries: TarPlan["entries"] = [];
   for (const name of names) {
     const local = join(parent, name);
-    const stats = await lstat(local).catch(() => null);
+    const stats = await (name === given ? stat : lstat)(local).catch(() => null);
     if (!stats) throw new CliError(`no file or directory ${local}`);
     const type = typeOf(stats);
     if (typeof type === "object") {

@@ -1,7 +1,8 @@
 // `gpu cp`'s archive against a real HTTP server and the host's GNU tar: it goes with a Content-Length
 // equal to the bytes sent (not chunked, which crossed the local stack at half the rate), and unpacks to
-// the same tree; a socket is left out and named; a file that shrinks while it is sent fails the
-// upload naming it; refusals come back as the CLI says them.
+// the same tree; a socket is left out and named; the name given is followed when it is a link, the
+// links inside are kept; a file that shrinks while it is sent fails the upload naming it; refusals
+// come back as the CLI says them.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
@@ -69,7 +70,7 @@ describe("putTar", () => {
     received.length = 0;
     answer = [204, ""];
     try {
-      await putTar({ url, apiKey: "gpu_test", parent: source, names, counter: new PassThrough(), skipped: (name, what) => skipped.push(`${name}: ${what}`) });
+      await putTar({ url, apiKey: "gpu_test", parent: source, names, given: "corpus", counter: new PassThrough(), skipped: (name, what) => skipped.push(`${name}: ${what}`) });
     } finally {
       socket.close();
     }
@@ -88,14 +89,36 @@ describe("putTar", () => {
     const source = join(dir.path, "shrinks");
     mkdirSync(source);
     writeFileSync(join(source, "log.txt"), randomBytes(200_000));
-    const plan = await planTar(source, ["log.txt"], () => undefined);
+    const plan = await planTar(source, ["log.txt"], "log.txt", () => undefined);
     truncateSync(join(source, "log.txt"), 1000);
     await expect(buffer(packTar(plan))).rejects.toThrow(new CliError(`${join(source, "log.txt")} changed while it was sent: 1000 of its 200000 bytes were left`));
-    const upload = { url, apiKey: "k", parent: source, names: ["log.txt"], counter: new PassThrough(), skipped: () => undefined };
+    const upload = { url, apiKey: "k", parent: source, names: ["log.txt"], given: "log.txt", counter: new PassThrough(), skipped: () => undefined };
     answer = [413, "<html>413 Request Entity Too Large</html>"];
     await expect(putTar(upload)).rejects.toBeInstanceOf(CappedBody);
     answer = [404, JSON.stringify({ error: "not_found", message: "no directory /data in the instance to extract into" })];
     await expect(putTar({ ...upload, counter: new PassThrough() })).rejects.toThrow("no directory /data in the instance to extract into (not_found, HTTP 404)");
     await expect(putTar({ ...upload, names: ["gone.txt"] })).rejects.toThrow(`no file or directory ${join(source, "gone.txt")}`);
+  });
+
+  it("packs what the name given points at when it is a link, keeping the links inside as links", async () => {
+    const source = join(dir.path, "linked");
+    mkdirSync(join(source, "real-dir"), { recursive: true });
+    writeFileSync(join(source, "real-dir", "a.txt"), "a");
+    symlinkSync("a.txt", join(source, "real-dir", "inner-link"));
+    writeFileSync(join(source, "weights.bin"), "w".repeat(1000));
+    symlinkSync("weights.bin", join(source, "model"));
+    symlinkSync("real-dir", join(source, "folder"));
+    const file = await planTar(source, ["model"], "model", () => undefined);
+    expect(file.entries.map(({ name, type, size }) => ({ name, type, size }))).toEqual([{ name: "model", type: "file", size: 1000 }]);
+    const folder = await planTar(source, ["folder", "folder/a.txt", "folder/inner-link"], "folder", () => undefined);
+    expect(folder.entries.map(({ name, type, linkName }) => ({ name, type, linkName }))).toEqual([
+      { name: "folder", type: "directory", linkName: undefined },
+      { name: "folder/a.txt", type: "file", linkName: undefined },
+      { name: "folder/inner-link", type: "symlink", linkName: "a.txt" },
+    ]);
+    const into = join(dir.path, "linked-out");
+    mkdirSync(into);
+    execFileSync("tar", ["-x", "-C", into], { input: await buffer(packTar(file)) });
+    expect(readFileSync(join(into, "model"), "utf8")).toBe("w".repeat(1000));
   });
 });

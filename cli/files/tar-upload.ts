@@ -11,6 +11,8 @@ export interface TarUpload {
   /** What goes in the archive: `names`, relative to `parent`, each by itself (a directory's contents are named on their own). */
   parent: string;
   names: readonly string[];
+  /** The name the user gave, followed if it is a link. */
+  given: string;
   /** The progress line, which the archive's bytes pass through. */
   counter: Transform;
   /** Told of each name left out, and what it is. */
@@ -19,7 +21,7 @@ export interface TarUpload {
 
 /** Packs the names and PUTs the archive; CappedBody when something in front refused its size. */
 export async function putTar(upload: TarUpload): Promise<void> {
-  const plan = await planTar(upload.parent, upload.names, upload.skipped);
+  const plan = await planTar(upload.parent, upload.names, upload.given, upload.skipped);
   const packed = packTar(plan);
   let packFailed: unknown = null;
   packed.once("error", (error) => {
