@@ -60,28 +60,42 @@ describe("streamedPut", () => {
     }
   });
 
-  it("sends the body anyway to a server that never answers the question", async () => {
-    // HTTP/1.1 by hand, with no 100 (Continue): the answer comes once the whole body has.
+  it("sends the body anyway to a server that never answers the question, and once to one that answers late", async () => {
+    // HTTP/1.1 by hand: no 100 (Continue), or one 1.5 s late; the answer comes a moment after the body.
     const heard: string[] = [];
-    const silent = createTcpServer((socket) => {
+    let continueAfterMs: number | null = null;
+    const server = createTcpServer((socket) => {
       let seen = Buffer.alloc(0);
+      let answered = false;
       socket.on("data", (chunk: Buffer) => {
         seen = Buffer.concat([seen, chunk]);
         const headEnd = seen.indexOf("\r\n\r\n");
-        if (headEnd < 0 || seen.byteLength - headEnd - 4 < 5) return;
-        heard.push(seen.subarray(0, headEnd).toString(), seen.subarray(headEnd + 4).toString());
-        socket.end("HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n");
+        if (headEnd < 0 || seen.byteLength - headEnd - 4 < 5 || answered) return;
+        answered = true;
+        setTimeout(() => {
+          heard.push(seen.subarray(0, headEnd).toString(), seen.subarray(headEnd + 4).toString());
+          socket.end("HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n");
+        }, 1_000);
       });
+      if (continueAfterMs !== null) setTimeout(() => socket.write("HTTP/1.1 100 Continue\r\n\r\n"), continueAfterMs);
     });
-    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const port = (silent.address() as AddressInfo).port;
-      const answer = await streamedPut(`http://127.0.0.1:${port}/`, { "content-length": "5" }, Readable.from([Buffer.from("hello")]));
-      expect(answer.status).toBe(204);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      expect((await streamedPut(url, { "content-length": "5" }, Readable.from([Buffer.from("hello")]))).status).toBe(204);
       expect(heard[0]).toMatch(/^expect: 100-continue$/im);
       expect(heard[1]).toBe("hello");
+      // The late 100 comes while the body is still going: it must not be piped a second time.
+      continueAfterMs = 1_500;
+      const slowBody = Readable.from((async function* () {
+        yield Buffer.from("hel");
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        yield Buffer.from("lo");
+      })());
+      expect((await streamedPut(url, { "content-length": "5" }, slowBody)).status).toBe(204);
+      expect(heard[3]).toBe("hello");
     } finally {
-      silent.close();
+      server.close();
     }
   });
 });

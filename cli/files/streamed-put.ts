@@ -25,9 +25,13 @@ export function streamedPut(url: string, headers: Record<string, string>, body: 
   const target = new URL(url);
   const request = (target.protocol === "https:" ? httpsRequest : httpRequest)(target, { method: "PUT", headers: { ...headers, expect: "100-continue" } });
   let waiting: ReturnType<typeof setTimeout> | undefined;
+  let sending = false;
+  // Once: a 100 that comes after the wait ran out must not send the body again.
   const send = () => {
     clearTimeout(waiting);
-    if (!request.destroyed && !body.destroyed) body.pipe(request);
+    if (sending || request.destroyed || body.destroyed) return;
+    sending = true;
+    body.pipe(request);
   };
   return new Promise<PutAnswer>((resolve, reject) => {
     request.on("response", (response) => {
