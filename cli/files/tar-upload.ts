@@ -29,8 +29,11 @@ export async function putTar(upload: TarUpload): Promise<void> {
     upload.counter.destroy(error);
   });
   const headers = { authorization: `Bearer ${upload.apiKey}`, "content-type": "application/x-tar", "content-length": String(plan.bytes) };
-  const answer = await streamedPut(upload.url, headers, packed.pipe(upload.counter)).catch((error: unknown) => {
-    throw packFailed ?? error;
-  });
+  const answer = await streamedPut(upload.url, headers, packed.pipe(upload.counter))
+    .catch((error: unknown) => {
+      throw packFailed ?? error;
+    })
+    // Answered before the archive was all read (a refusal): the file it was reading is let go.
+    .finally(() => packed.destroy());
   if (answer.status < 200 || answer.status > 299) throw cappedOnTheWay(answer) ? new CappedBody(refusalOf(answer).message) : refusalOf(answer);
 }
