@@ -167,7 +167,9 @@ export class DockerRuntime implements ContainerRuntime {
   async writeArchive(instanceId: string, path: string, tar: Readable): Promise<boolean> {
     // Podman creates a missing directory where Docker answers 404: asked first, both refuse alike.
     if (!(await isDirectory(this.#container(instanceId), path))) return false;
-    return this.#container(instanceId).putArchive(tar, { path }).then(
+    // What goes in belongs to the container's user (its image's USER), as a file it made would,
+    // not to whatever the archive names: `gpu cp` names root, another client its uploader's uid.
+    return this.#container(instanceId).putArchive(tar, { path, copyUIDGID: "1" }).then(
       () => true,
       (error: unknown) => (statusOf(error) === 404 ? false : Promise.reject(error)),
     );

@@ -1,7 +1,7 @@
 // SSH sessions' processes and files in a container through a real Docker-compatible engine
 // (scripts/ci/podman.sh provides one): output on stdout and stderr, stdin, the exit status, a TTY of
-// the size asked that follows a resize, tar archives in and out, and an upload in parts written as one
-// file. Runs when DOCKER_HOST is set.
+// the size asked that follows a resize, tar archives in and out (what goes in owned by the container's
+// user), and an upload in parts written as one file. Runs when DOCKER_HOST is set.
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { randomBytes } from "node:crypto";
@@ -16,6 +16,8 @@ import { useTempDir } from "../../test/support/agent/temp-dir.ts";
 import { receiveUploadPart } from "../files/upload-part.ts";
 import { UploadStaging } from "../files/upload-staging.ts";
 import { NO_SFTP_SERVER, SFTP_COMMAND } from "../ssh/ssh-server.ts";
+import { execIn } from "../../test/support/agent/docker-exec.ts";
+import { containerName } from "./docker-container-config.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
 import type { ExecProcess } from "./runtime.ts";
 
@@ -38,10 +40,11 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
   const id = randomInstanceId();
   const cacheDir = useTempDir("docker-session-cache-");
   const uploads = useTempDir("docker-session-uploads-");
+  const docker = new Docker();
   let runtime: DockerRuntime;
 
   beforeAll(async () => {
-    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker: new Docker() });
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker });
     await runtime.create(testSpec(id, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", "sleep 600"] }), () => {});
     await runtime.start(id);
   }, 60_000);
@@ -93,6 +96,22 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
     await once(listing, "close");
     expect(names().split("\n").filter(Boolean).map((name) => name.replace(/\/$/, "")).sort()).toEqual(["tree", "tree/sub", "tree/sub/file.txt"]);
     await runtime.start(id);
+  });
+
+  it("gives what it writes to the container's user, whatever the archive says", async () => {
+    // A container of an image that runs as a user of its own (as USER in a Dockerfile sets it).
+    const other = randomInstanceId();
+    const container = await docker.createContainer({ name: containerName(other), Image: TEST_IMAGE, User: "1234:1234", Cmd: ["sleep", "600"] });
+    try {
+      await container.start();
+      const source = mkdtempSync(join(tmpdir(), "docker-owner-"));
+      writeFileSync(join(source, "notes.txt"), "mine\n");
+      const archive = execFileSync("tar", ["-c", "--owner=4321", "--group=4321", "-C", source, "notes.txt"]);
+      expect(await runtime.writeArchive(other, "/tmp", Readable.from([archive]))).toBe(true);
+      expect(await execIn(docker, containerName(other), ["stat", "-c", "%u:%g", "/tmp/notes.txt"])).toEqual({ exitCode: 0, output: "1234:1234\n" });
+    } finally {
+      await container.remove({ force: true });
+    }
   });
 
   it("an upload in parts becomes one regular file in /data, its final part written while stopped; a wrong offset and a missing directory are refused", async () => {
