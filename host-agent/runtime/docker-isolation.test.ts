@@ -34,6 +34,7 @@ import { containerName } from "./docker-container-config.ts";
 import { bridgeName, networkName } from "./docker-network.ts";
 import { DockerRuntime, thisMachine } from "./docker-runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
+import { ENGINE_TESTS_SCOPE } from "../../test/support/agent/engine-scope.ts";
 
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 const FIREWALL_SCRIPT = new URL("../../deploy/host-agent/firewall.sh", import.meta.url).pathname;
@@ -105,7 +106,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     await mkdir(join(cacheDir, "hub", "models--meta-llama--Llama-3.1-8B", "snapshots", "d04e592bb4f6aa9cfee91e2e20afa771667e1d4b"), { recursive: true });
     await writeFile(join(cacheDir, "token"), "hf_operatorsecrettoken\n", { mode: 0o600 });
     await writeFile(join(cacheDir, "stored_tokens"), "[operator]\nhf_token = hf_operatorsecrettoken\n", { mode: 0o600 });
-    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker, resources: thisMachine(), hostGpus: HOST_GPUS });
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir, stopTimeoutSeconds: 1, docker, resources: thisMachine(), hostGpus: HOST_GPUS, scope: ENGINE_TESTS_SCOPE });
     // Tenant A: two GPUs (the engine ignores the device request without an NVIDIA runtime) and a cached model.
     for (const [id, gpus] of [[tenantA, [0, 1]], [tenantB, []]] as const) {
       await runtime.create(testSpec(id, { image: TEST_IMAGE, ports: [8080], gpu_indices: [...gpus], model: MODEL }), () => {});

@@ -14,6 +14,7 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { CUSTOM_TEMPLATE, DockerRuntime } from "./docker-runtime.ts";
+import { ENGINE_TESTS_SCOPE } from "../../test/support/agent/engine-scope.ts";
 
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 const STALL_MS = 1_500;
@@ -49,7 +50,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("image pulls on a real engine", () => 
     // The host already has the image under the registry's name.
     image = `${host}/tenant/app:latest`;
     await docker.getImage(TEST_IMAGE).tag({ repo: `${host}/tenant/app`, tag: "latest" });
-    runtime = new DockerRuntime({ modelCacheDir: keysDir, stopTimeoutSeconds: 1, docker, pullStallMs: STALL_MS });
+    runtime = new DockerRuntime({ modelCacheDir: keysDir, stopTimeoutSeconds: 1, docker, pullStallMs: STALL_MS, scope: ENGINE_TESTS_SCOPE });
   }, 60_000);
   afterAll(async () => {
     for (const id of created) await runtime?.destroy(id);

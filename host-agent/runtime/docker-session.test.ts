@@ -20,6 +20,7 @@ import { execIn } from "../../test/support/agent/docker-exec.ts";
 import { containerName } from "./docker-container-config.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
 import type { ExecProcess } from "./runtime.ts";
+import { ENGINE_TESTS_SCOPE } from "../../test/support/agent/engine-scope.ts";
 
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 
@@ -44,7 +45,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
   let runtime: DockerRuntime;
 
   beforeAll(async () => {
-    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker });
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker, scope: ENGINE_TESTS_SCOPE });
     await runtime.create(testSpec(id, { image: TEST_IMAGE, ports: [], gpu_indices: [], command: ["sh", "-c", "sleep 600"] }), () => {});
     await runtime.start(id);
   }, 60_000);

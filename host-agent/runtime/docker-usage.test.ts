@@ -7,6 +7,7 @@ import { randomInstanceId, testSpec } from "../../test/support/agent/specs.ts";
 import { useTempDir } from "../../test/support/agent/temp-dir.ts";
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
+import { ENGINE_TESTS_SCOPE } from "../../test/support/agent/engine-scope.ts";
 
 describe.skipIf(!process.env.DOCKER_HOST)("docker container usage against a real engine", () => {
   const cacheDir = useTempDir("docker-usage-cache-");
@@ -19,7 +20,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker container usage against a real
   });
 
   it("reads a busy container's growing CPU time and its memory, and forgets it once stopped", async () => {
-    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker: new Docker() });
+    runtime = new DockerRuntime({ modelCacheDir: cacheDir.path, stopTimeoutSeconds: 1, docker: new Docker(), scope: ENGINE_TESTS_SCOPE });
     const spec = testSpec(id, { image: "localhost/gpu-rental-busybox:latest", ports: [], gpu_indices: [], command: ["sh", "-c", "while :; do :; done"] });
     await runtime.create(spec, () => {});
     await runtime.start(id);
