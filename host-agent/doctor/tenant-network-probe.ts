@@ -6,6 +6,7 @@
 // gpu_rental rule meant to refuse it must move: a rule no packet meets is not doing its job,
 // whatever `nft list` shows.
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { networkInterfaces } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -25,6 +26,8 @@ const PROBE_LABEL = "gpu-rental.doctor-probe";
 const LISTENER_PORT = 8080;
 const CONNECT_SECONDS = 3;
 const LISTENER_READY_MS = 15_000;
+const LINK_LOCAL_WAIT_MS = 5_000;
+const IFA_F_TENTATIVE = 0x40;
 /** busybox's sh, nc and httpd need little: limits like a tenant's, small. */
 const PROBE_SHARE = { memory_bytes: 64 * 1024 ** 2, nano_cpus: 250_000_000 };
 
@@ -84,7 +87,7 @@ export async function probeTenantNetwork({ docker, pool, image, run }: ProbeOpti
     const hostPort = (hostService.address() as { port: number }).port;
     const seen = () => hostConnections;
     const bridge = networkInterfaces()[bridgeName(ids.prober)];
-    const gatewayV6 = bridge?.find((a) => a.family === "IPv6" && a.address.startsWith("fe80:"))?.address;
+    const gatewayV6 = bridge ? await usableLinkLocal(bridgeName(ids.prober)) : undefined;
     const targets: Target[] = [
       { what: "another instance", host: listener.address, port: LISTENER_PORT, rule: "from_instance/instance" },
       { what: "the host", host: prober.gateway, port: hostPort, rule: "to_host/host", seen },
@@ -150,4 +153,28 @@ async function untilAnswers(url: string): Promise<void> {
     if (Date.now() > deadline) throw new Error(`the probe's listener at ${url} did not answer the host within ${LISTENER_READY_MS / 1000} s`);
     await sleep(100);
   }
+}
+
+/**
+ * The bridge's IPv6 link-local address once the host takes packets for it: the kernel adds it a moment
+ * after the bridge comes up, and drops what is sent to it while duplicate address detection runs
+ * (about a second), which made a probe right after either skip IPv6 or find it refused by no rule.
+ * Undefined where IPv6 is off on the bridge, or no usable address came within LINK_LOCAL_WAIT_MS.
+ */
+async function usableLinkLocal(bridge: string): Promise<string | undefined> {
+  const deadline = Date.now() + LINK_LOCAL_WAIT_MS;
+  for (;;) {
+    const ipv6Off = await readFile(`/proc/sys/net/ipv6/conf/${bridge}/disable_ipv6`, "utf8").then((value) => value.trim() === "1", () => true);
+    if (ipv6Off) return undefined;
+    const address = networkInterfaces()[bridge]?.find((a) => a.family === "IPv6" && a.address.startsWith("fe80:"))?.address;
+    if (address && !(await tentative(bridge))) return address;
+    if (Date.now() > deadline) return undefined;
+    await sleep(100);
+  }
+}
+
+/** IFA_F_TENTATIVE among the flags /proc/net/if_inet6 lists (address, index, prefix, scope, flags, name) for the bridge's link-local address. */
+async function tentative(bridge: string): Promise<boolean> {
+  const lines = (await readFile("/proc/net/if_inet6", "utf8")).split("\n").map((line) => line.trim().split(/\s+/));
+  return lines.some(([address = "", , , , flags = "0", name]) => name === bridge && address.startsWith("fe80") && (parseInt(flags, 16) & IFA_F_TENTATIVE) !== 0);
 }
