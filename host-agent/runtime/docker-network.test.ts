@@ -2,15 +2,22 @@
 // runs when DOCKER_HOST is set; docker-runtime.test.ts fails the run when REQUIRE_DOCKER_ENGINE=1
 // and there is none.
 import Docker from "dockerode";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomInstanceId } from "../../test/support/agent/specs.ts";
 import { InstanceNetworks, networkName } from "./docker-network.ts";
+import { poolContains } from "./subnet-pool.ts";
 
 describe.skipIf(!process.env.DOCKER_HOST)("instance networks on a shared engine", () => {
   const docker = new Docker();
   const ids = Array.from({ length: 12 }, randomInstanceId);
   // A pool of its own, so the other files' networks (on the default pool) do not fill it.
   const pool = "10.214.0.0/24";
+
+  // A run cut off before its cleanup (the engine gone mid-test) leaves its networks in the pool.
+  beforeAll(async () => {
+    const leftovers = (await docker.listNetworks()).filter((network) => network.IPAM?.Config?.some((config) => poolContains(pool, config.Subnet?.split("/")[0] ?? "")));
+    await Promise.all(leftovers.map((network) => docker.getNetwork(network.Id).remove()));
+  });
 
   afterAll(async () => {
     const networks = new InstanceNetworks(docker, pool);

@@ -19,6 +19,18 @@ export function bridgeName(instanceId: string): string {
   return `${BRIDGE_PREFIX}${instanceId.slice(-11)}`;
 }
 
+/**
+ * Podman 4.3 (Debian 12's) edits a network's cached options while it answers a list or an inspect,
+ * and two at once crash its API service ("fatal error: concurrent map writes", seen in CI): this
+ * process asks one at a time. Docker has no such bug.
+ */
+let networkReads: Promise<unknown> = Promise.resolve();
+function oneReadAtATime<T>(read: () => Promise<T>): Promise<T> {
+  const done = networkReads.then(read);
+  networkReads = done.catch(() => undefined);
+  return done;
+}
+
 /** How many times a create that lost its subnet to another network is tried again with a fresh list. */
 const SUBNET_TRIES = 8;
 
@@ -53,7 +65,7 @@ export class InstanceNetworks {
 
   async #ensure(instanceId: string): Promise<string> {
     const name = networkName(instanceId);
-    const existing = await this.#docker.getNetwork(name).inspect().catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
+    const existing = await oneReadAtATime(() => this.#docker.getNetwork(name).inspect()).catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
     if (existing) return name;
     for (let tries = 1; ; tries++) {
       try {
@@ -66,7 +78,7 @@ export class InstanceNetworks {
   }
 
   async #freeSubnet(): Promise<string> {
-    const networks = await this.#docker.listNetworks();
+    const networks = await oneReadAtATime(() => this.#docker.listNetworks());
     const used = networks.flatMap((network) => (network.IPAM?.Config ?? []).map((config) => config.Subnet ?? ""));
     const subnet = freeSubnet(this.#pool, used);
     if (!subnet) throw new Error(`no free /28 left in the network pool ${this.#pool}; destroy instances or widen --network-pool`);

@@ -97,8 +97,10 @@ ping_engine() { curl -fsS --max-time 2 --unix-socket "$SOCKET" http://d/_ping >/
 if ! ping_engine; then
   log "starting podman system service on $SOCKET"
   rm -f "$SOCKET"
-  # In a session of its own: it outlives the shell (and process group) that provisioned it.
-  setsid nohup podman system service --time=0 "unix://$SOCKET" >"$STATE_DIR/service.log" 2>&1 &
+  # In a session of its own: it outlives the shell (and process group) that provisioned it. Started
+  # again if it dies: podman 4.3's API service can crash on concurrent network lists from other
+  # processes ("concurrent map writes"), which would fail every engine test after it.
+  setsid nohup sh -c "while :; do rm -f $SOCKET; podman system service --time=0 unix://$SOCKET; sleep 0.2; done" >"$STATE_DIR/service.log" 2>&1 &
   for _ in $(seq 1 100); do
     ping_engine && break
     sleep 0.1
