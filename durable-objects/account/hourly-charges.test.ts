@@ -48,8 +48,10 @@ const moveTo = (atMs: number) => advanceClock(atMs - clock.now());
 describe("hourly charge rows", () => {
   it("two instances across an hour boundary, read every second: one closed row each for the first hour, one open row each for the second, a pending entry, nothing else", async () => {
     const account = await newAccount(OPENING);
-    // At least a minute before the hour, so both start in the first hour.
-    const hourEnd = clock.now() - (clock.now() % HOUR) + (HOUR - (clock.now() % HOUR) < 120_000 ? 2 * HOUR : HOUR);
+    // Both start in the hour that ends at hourEnd, at least a minute before its end: the clock froze
+    // at the real time, so within two minutes of an hour's end the case starts in the next hour.
+    if (HOUR - (clock.now() % HOUR) < 120_000) moveTo(nextHour());
+    const hourEnd = nextHour();
     const a = await runningOn(agent, account.key);
     const b = await runningOn(agent, account.key);
     const { billedFrom } = await stored(account.id);
