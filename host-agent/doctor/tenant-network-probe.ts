@@ -162,10 +162,10 @@ async function untilAnswers(url: string): Promise<void> {
  * Undefined where IPv6 is off on the bridge, or no usable address came within LINK_LOCAL_WAIT_MS.
  */
 async function usableLinkLocal(bridge: string): Promise<string | undefined> {
+  const ipv6Off = await readFile(`/proc/sys/net/ipv6/conf/${bridge}/disable_ipv6`, "utf8").then((value) => value.trim() === "1", () => true);
+  if (ipv6Off) return undefined;
   const deadline = Date.now() + LINK_LOCAL_WAIT_MS;
   for (;;) {
-    const ipv6Off = await readFile(`/proc/sys/net/ipv6/conf/${bridge}/disable_ipv6`, "utf8").then((value) => value.trim() === "1", () => true);
-    if (ipv6Off) return undefined;
     const address = networkInterfaces()[bridge]?.find((a) => a.family === "IPv6" && a.address.startsWith("fe80:"))?.address;
     if (address && !(await tentative(bridge))) return address;
     if (Date.now() > deadline) return undefined;
