@@ -41,7 +41,7 @@ export function cpCommand(f: Factory) {
     .argument("<dst>", "where: to an instance, an existing directory there; here, a new name or an existing directory")
     .addHelpText(
       "after",
-      "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
+      "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\nA link you name is followed; links inside a directory stay links; sockets and devices are left out.\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
     )
     .action(async (src, dst) => {
       const from = remoteOf(src);
