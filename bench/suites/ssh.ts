@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import WebSocket from "ws";
+import { SSH_CIPHERS } from "../../standards/ssh-ciphers.ts";
 import type { Section } from "../results-model.ts";
 import { routeUrl, wsUrl } from "../routes.ts";
 import { MB, median, megabytesPerSecond, summarize } from "../stats.ts";
@@ -73,6 +74,8 @@ async function sshClient(ctx: SuiteContext) {
     "  StrictHostKeyChecking no",
     "  UserKnownHostsFile /dev/null",
     "  LogLevel ERROR",
+    // As `gpu ssh-config` writes it: OpenSSH's own order would pick aes128-ctr with an HMAC.
+    `  Ciphers ${SSH_CIPHERS.join(",")}`,
     "",
   ].join("\n"));
   const env = { ...process.env, GPU_API_URL: ctx.stack.baseUrl, GPU_API_KEY: ctx.stack.key };

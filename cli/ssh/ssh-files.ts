@@ -1,9 +1,11 @@
 // What `gpu ssh` and `gpu ssh-config` hand the system `ssh`: a known-hosts file the CLI keeps from the
 // API's host keys (one line per instance, under its alias `gpu-<id>`, so a changed key is refused and
-// no prompt asks about authenticity), and the options that reach an instance through `gpu ssh-proxy`.
+// no prompt asks about authenticity), and the options that reach an instance through `gpu ssh-proxy`,
+// AES-GCM first among its ciphers (standards/ssh-ciphers.ts).
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Instance } from "../../client/index.ts";
+import { SSH_CIPHERS } from "../../standards/ssh-ciphers.ts";
 import { configPath } from "../config.ts";
 
 export const hostAlias = (instanceId: string) => `gpu-${instanceId}`;
@@ -37,6 +39,7 @@ export function sshOptions(env: NodeJS.ProcessEnv, instanceId: string): [string,
     ["UserKnownHostsFile", knownHostsPath(env)],
     ["StrictHostKeyChecking", "yes"],
     ["User", "root"],
+    ["Ciphers", SSH_CIPHERS.join(",")],
   ];
 }
 

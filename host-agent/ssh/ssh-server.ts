@@ -8,6 +8,7 @@
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from "ssh2";
+import { SSH_CIPHERS } from "../../standards/ssh-ciphers.ts";
 import type { Logger } from "../log.ts";
 import type { ContainerRuntime, ExecRequest } from "../runtime/runtime.ts";
 import { capWindow, ChannelSlots } from "./channel-limits.ts";
@@ -43,19 +44,12 @@ export const SFTP_COMMAND =
   `for server in ${SFTP_SERVER_PATHS.join(" ")}; do if [ -x "$server" ]; then exec "$server"; fi; done; echo "${NO_SFTP_SERVER}" >&2; exit 127`;
 const ALLOWED_ENV = /^(TERM|LANG|LC_[A-Z_]+)$/;
 
-/**
- * AES only, which Node's crypto runs in native code: OpenSSH clients prefer chacha20-poly1305, which
- * ssh2 runs in JavaScript without its optional native add-on (left out of the agent bundle) at a
- * tenth of the speed.
- */
-const CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr"];
-
 /** A connection's options and what ends it from the agent's side. */
 type ConnectionContext = SshConnectionOptions & { ender: SessionEnder };
 
 /** Serves one connection; the answer ends it from the agent's side, saying why (its instance going away). */
 export function serveSshConnection(socket: Duplex, options: SshConnectionOptions): SessionEnder {
-  const config = { hostKeys: [options.hostKey.privateKey], ident: "gpu-rental", algorithms: { cipher: CIPHERS } };
+  const config = { hostKeys: [options.hostKey.privateKey], ident: "gpu-rental", algorithms: { cipher: SSH_CIPHERS } };
   const ender = new SessionEnder(() => socket.destroy());
   const server = new ssh2.Server(config as ConstructorParameters<typeof ssh2.Server>[0], (client) => handleClient(client, { ...options, ender }));
   server.injectSocket(socket as never);

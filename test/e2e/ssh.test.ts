@@ -91,15 +91,17 @@ describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ?
     expect(Date.now() - Date.parse(lastUsed)).toBeLessThan(5 * 60_000);
   });
 
-  it("ssh-config --write gives ssh a Host block; ssh -tt gets a terminal of the size asked", async () => {
+  it("ssh-config --write gives ssh a Host block, AES-GCM first; ssh -tt gets a terminal of the size asked", async () => {
     const printed = await gpu("ssh-config");
     expect(printed.stdout).toContain(`Host gpu-${instance.id}\n  ProxyCommand `);
     expect(JSON.parse((await gpu("ssh-config", "--json")).stdout).items.map((i: Instance) => i.id)).toContain(instance.id);
     const written = await gpu("ssh-config", "--write");
     expect(written.code).toBe(0);
     expect(readFileSync(join(home, ".ssh", "config"), "utf8")).toContain(`Include ${join(home, "gpu-rental", "ssh_config")}`);
-    const plain = await ssh(`gpu-${instance.id}`, "test -t 0 && echo tty || echo no-tty");
+    const plain = await ssh("-v", `gpu-${instance.id}`, "test -t 0 && echo tty || echo no-tty");
     expect(plain).toMatchObject({ code: 0, stdout: "no-tty\n" });
+    // The block asks for AES-GCM first, where OpenSSH's own order would take aes128-ctr and an HMAC.
+    expect(plain.stderr).toContain("kex: server->client cipher: aes128-gcm@openssh.com MAC: <implicit>");
     const terminal = await ssh("-tt", `gpu-${instance.id}`, "tty >/dev/null && echo tty; stty size");
     expect(terminal.code).toBe(0);
     // ssh -tt without a terminal of its own asks for 0×0: the server takes 80×24.
