@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { freePort } from "../../host-agent/dev/free-port.ts";
+import { AGENT_NODE_FLAGS } from "../../host-agent/node-flags.ts";
 import { bootstrap, DEV_MACHINES, instanceTokenSecret, type Bootstrap } from "./bootstrap.ts";
 import { buildDashboardIfMissing } from "./dashboard.ts";
 import { startChild, type Child } from "./processes.ts";
@@ -82,7 +83,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         name,
         NODE,
         [
-          join(ROOT, "host-agent/dev/dev-main.ts"), "--server", baseUrl, "--token", stack.setup.machines[name]!.token,
+          ...AGENT_NODE_FLAGS, join(ROOT, "host-agent/dev/dev-main.ts"), "--server", baseUrl, "--token", stack.setup.machines[name]!.token,
           "--runtime", "local", "--gpus", machine.gpus, "--state-dir", join(stateDir, "agents", name),
         ],
         { ...process.env, ...options.agentEnv, ...env },

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { USAGE } from "../../host-agent/config.ts";
+import { AGENT_NODE_FLAGS } from "../../host-agent/node-flags.ts";
 import { buildAgent, DIST, type BuiltAgent } from "../../scripts/build-agent.ts";
 import { devCodeIn } from "../../scripts/dev-code.ts";
 import { startChild, type Child } from "../../scripts/dev/processes.ts";
@@ -86,7 +87,7 @@ describe("the packaged agent", () => {
     agent = startChild(
       "packaged-agent",
       join(dir, "node"),
-      [join(dir, "agent.mjs"), "--server", stack.baseUrl, "--token", machine.agent_token, "--state-dir", join(dir, "state")],
+      [...AGENT_NODE_FLAGS, join(dir, "agent.mjs"), "--server", stack.baseUrl, "--token", machine.agent_token, "--state-dir", join(dir, "state")],
       { ...bareEnv(), PATH: `${tools}:/usr/bin:/bin`, DOCKER_HOST: process.env.DOCKER_HOST },
       false,
     );

@@ -1,0 +1,10 @@
+// The Node flags every launcher of the agent passes (deploy/host-agent's systemd unit, its
+// `gpu-rental-agent` wrapper and its Dockerfile; the dev stack), kept the same by
+// test/deploy/agent-node-flags.test.ts. V8's young generation starts small and grows only when much
+// of it survives; under a stream's buffers little does, so it stayed small, a scavenge came every
+// 850 KB or so allocated, the buffers in flight were promoted, and the old generation was marked and
+// swept about 13 times a second: 40% of the agent's CPU in a proxied download or an SSH session
+// (docs/benchmarks.md, "The agent's garbage collection"). With semi-spaces of 8 MiB from the start,
+// a 256 MB transfer has one major collection and the agent half the CPU per MB. NODE_OPTIONS cannot
+// carry this flag, so each launcher names it.
+export const AGENT_NODE_FLAGS = ["--min-semi-space-size=8"];
