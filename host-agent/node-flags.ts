@@ -4,7 +4,7 @@
 // of it survives; under a stream's buffers little does, so it stayed small, a scavenge came every
 // 850 KB or so allocated, the buffers in flight were promoted, and the old generation was marked and
 // swept about 13 times a second: 40% of the agent's CPU in a proxied download or an SSH session
-// (docs/benchmarks.md, "The agent's garbage collection"). With semi-spaces of 8 MiB from the start,
+// (docs/benchmarks.md, "SSH through the bridge", 2026-11-28). With semi-spaces of 8 MiB from the start,
 // a 256 MB transfer has one major collection and the agent half the CPU per MB. NODE_OPTIONS cannot
 // carry this flag, so each launcher names it.
 export const AGENT_NODE_FLAGS = ["--min-semi-space-size=8"];

@@ -32,11 +32,9 @@ describe("the agent's Node flags", () => {
     expect(flagsBefore("agent.mjs", JSON.parse(line.slice("ENTRYPOINT ".length)) as string[])).toEqual(AGENT_NODE_FLAGS);
   });
 
-  it("Node starts with them, its young generation 8 MiB instead of 1", async () => {
+  it("Node starts with them, its young generation at least 8 MiB", async () => {
     const newSpace = `const s = require("node:v8").getHeapSpaceStatistics().find((x) => x.space_name === "new_space"); console.log(s.space_size)`;
     const { stdout } = await promisify(execFile)(process.execPath, [...AGENT_NODE_FLAGS, "-e", newSpace]);
     expect(Number(stdout)).toBeGreaterThanOrEqual(8 * 1024 * 1024);
-    const { stdout: plain } = await promisify(execFile)(process.execPath, ["-e", newSpace]);
-    expect(Number(plain)).toBeLessThan(8 * 1024 * 1024);
   });
 });
