@@ -41,6 +41,16 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** A process's parent's id; null once it is gone. */
+export function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return null;
+  }
+}
+
 export function processCwd(pid: number): string | null {
   try {
     return readlinkSync(`/proc/${pid}/cwd`);

@@ -12,7 +12,9 @@ import WebSocket from "ws";
 import { SSH_CIPHERS } from "../../standards/ssh-ciphers.ts";
 import type { Section } from "../results-model.ts";
 import { routeUrl, wsUrl } from "../routes.ts";
+import { cpuMs, listProcesses, parentOf } from "../stack/procfs.ts";
 import { MB, median, megabytesPerSecond, summarize } from "../stats.ts";
+import { cpuSnapshot } from "./cpu-meter.ts";
 import type { SuiteContext } from "./suite-context.ts";
 
 const GPU_CLI = resolve(import.meta.dirname, "../../cli/gpu.ts");
@@ -26,14 +28,15 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
   const notes = [
     `ssh: the system OpenSSH client with ProxyCommand \`gpu ssh-proxy\` (a WebSocket to /v1/instances/{id}/ssh), its own SSH encryption end to end to the agent's SSH server; ${bytes / MB} MB of \`head -c\` from the instance's shell, timed from its first byte (the time to that byte, \`gpu ssh-proxy\` starting, the WebSocket and the SSH handshake, is its own figure), median of ${ctx.config.transferRuns} run(s); (d) the same bytes as GET /fast/bytes through the path proxy, timed from the request`,
     `gpu cp: ${copyBytes / MB} MB to the instance's /data and back (tar streams through PUT and GET /v1/instances/{id}/files), up as ${Math.ceil(copyBytes / PART_BYTES)} file(s) of at most ${PART_BYTES / MB} MB, one gpu cp each (each goes up in one request, as the proxied upload it is compared with, which carries at most 512 MB), down as their directory in one; each timed as the commands run, Node's start included; (d) POST /fast/sink of the same files and GET /fast/bytes of as many bytes through the path proxy, each right after its copy`,
+    `CPU per MB of the downloads above (the same runs, medians), from /proc: the service's = wrangler's front workerd, the Worker's workerd and the agent (the instance's \`head\` and the dev container left out); the client's = this process reading, and for ssh also \`ssh\` and \`gpu ssh-proxy\`, their starts and the handshake included (read at the last byte); the machine's cores are shared by both sides`,
     `echo: one byte typed into \`ssh -tt <id> cat\` until the terminal's echo comes back, ${ROUND_TRIPS} times after ${WARM_UP}; (d) a 32-byte message to the container's /ws echo through the path proxy`,
   ];
   ctx.log(`ssh: ${bytes / MB} MB through ssh and the proxy`);
-  const sshRuns: { mbPerS: number; connectMs: number }[] = [];
-  const proxiedRates: number[] = [];
+  const sshRuns: (Download & { connectMs: number })[] = [];
+  const proxiedRuns: Download[] = [];
   for (let run = 0; run < ctx.config.transferRuns; run++) {
     sshRuns.push(await ssh.download(bytes));
-    proxiedRates.push(await proxiedDownload(ctx, bytes));
+    proxiedRuns.push(await proxiedDownload(ctx, bytes));
   }
   ctx.log(`ssh: gpu cp of ${copyBytes / MB} MB each way`);
   const copies = await copyRuns(ctx, copyBytes);
@@ -43,7 +46,9 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
   return {
     id: "ssh", title: "SSH through the bridge", baselineKeys: ["proxied"], notes,
     figures: [
-      { id: "ssh.download", label: `ssh head -c ${bytes / MB} MB`, unit: "MB/s", better: "higher", ours: median(sshRuns.map((r) => r.mbPerS)), baselines: { proxied: median(proxiedRates) } },
+      { id: "ssh.download", label: `ssh head -c ${bytes / MB} MB`, unit: "MB/s", better: "higher", ours: median(sshRuns.map((r) => r.mbPerS)), baselines: { proxied: median(proxiedRuns.map((r) => r.mbPerS)) } },
+      { id: "ssh.download.service_cpu", label: "  the service's CPU per MB", unit: "ms CPU/MB", better: "lower", ours: median(sshRuns.map((r) => r.serviceMsPerMb)), baselines: { proxied: median(proxiedRuns.map((r) => r.serviceMsPerMb)) } },
+      { id: "ssh.download.client_cpu", label: "  the client's CPU per MB", unit: "ms CPU/MB", better: "lower", ours: median(sshRuns.map((r) => r.clientMsPerMb)), baselines: { proxied: median(proxiedRuns.map((r) => r.clientMsPerMb)) } },
       { id: "ssh.connect", label: "ssh to the first byte of output", unit: "ms", better: "lower", ours: median(sshRuns.map((r) => r.connectMs)), baselines: {} },
       { id: "files.upload", label: `gpu cp ${copyBytes / MB} MB up`, unit: "MB/s", better: "higher", ours: copies.up, baselines: { proxied: copies.proxiedUp } },
       { id: "files.download", label: `gpu cp ${copyBytes / MB} MB down`, unit: "MB/s", better: "higher", ours: copies.down, baselines: { proxied: copies.proxiedDown } },
@@ -80,19 +85,31 @@ async function sshClient(ctx: SuiteContext) {
   ].join("\n"));
   const env = { ...process.env, GPU_API_URL: ctx.stack.baseUrl, GPU_API_KEY: ctx.stack.key };
   return {
-    /** `head -c bytes` from the instance read to the end: MB/s from its first byte on, and ms until that byte (the connection's setup). */
-    async download(bytes: number): Promise<{ mbPerS: number; connectMs: number }> {
+    /**
+     * `head -c bytes` from the instance read to the end: MB/s from its first byte on, ms until that byte
+     * (the connection's setup), and CPU per MB on each side.
+     */
+    async download(bytes: number): Promise<Download & { connectMs: number }> {
       const started = performance.now();
+      const cpu = new DownloadCpu(ctx);
       const child = spawn("ssh", ["-F", config, "bench", `head -c ${bytes} /dev/zero`], { env, stdio: ["ignore", "pipe", "pipe"] });
       let received = 0;
       let firstByte = 0;
+      let proxyCommand: number | null = null;
+      const atLastByte: { spent?: { serviceMs: number; clientMs: number } } = {};
       child.stdout.on("data", (chunk: Buffer) => {
-        if (received === 0) firstByte = performance.now();
+        if (received === 0) {
+          firstByte = performance.now();
+          proxyCommand = listProcesses().find((p) => parentOf(p.pid) === child.pid)?.pid ?? null;
+        }
         received += chunk.byteLength;
+        // Both client processes are still there at the last byte; what they do after it is their exit.
+        if (received === bytes) atLastByte.spent = cpu.spent(cpuMs(child.pid!) + (proxyCommand === null ? 0 : cpuMs(proxyCommand)));
       });
       const code = await new Promise<number | null>((done) => child.on("close", done));
-      if (code !== 0 || received !== bytes) throw new Error(`ssh head -c ${bytes} gave ${received} bytes, exit ${code}`);
-      return { mbPerS: megabytesPerSecond(bytes, performance.now() - firstByte), connectMs: firstByte - started };
+      if (code !== 0 || received !== bytes || !atLastByte.spent) throw new Error(`ssh head -c ${bytes} gave ${received} bytes, exit ${code}`);
+      const { serviceMs, clientMs } = atLastByte.spent;
+      return { mbPerS: megabytesPerSecond(bytes, performance.now() - firstByte), connectMs: firstByte - started, serviceMsPerMb: (serviceMs * MB) / bytes, clientMsPerMb: (clientMs * MB) / bytes };
     },
     /** Milliseconds from a byte typed to its echo, on the instance's terminal. */
     async echoRoundTrips(): Promise<number[]> {
@@ -162,7 +179,7 @@ async function copyRuns(ctx: SuiteContext, bytes: number): Promise<{ up: number;
     const broughtBack = readdirSync(back).reduce((sum, name) => sum + statSync(join(back, name)).size, 0);
     if (broughtBack !== bytes) throw new Error(`gpu cp brought back ${broughtBack} of ${bytes} bytes`);
     rmSync(back, { recursive: true });
-    const proxiedDown = await proxiedDownload(ctx, bytes);
+    const proxiedDown = (await proxiedDownload(ctx, bytes)).mbPerS;
     return { up, down, proxiedUp, proxiedDown };
   } finally {
     rmSync(folder, { recursive: true, force: true });
@@ -178,14 +195,47 @@ async function proxiedUpload(ctx: SuiteContext, file: string, bytes: number): Pr
   if (!sink.ok) throw new Error(`proxied upload of ${bytes} bytes: HTTP ${sink.status}`);
 }
 
-async function proxiedDownload(ctx: SuiteContext, bytes: number): Promise<number> {
+/** A download's rate, and the CPU each side spent on it per MB. */
+interface Download {
+  mbPerS: number;
+  serviceMsPerMb: number;
+  clientMsPerMb: number;
+}
+
+/** CPU time from its start: the service's processes on the path, and the client's (this process, and any named). */
+class DownloadCpu {
+  readonly #ctx: SuiteContext;
+  readonly #service: number;
+  readonly #reader = process.cpuUsage();
+
+  constructor(ctx: SuiteContext) {
+    this.#ctx = ctx;
+    this.#service = DownloadCpu.#serviceMs(ctx);
+  }
+
+  /** `clientProcessesMs`: the CPU time of the client's other processes, which started with the download. */
+  spent(clientProcessesMs = 0): { serviceMs: number; clientMs: number } {
+    const reader = process.cpuUsage(this.#reader);
+    return { serviceMs: DownloadCpu.#serviceMs(this.#ctx) - this.#service, clientMs: (reader.user + reader.system) / 1000 + clientProcessesMs };
+  }
+
+  static #serviceMs(ctx: SuiteContext): number {
+    const hops = cpuSnapshot(ctx);
+    return hops["workerd front"] + hops["workerd worker"] + hops.agent;
+  }
+}
+
+async function proxiedDownload(ctx: SuiteContext, bytes: number): Promise<Download> {
   const route = ctx.routes.ours;
   const started = performance.now();
+  const cpu = new DownloadCpu(ctx);
   const response = await fetch(routeUrl(route, `/fast/bytes?n=${bytes}`), { headers: route.headers });
   let received = 0;
   for await (const chunk of response.body!) received += (chunk as Uint8Array).byteLength;
   if (received !== bytes) throw new Error(`proxied download gave ${received} of ${bytes} bytes`);
-  return megabytesPerSecond(bytes, performance.now() - started);
+  const mbPerS = megabytesPerSecond(bytes, performance.now() - started);
+  const { serviceMs, clientMs } = cpu.spent();
+  return { mbPerS, serviceMsPerMb: (serviceMs * MB) / bytes, clientMsPerMb: (clientMs * MB) / bytes };
 }
 
 async function wsRoundTrips(ctx: SuiteContext): Promise<number[]> {
