@@ -1,8 +1,10 @@
 // A big file up as a resumable upload: parts of PART_BYTES through PUT /v1/instances/{id}/files with
 // `upload`, `offset` and, on the last, `final=1`. The server's staged size (`Upload-Offset`) is the
 // authority on where the next part starts: a 409 with it resumes from there, and a part that broke
-// off is sent again from whatever had arrived. Parts refused as too large by something in front of
-// the service (an edge that caps request bodies lower) are sent again smaller.
+// off is sent again from whatever had arrived. A final part whose answer was lost is sent again too:
+// the host keeps a written upload's size for an hour and answers 409 with it, and an empty final part
+// from there is 204, so the file does not go twice. Parts refused as too large by something in front
+// of the service (an edge that caps request bodies lower) are sent again smaller.
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Readable, Transform } from "node:stream";

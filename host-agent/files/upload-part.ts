@@ -49,13 +49,20 @@ export async function receiveUploadPart(runtime: FilesRuntime, staging: UploadSt
       return { status: 502, error: "upstream_unavailable", message: `the host could not stage the part: ${outcome.reason}` };
     case "cut_short":
       return { status: 400, error: "bad_request", uploadOffset: outcome.size, message: `the part broke off: ${outcome.size} bytes are staged` };
+    case "written":
+      // The final part sent again (its answer was lost) at the file's whole size: the file is there.
+      if (upload.final && upload.offset === outcome.size) return { status: 204 };
+      return {
+        status: 409, error: "conflict", uploadOffset: outcome.size,
+        message: `upload ${upload.id} is complete: its ${outcome.size} bytes were written to the instance (a new file needs a new upload id)`,
+      };
     case "staged":
       if (!upload.final) return { status: 202, uploadOffset: outcome.size };
   }
   return writeStaged(runtime, staging, message, noDirectory);
 }
 
-/** Writes the staged file into the container as `path`, then forgets the upload; kept staged when the write fails, so a final part may try again. */
+/** Writes the staged file into the container as `path`, then marks the upload written; kept staged when the write fails, so a final part may try again. */
 async function writeStaged(runtime: FilesRuntime, staging: UploadStaging, message: UploadPartMessage, noDirectory: FilesAnswer): Promise<FilesAnswer> {
   const { instance_id: instanceId, path, upload } = message;
   const key = { instanceId, uploadId: upload.id };
@@ -64,7 +71,7 @@ async function writeStaged(runtime: FilesRuntime, staging: UploadStaging, messag
   const tar = singleFileTar(posix.basename(path), staged.file, staged.size, new Date());
   try {
     if (!(await runtime.writeArchive(instanceId, posix.dirname(path), tar))) return noDirectory;
-    await staging.remove(key);
+    await staging.written(key, staged.size);
     return { status: 204 };
   } catch (error) {
     return {

@@ -1,7 +1,7 @@
 // Staged uploads on a real folder: parts appended only at the staged size, one part at a time, never
 // past the room given, which the instance's uploads share (and nothing kept then), a part cut short
 // keeping what arrived, a write the host's disk refuses, and the removals (an instance destroyed, an
-// upload untouched for an hour, a written file).
+// upload untouched for an hour, a written file, whose size is kept for an hour).
 import { mkdir, readdir, readFile, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -25,8 +25,23 @@ describe("UploadStaging", () => {
     expect(staged.size).toBe(11);
     expect(await readFile(staged.file, "utf8")).toBe("hello world");
     staged.release();
-    await staging.remove(upload);
+    await staging.written(upload, 11);
     expect(await staging.size(upload)).toBe(0);
+  });
+
+  it("answers every part of a written upload with the file's size, counts no room for it, and forgets it after an hour", async () => {
+    let now = Date.now();
+    const staging = new UploadStaging(join(dir.path, "written"), () => now);
+    const upload = key("written-upload-0001");
+    expect(await staging.append(upload, 0, bytes("0123456789"), 20)).toEqual({ kind: "staged", size: 10 });
+    await staging.written(upload, 10);
+    expect(await staging.size(upload)).toBe(0);
+    for (const offset of [0, 4, 10]) expect(await staging.append(upload, offset, bytes("more"), 20)).toEqual({ kind: "written", size: 10 });
+    // The marker is not staged bytes: the instance's other uploads have the whole room.
+    expect(await staging.append(key("next-upload-000001"), 0, bytes("x".repeat(20)), 20)).toEqual({ kind: "staged", size: 20 });
+    now += UPLOAD_IDLE_MS + 1000;
+    expect(await staging.sweep()).toBe(2);
+    expect(await staging.append(upload, 0, bytes("again"), 20)).toEqual({ kind: "staged", size: 5 });
   });
 
   it("takes one part of an upload at a time: a second is busy until the first is answered", async () => {

@@ -4,15 +4,18 @@
 // This agent is the authority for how much of an upload is staged: the file's size says it, so a
 // client resumes from it after a part broke off, and an agent restart keeps it. Staging is bounded
 // by the instance's disk, removed once the file is written, when the instance is destroyed, and
-// when it has been untouched for an hour.
+// when it has been untouched for an hour. A written upload leaves a marker of its size,
+// `<upload id>.written` (an upload id has no dot), for an hour: a client that lost the final part's
+// answer and sends it again learns that the file is whole, instead of starting the upload afresh.
 import { createWriteStream } from "node:fs";
-import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Writable, type Readable } from "node:stream";
 
 /** An upload untouched this long is forgotten. */
 export const UPLOAD_IDLE_MS = 60 * 60_000;
 const SWEEP_EVERY_MS = 5 * 60_000;
+const WRITTEN = ".written";
 
 export interface UploadKey {
   instanceId: string;
@@ -26,6 +29,7 @@ export type PartOutcome =
   | { kind: "busy" }
   | { kind: "too_large"; maxBytes: number }
   | { kind: "cut_short"; size: number }
+  | { kind: "written"; size: number }
   | { kind: "failed"; reason: string };
 
 /** The staged file of an upload, held until `release` (no other part may touch it meanwhile). */
@@ -63,6 +67,8 @@ export class UploadStaging {
     const held = this.#hold(key);
     if (!held) return { kind: "busy" };
     try {
+      const written = await this.#writtenSize(key);
+      if (written !== null) return { kind: "written", size: written };
       const size = await this.size(key);
       if (offset !== size) return { kind: "wrong_offset", size };
       // The room is the instance's, shared by all its uploads (one part of each at a time: two parts of
@@ -72,20 +78,20 @@ export class UploadStaging {
       // Its sender went away while this was asked (its close has been and gone): nothing to wait for.
       if (body.destroyed) return { kind: "cut_short", size };
       const file = createWriteStream(this.#file(key), { flags: "a", mode: 0o600 });
-      let written = size;
+      let staged = size;
       // A write that fails (the host's disk full) fails the sink below, which says why.
       file.on("error", (error) => sink.destroy(error));
       const sink = new Writable({
         write(chunk: Buffer, _encoding, done) {
-          if (written + chunk.byteLength > room) return done(new TooLarge());
-          written += chunk.byteLength;
+          if (staged + chunk.byteLength > room) return done(new TooLarge());
+          staged += chunk.byteLength;
           file.write(chunk, done);
         },
         final: (done) => file.end(done),
       });
       const outcome = await new Promise<PartOutcome>((resolve) => {
         let cut = false;
-        sink.once("finish", () => resolve(cut ? { kind: "cut_short", size: written } : { kind: "staged", size: written }));
+        sink.once("finish", () => resolve(cut ? { kind: "cut_short", size: staged } : { kind: "staged", size: staged }));
         sink.on("error", (error) => {
           body.unpipe(sink);
           file.end();
@@ -116,8 +122,10 @@ export class UploadStaging {
     return { file: this.#file(key), size: await this.size(key), release };
   }
 
-  /** Forgets the upload (its file was written, or it can never be). */
-  async remove(key: UploadKey): Promise<void> {
+  /** The upload's file is in the instance, `size` bytes: its staging goes, a marker of its size stays for an hour. */
+  async written(key: UploadKey, size: number): Promise<void> {
+    // Without its marker (the host's disk full), a final part sent again only starts the upload afresh.
+    await writeFile(this.#file(key) + WRITTEN, String(size), { mode: 0o600 }).catch(() => undefined);
     await this.#remove(key);
   }
 
@@ -152,9 +160,15 @@ export class UploadStaging {
   async #stagedBesides(key: UploadKey): Promise<number> {
     let total = 0;
     for (const uploadId of await readdir(join(this.#root, key.instanceId)).catch(() => [])) {
-      if (uploadId !== key.uploadId) total += await this.size({ instanceId: key.instanceId, uploadId });
+      if (uploadId !== key.uploadId && !uploadId.endsWith(WRITTEN)) total += await this.size({ instanceId: key.instanceId, uploadId });
     }
     return total;
+  }
+
+  /** The size of the file the upload wrote into the instance, within the last hour; null when it has not. */
+  async #writtenSize(key: UploadKey): Promise<number | null> {
+    const marker = await readFile(this.#file(key) + WRITTEN, "utf8").catch(() => null);
+    return marker === null ? null : Number(marker);
   }
 
   /** Marks the upload busy; the function returned frees it. Null when it is busy already. */

@@ -54,12 +54,15 @@ beforeAll(async () => {
 });
 afterAll(() => runtime.close());
 
+/** One upload per path: a written upload's id answers with its size for an hour, so each case has its own. */
+const uploadIdFor = (path: string) => `files-stream-${path.replace(/[^A-Za-z0-9]/g, "-")}`;
+
 function setUp() {
   const transport = new RecordingTransport();
   const streams = new ProxyStreams({ resolvePort: async () => null, logs: async () => null, exec: async () => null }, transport, createLogger(() => {}), undefined, null, runtime, new UploadStaging(join(state.path, "uploads")));
   /** Opens a part and sends its body in `chunks`, then `end` unless told not to. */
   const part = (stream: number, path: string, offset: number, final: boolean, maxBytes: number, chunks: string[], end = true) => {
-    const open: ServerMessage = { type: "files_open", stream, instance_id: ID, op: "put", path, upload: { id: "files-stream-upload-1", offset, final, max_bytes: maxBytes } };
+    const open: ServerMessage = { type: "files_open", stream, instance_id: ID, op: "put", path, upload: { id: uploadIdFor(path), offset, final, max_bytes: maxBytes } };
     streams.openFiles(open as Extract<ServerMessage, { type: "files_open" }>);
     for (const chunk of chunks) streams.receiveData({ kind: DataKind.body, stream, payload: Buffer.from(chunk) });
     if (end) streams.receive({ type: "end", stream });
@@ -75,7 +78,7 @@ describe("files stream: an upload's parts", () => {
     part(2, "/data/greeting.txt", 0, false, 1000, ["again"]);
     const wrong = await transport.answer(2);
     expect(wrong).toMatchObject({ status: 409, headers: [["content-type", "application/json"], ["upload-offset", "10"]] });
-    expect(JSON.parse(wrong.body)).toEqual({ error: "conflict", message: "upload files-stream-upload-1 has 10 bytes staged, not 0: send the part from offset 10" });
+    expect(JSON.parse(wrong.body)).toEqual({ error: "conflict", message: `upload ${uploadIdFor("/data/greeting.txt")} has 10 bytes staged, not 0: send the part from offset 10` });
     part(3, "/data/greeting.txt", 10, true, 1000, ["world\n"]);
     expect(await transport.answer(3)).toEqual({ status: 204, headers: [], body: "" });
     expect(await readFile(join(state.path, "containers", ID, "data", "greeting.txt"), "utf8")).toBe("hello big world\n");

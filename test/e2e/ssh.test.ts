@@ -284,8 +284,13 @@ describe("gpu cp", () => {
     const copy = join(mkdtempSync(join(tmpdir(), "gpu-cp-resumed-")), "resumed.txt");
     expect((await gpu("cp", `${instance.id}:/data/resumed.txt`, copy)).code).toBe(0);
     expect(readFileSync(copy, "utf8")).toBe("hello world\n");
-    // The upload is done: its id starts afresh.
-    expect((await put(12, "more")).headers.get("upload-offset")).toBe("0");
+    // The upload is done: for an hour its id answers with the file's size, and its final part sent again (its answer lost) is 204.
+    const done = await put(12, "more");
+    expect(done.status).toBe(409);
+    expect(done.headers.get("upload-offset")).toBe("12");
+    expect(await done.json()).toMatchObject({ error: "conflict", message: expect.stringContaining(`upload ${id} is complete: its 12 bytes were written`) });
+    expect((await put(12, "", true)).status).toBe(204);
+    expect((await put(6, "world\n", true)).status).toBe(409);
 
     // gpu cp's uploader, going on with an upload of which the host has the first 1000 bytes: its part from 0 is refused, and it resumes from there.
     const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-resume-")), "resume.bin");
@@ -311,6 +316,49 @@ describe("gpu cp", () => {
     });
     expect(nowhere.status).toBe(404);
     expect(await nowhere.json()).toMatchObject({ error: "not_found", message: expect.stringContaining("no directory /data/no-such-dir") });
+  });
+
+  it("a final part whose answer is lost is sent again, not the whole file: the host says the file is whole", async () => {
+    // A proxy in front that passes everything on, but drops the connection in place of the first final part's answer.
+    let forwarded = 0;
+    let dropped = false;
+    const edge = createServer((request, response) => {
+      const final = request.url!.includes("final=1");
+      const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+        if (final && !dropped) {
+          dropped = true;
+          answer.resume().on("end", () => response.socket?.destroy());
+          return;
+        }
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      });
+      request.on("data", (chunk: Buffer) => (forwarded += chunk.byteLength));
+      request.pipe(upstream);
+    });
+    edge.on("checkContinue", (request, response) => {
+      response.writeContinue();
+      edge.emit("request", request, response);
+    });
+    await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
+    try {
+      const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-lost-")), "lost-answer.bin");
+      const content = randomBytes(1_000_000);
+      writeFileSync(local, content);
+      const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
+      await uploadInParts({
+        filesUrl: `${edgeUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: "/data/lost-answer.bin", local, size: content.byteLength,
+        progress: () => {}, partBytes: 300_000,
+      });
+      expect(dropped).toBe(true);
+      // Every byte once, and the final part's (100 kB) twice: before, the host had forgotten the upload and it began again.
+      expect(forwarded).toBe(content.byteLength + 100_000);
+      const back = join(dirname(local), "back.bin");
+      expect((await gpu("cp", `${instance.id}:/data/lost-answer.bin`, back)).code).toBe(0);
+      expect(readFileSync(back).equals(content)).toBe(true);
+    } finally {
+      await new Promise((resolve) => edge.close(resolve));
+    }
   });
 
   it("parts and tars that a proxy in front refuses as too large (413, not the API's) are sent again smaller", async () => {
