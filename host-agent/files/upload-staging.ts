@@ -168,7 +168,7 @@ export class UploadStaging {
   /** The size of the file the upload wrote into the instance, within the last hour; null when it has not. */
   async #writtenSize(key: UploadKey): Promise<number | null> {
     const marker = await readFile(this.#file(key) + WRITTEN, "utf8").catch(() => null);
-    return marker === null ? null : Number(marker);
+    return marker !== null && /^\d+$/.test(marker) ? Number(marker) : null;
   }
 
   /** Marks the upload busy; the function returned frees it. Null when it is busy already. */
