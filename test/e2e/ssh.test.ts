@@ -17,7 +17,7 @@ import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
 import { planDirectory, uploadDirectory } from "../../cli/files/directory-upload.ts";
 import { uploadInParts } from "../../cli/files/upload-in-parts.ts";
 import { spawn } from "node:child_process";
-import { createServer, request as httpRequest } from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 
@@ -322,34 +322,17 @@ describe("gpu cp", () => {
     // A proxy in front that passes everything on, but drops the connection in place of the first final part's answer.
     let forwarded = 0;
     let dropped = false;
-    const edge = createServer((request, response) => {
-      const final = request.url!.includes("final=1");
-      const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
-        if (final && !dropped) {
-          dropped = true;
-          answer.resume().on("end", () => response.socket?.destroy());
-          return;
-        }
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      request.on("data", (chunk: Buffer) => (forwarded += chunk.byteLength));
-      request.pipe(upstream);
+    const edge = await edgeProxy({
+      onBody: (chunk) => (forwarded += chunk.byteLength),
+      intercept: (request, answer, response) => {
+        if (!request.url!.includes("final=1") || dropped) return false;
+        dropped = true;
+        answer.resume().on("end", () => response.socket?.destroy());
+        return true;
+      },
     });
-    edge.on("checkContinue", (request, response) => {
-      response.writeContinue();
-      edge.emit("request", request, response);
-    });
-    await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
     try {
-      const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-lost-")), "lost-answer.bin");
-      const content = randomBytes(1_000_000);
-      writeFileSync(local, content);
-      const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
-      await uploadInParts({
-        filesUrl: `${edgeUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: "/data/lost-answer.bin", local, size: content.byteLength,
-        progress: () => {}, partBytes: 300_000,
-      });
+      const { local, content } = await uploadThrough(edge.url, "lost-answer.bin", 1_000_000, 300_000);
       expect(dropped).toBe(true);
       // Every byte once, and the final part's (100 kB) twice: before, the host had forgotten the upload and it began again.
       expect(forwarded).toBe(content.byteLength + 100_000);
@@ -357,7 +340,7 @@ describe("gpu cp", () => {
       expect((await gpu("cp", `${instance.id}:/data/lost-answer.bin`, back)).code).toBe(0);
       expect(readFileSync(back).equals(content)).toBe(true);
     } finally {
-      await new Promise((resolve) => edge.close(resolve));
+      await edge.close();
     }
   });
 
@@ -365,40 +348,24 @@ describe("gpu cp", () => {
     // A real HTTP proxy in front of the stack that caps request bodies at 1.5 MB, as Cloudflare's plans cap them at 100 to 500 MB.
     // Like nginx, it refuses a body by its Content-Length before the client sends it (the CLI asks first, Expect: 100-continue).
     const refusedLengths: number[] = [];
-    const edge = createServer((request, response) => {
-      const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(response);
-      });
-      request.pipe(upstream);
-    });
-    edge.on("checkContinue", (request, response) => {
-      const length = Number(request.headers["content-length"] ?? 0);
-      if (length > 1_500_000) {
+    const edge = await edgeProxy({
+      refuse: (request, response) => {
+        const length = Number(request.headers["content-length"] ?? 0);
+        if (length <= 1_500_000) return false;
         refusedLengths.push(length);
         response.writeHead(413, { "content-type": "text/html", connection: "close" }).end("<html><h1>413 Request Entity Too Large</h1></html>");
-        return;
-      }
-      response.writeContinue();
-      edge.emit("request", request, response);
+        return true;
+      },
     });
-    await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
     try {
-      const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-edge-")), "capped.bin");
-      const content = randomBytes(5_000_000);
-      writeFileSync(local, content);
-      const edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
-      await uploadInParts({
-        filesUrl: `${edgeUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: "/data/capped.bin", local, size: content.byteLength,
-        progress: () => {}, partBytes: 4_000_000,
-      });
+      const { local, content } = await uploadThrough(edge.url, "capped.bin", 5_000_000, 4_000_000);
       expect(refusedLengths).toEqual([4_000_000, 2_000_000]);
       const back = join(dirname(local), "back.bin");
       expect((await gpu("cp", `${instance.id}:/data/capped.bin`, back)).code).toBe(0);
       expect(readFileSync(back).equals(content)).toBe(true);
 
       // gpu cp itself through that proxy: a 2 MB file, and a directory of 4 MB, each refused whole, go in smaller requests.
-      const throughEdge = (...args: string[]) => runGpu(args, { ...env, GPU_API_URL: edgeUrl });
+      const throughEdge = (...args: string[]) => runGpu(args, { ...env, GPU_API_URL: edge.url });
       const small = join(dirname(local), "two-mb.bin");
       writeFileSync(small, randomBytes(2_000_000));
       expect(await throughEdge("cp", small, `${instance.id}:/data`)).toMatchObject({ code: 0, stderr: "" });
@@ -417,7 +384,7 @@ describe("gpu cp", () => {
       expect((await gpu("cp", `${instance.id}:/data/two-mb.bin`, smallBack)).code).toBe(0);
       expect(readFileSync(smallBack).equals(readFileSync(small))).toBe(true);
     } finally {
-      await new Promise((resolve) => edge.close(resolve));
+      await edge.close();
     }
   });
 
@@ -462,6 +429,45 @@ describe("gpu cp", () => {
 });
 
 /** What a GET through the tunnel's local port gets back before the connection closes; "not listening" before the tunnel is up. */
+/** A file of `bytes` random bytes, made in a new temporary folder and uploaded to /data/<name> in parts of `partBytes` through `baseUrl`. */
+async function uploadThrough(baseUrl: string, name: string, bytes: number, partBytes: number): Promise<{ local: string; content: Buffer }> {
+  const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-through-")), name);
+  const content = randomBytes(bytes);
+  writeFileSync(local, content);
+  await uploadInParts({
+    filesUrl: `${baseUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, remotePath: `/data/${name}`, local, size: bytes, progress: () => {}, partBytes,
+  });
+  return { local, content };
+}
+
+/**
+ * A real HTTP proxy in front of the stack, as an edge is. It answers a client that asks first
+ * (Expect: 100-continue) with 100 unless `refuse` answers instead, passes each request on (its body
+ * shown to `onBody`), and each answer back unless `intercept` takes it.
+ */
+async function edgeProxy(hooks: {
+  refuse?: (request: IncomingMessage, response: ServerResponse) => boolean;
+  intercept?: (request: IncomingMessage, answer: IncomingMessage, response: ServerResponse) => boolean;
+  onBody?: (chunk: Buffer) => void;
+}): Promise<{ url: string; close(): Promise<void> }> {
+  const edge = createServer((request, response) => {
+    const upstream = httpRequest(`${stack.baseUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+      if (hooks.intercept?.(request, answer, response)) return;
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    if (hooks.onBody) request.on("data", hooks.onBody);
+    request.pipe(upstream);
+  });
+  edge.on("checkContinue", (request, response) => {
+    if (hooks.refuse?.(request, response)) return;
+    response.writeContinue();
+    edge.emit("request", request, response);
+  });
+  await new Promise<void>((resolve) => edge.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(edge.address() as AddressInfo).port}`, close: () => new Promise((resolve) => edge.close(() => resolve())) };
+}
+
 function throughTunnel(port: number): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
