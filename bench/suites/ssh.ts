@@ -14,7 +14,7 @@ import type { Section } from "../results-model.ts";
 import { routeUrl, wsUrl } from "../routes.ts";
 import { cpuMs, listProcesses, parentOf } from "../stack/procfs.ts";
 import { MB, median, megabytesPerSecond, summarize } from "../stats.ts";
-import { cpuSnapshot } from "./cpu-meter.ts";
+import { cpuSnapshot, cpuSpent, type CpuSnapshot } from "./cpu-meter.ts";
 import type { SuiteContext } from "./suite-context.ts";
 
 const GPU_CLI = resolve(import.meta.dirname, "../../cli/gpu.ts");
@@ -205,23 +205,17 @@ interface Download {
 /** CPU time from its start: the service's processes on the path, and the client's (this process, and any named). */
 class DownloadCpu {
   readonly #ctx: SuiteContext;
-  readonly #service: number;
-  readonly #reader = process.cpuUsage();
+  readonly #start: CpuSnapshot;
 
   constructor(ctx: SuiteContext) {
     this.#ctx = ctx;
-    this.#service = DownloadCpu.#serviceMs(ctx);
+    this.#start = cpuSnapshot(ctx);
   }
 
   /** `clientProcessesMs`: the CPU time of the client's other processes, which started with the download. */
   spent(clientProcessesMs = 0): { serviceMs: number; clientMs: number } {
-    const reader = process.cpuUsage(this.#reader);
-    return { serviceMs: DownloadCpu.#serviceMs(this.#ctx) - this.#service, clientMs: (reader.user + reader.system) / 1000 + clientProcessesMs };
-  }
-
-  static #serviceMs(ctx: SuiteContext): number {
-    const hops = cpuSnapshot(ctx);
-    return hops["workerd front"] + hops["workerd worker"] + hops.agent;
+    const hops = cpuSpent(this.#start, cpuSnapshot(this.#ctx));
+    return { serviceMs: hops["workerd front"] + hops["workerd worker"] + hops.agent, clientMs: hops.client + clientProcessesMs };
   }
 }
 
