@@ -1,5 +1,6 @@
 // The proxy multiplexer in-process against a real upstream server: what a connection drop tears
-// down, body frames racing the port lookup, socket congestion, oversized messages, window overruns.
+// down, body frames racing the port lookup, socket congestion, oversized messages, window overruns,
+// and the connection's budget of unacknowledged bytes.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import type { HttpRequestMessage } from "./http-proxy-stream.ts";
 import { ProxyStreams } from "./proxy-streams.ts";
+import { INSTANCE_BUDGET_BYTES } from "./send-budget.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
 const ID = "i-proxystreams2345";
@@ -53,6 +55,7 @@ beforeAll(async () => {
     req.on("close", () => upstreamClosed.push(req.url ?? ""));
     if (req.url === "/hang") return res.writeHead(200).write("x");
     if (req.url === "/big") return res.writeHead(200).end(Buffer.alloc(1024 * 1024));
+    if (req.url === "/bigger") return res.writeHead(200).end(Buffer.alloc(2 * INITIAL_WINDOW_BYTES));
     const hash = createHash("sha256");
     for await (const chunk of req) hash.update(chunk as Buffer);
     res.writeHead(200).end(hash.digest("hex"));
@@ -143,5 +146,23 @@ describe("proxy streams", () => {
     streams.open(httpRequest(7, "/x"));
     expect(await transport.waitFor((m) => m.type === "abort", "abort")).toEqual({ type: "abort", stream: 7, reason: "upstream_unavailable" });
     expect(streams.openCount).toBe(0);
+  });
+
+  it("holds an instance's streams to its budget while their clients do not read, lets another instance's go on, and goes on as windows come back", async () => {
+    const { transport, streams } = setUp();
+    // Six downloads with a window each (24 MiB) on one instance: its budget is 16.
+    const slow = [20, 21, 22, 23, 24, 25];
+    const sentBy = (ids: number[]) => ids.reduce((sum, id) => sum + (transport.bytes.get(id) ?? 0), 0);
+    for (const id of slow) streams.open(httpRequest(id, "/bigger"));
+    await waitUntil(() => (sentBy(slow) >= INSTANCE_BUDGET_BYTES ? true : undefined), "the instance's budget sent");
+    streams.open({ ...httpRequest(26, "/bigger"), instance_id: "i-proxystreamsother" });
+    await waitUntil(() => (sentBy([26]) === INITIAL_WINDOW_BYTES ? true : undefined), "the other instance's stream sending its window");
+    expect(sentBy(slow)).toBeLessThanOrEqual(INSTANCE_BUDGET_BYTES + MAX_DATA_FRAME_BYTES);
+    const held = sentBy(slow);
+    streams.receive({ type: "window", stream: 20, bytes: 2 * 1024 * 1024 });
+    await waitUntil(() => (sentBy(slow) >= held + 1024 * 1024 ? true : undefined), "more sent once the MachineDO handed some on");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sentBy(slow)).toBeLessThanOrEqual(held + 2 * 1024 * 1024 + MAX_DATA_FRAME_BYTES);
+    streams.closeAll();
   });
 });

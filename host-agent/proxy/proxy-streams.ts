@@ -1,6 +1,8 @@
 // The agent's end of the proxy multiplexer: opens HTTP and WebSocket streams to container ports,
 // streams of container logs, SSH connections and terminals when the MachineDO asks, and routes its
-// stream frames (data, window, end, abort, ws_close) to them through the shared stream table.
+// stream frames (data, window, end, abort, ws_close) to them through the shared stream table. Each
+// stream sends through its own view of the connection, counted against the budget of what the
+// MachineDO may hold (send-budget.ts).
 import type { DataFrame } from "../../protocol/mux/frames.ts";
 import { StreamTable, type StreamControl } from "../../protocol/mux/stream-table.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -9,6 +11,7 @@ import type { UploadStaging } from "../files/upload-staging.ts";
 import { FilesStream, type FilesOpenMessage, type FilesRuntime } from "./files-stream.ts";
 import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts";
 import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
+import { SendBudget } from "./send-budget.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 import { WsProxyStream, type WsOpenMessage } from "./ws-proxy-stream.ts";
 import type { SshHostKey } from "../ssh/host-key.ts";
@@ -25,11 +28,15 @@ interface OpenSession extends PromiseWithResolvers<void> {
   end(reason: string): void;
 }
 
+type OpenStream = HttpProxyStream | WsProxyStream | LogsStream | SshStream | TerminalStream | FilesStream;
+
 export class ProxyStreams {
   readonly #runtime: StreamRuntime;
   readonly #transport: StreamTransport;
+  /** Every stream sends through it: what the MachineDO holds of the agent's data stays bounded. */
+  readonly #budget: SendBudget;
   readonly #log: Logger;
-  readonly #streams = new StreamTable<HttpProxyStream | WsProxyStream | LogsStream | SshStream | TerminalStream | FilesStream>();
+  readonly #streams = new StreamTable<OpenStream>();
   readonly #sessions = new Map<number, OpenSession>();
   readonly #logKeepAliveMs: number | undefined;
   readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
@@ -48,6 +55,7 @@ export class ProxyStreams {
   ) {
     this.#runtime = runtime;
     this.#transport = transport;
+    this.#budget = new SendBudget(transport);
     this.#log = log;
     this.#logKeepAliveMs = logKeepAliveMs;
     this.#ssh = ssh;
@@ -61,8 +69,9 @@ export class ProxyStreams {
 
   open(message: HttpRequestMessage | WsOpenMessage): void {
     this.#streams.get(message.stream)?.close();
-    const forget = () => this.#streams.remove(message.stream, stream);
-    const stream = message.type === "http_request" ? new HttpProxyStream(message, this.#transport, forget) : new WsProxyStream(message, this.#transport, forget);
+    const { transport, forget } = this.#place(message);
+    const closed = () => forget(stream);
+    const stream = message.type === "http_request" ? new HttpProxyStream(message, transport, closed) : new WsProxyStream(message, transport, closed);
     // Registered before the port is resolved: body frames may arrive meanwhile.
     this.#streams.add(message.stream, stream);
     this.#runtime.resolvePort(message.instance_id, message.port).then(
@@ -76,7 +85,8 @@ export class ProxyStreams {
 
   openLogs(message: LogsOpenMessage): void {
     this.#streams.get(message.stream)?.close();
-    const stream = new LogsStream(message, this.#transport, () => this.#streams.remove(message.stream, stream), this.#logKeepAliveMs);
+    const { transport, forget } = this.#place(message);
+    const stream = new LogsStream(message, transport, () => forget(stream), this.#logKeepAliveMs);
     this.#streams.add(message.stream, stream);
     this.#runtime.logs(message.instance_id, { tail: message.tail, follow: message.follow }).then(
       (source) => stream.connect(source),
@@ -92,8 +102,9 @@ export class ProxyStreams {
     this.#streams.get(message.stream)?.close();
     let ender: SessionEnder | null = null;
     const untrack = this.#trackSession(message.stream, message.instance_id, (reason) => ender?.end(reason));
-    const stream = new SshStream(message, this.#transport, () => {
-      this.#streams.remove(message.stream, stream);
+    const { transport, forget } = this.#place(message);
+    const stream = new SshStream(message, transport, () => {
+      forget(stream);
       untrack();
     });
     this.#streams.add(message.stream, stream);
@@ -108,8 +119,9 @@ export class ProxyStreams {
   openTerminal(message: TerminalOpenMessage): void {
     this.#streams.get(message.stream)?.close();
     const untrack = this.#trackSession(message.stream, message.instance_id, (reason) => stream.endSession(reason));
-    const stream = new TerminalStream(message, this.#transport, () => {
-      this.#streams.remove(message.stream, stream);
+    const { transport, forget } = this.#place(message);
+    const stream = new TerminalStream(message, transport, () => {
+      forget(stream);
       untrack();
     });
     this.#streams.add(message.stream, stream);
@@ -140,10 +152,24 @@ export class ProxyStreams {
   /** An instance's files: a tar of a path, a tar extracted into a directory, or a part of an upload. */
   openFiles(message: FilesOpenMessage): void {
     this.#streams.get(message.stream)?.close();
-    const stream = new FilesStream(message, this.#transport, () => this.#streams.remove(message.stream, stream));
+    const { transport, forget } = this.#place(message);
+    const stream = new FilesStream(message, transport, () => forget(stream));
     this.#streams.add(message.stream, stream);
     if (!this.#files) return stream.refuse();
     stream.start(this.#files, this.#uploads);
+  }
+
+  /**
+   * A new stream's view of the connection, within the budget of what the MachineDO may hold, and what
+   * its closing does: the table forgets it and the budget has its bytes back.
+   */
+  #place(message: { stream: number; instance_id: string }) {
+    const transport = this.#budget.transportFor(message.stream, message.instance_id);
+    const forget = (stream: OpenStream) => {
+      this.#streams.remove(message.stream, stream);
+      transport.release();
+    };
+    return { transport, forget };
   }
 
   /** Routes a data frame; returns why it was refused, or null. */
@@ -152,6 +178,7 @@ export class ProxyStreams {
   }
 
   receive(message: StreamControl): void {
+    if (message.type === "window") this.#budget.acknowledged(message.stream, message.bytes);
     this.#streams.route(message);
   }
 

@@ -5,8 +5,11 @@ import type { AgentMessage } from "../../protocol/messages.ts";
 export interface StreamTransport {
   send(message: AgentMessage): void;
   sendData(kind: DataKind, stream: number, payload: Uint8Array): void;
-  /** True while the socket's own send buffer is too full to add more data. */
+  /**
+   * True while no more data may go: the socket's own send buffer is too full, or (a stream's
+   * transport, send-budget.ts) its instance or the connection has its budget of unacknowledged bytes out.
+   */
   congested(): boolean;
-  /** Calls back once the socket's send buffer has drained below the limit. */
+  /** Calls back once that may have changed: the sender checks again. */
   whenUncongested(callback: () => void): void;
 }
