@@ -20,6 +20,8 @@ export interface AgentConnectionOptions {
   /** Every decoded server frame but the welcome and heartbeat answers, which the connection handles itself. */
   onMessage(message: Exclude<ServerMessage, { type: "welcome" | "heartbeat_ack" }>): void;
   onData(frame: DataFrame): void;
+  /** The server welcomed this connection: what it says of itself holds until the next. */
+  onWelcome?(message: Extract<ServerMessage, { type: "welcome" }>): void;
   /** The socket is gone: whatever was bound to it (proxied streams) must end. */
   onDisconnect(): void;
   /** Time allowed between hello and welcome. */
@@ -160,6 +162,7 @@ export class AgentConnection implements StreamTransport {
       welcomedAt = Date.now();
       log.addContext({ machine_id: message.machine_id });
       log.info("connected", { heartbeat_ms: message.heartbeat_ms });
+      this.#options.onWelcome?.(message);
       heartbeat = setInterval(() => {
         if (Date.now() - lastFrameAt > 3 * message.heartbeat_ms) {
           log.warn("server silent for 3 heartbeats, reconnecting");

@@ -261,7 +261,27 @@ describe("host agent against a fake MachineDO", () => {
     await waitUntil(() => (fake.connectionCount > connections ? true : undefined), "reconnect");
     const hello = await waitUntil(() => fake.messages(fake.connectionCount).find((m) => m.type === "hello"), "second hello");
     expect(hello).toMatchObject({ containers: [{ instance_id: ID, state: "running", message: "" }], readiness: [{ instance_id: ID, ready_ports: [8000, 8001] }] });
-    fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 7, heartbeat_ms: HEARTBEAT_MS });
+    fake.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: 7, heartbeat_ms: HEARTBEAT_MS, settles_streams: true });
+    await waitUntil(() => (agent.logs.filter((line) => line.msg === "connected").length === 2 ? true : undefined), "connected again");
+  });
+
+  it("counts replies it sent whole until the MachineDO settles them, as its welcome said it does: past the instance's share a new reply waits", async () => {
+    const reply = 4_000_000;
+    // A new connection, so nothing is counted yet. Four, each within its window, sent whole with no
+    // credit back: together just short of the instance's 16 MiB share (send-budget.ts), counted
+    // until the MachineDO settles them.
+    const whole = Array.from({ length: 4 }, () => nextStream++);
+    for (const stream of whole) sendHttpRequest(fake, stream, ID, `/bytes?n=${reply}`);
+    await waitUntil(() => (whole.every((stream) => fake.streamMessages(stream).some((m) => m.type === "end")) ? true : undefined), "the replies sent whole");
+    const waiting = nextStream++;
+    sendHttpRequest(fake, waiting, ID, `/bytes?n=${reply}`);
+    await waitUntil(() => (fake.streamBytes(waiting).byteLength > 0 ? true : undefined), "the new reply's first megabyte");
+    await sleep(300);
+    expect(fake.streamBytes(waiting).byteLength).toBeLessThan(reply);
+    for (const stream of whole) fake.send({ type: "window", stream, bytes: reply });
+    await waitUntil(() => fake.streamMessages(waiting).find((m) => m.type === "end"), "the new reply's end");
+    expect(fake.streamBytes(waiting).byteLength).toBe(reply);
+    fake.send({ type: "window", stream: waiting, bytes: reply });
   });
 
   it("drops a server that stays silent for three heartbeats and reconnects", async () => {

@@ -51,6 +51,7 @@ const agentMessages: AgentMessage[] = [
 
 const serverMessages: ServerMessage[] = [
   { type: "welcome", protocol: 1, machine_id: 3, heartbeat_ms: 10000 },
+  { type: "welcome", protocol: 1, machine_id: 3, heartbeat_ms: 10000, settles_streams: true },
   { type: "command", command_id: "c1", op: "create", instance_id: ID, spec },
   { type: "command", command_id: "c2", op: "destroy", instance_id: ID, spec: null },
   { type: "logs_open", stream: 9, instance_id: ID, tail: 10_000, follow: true, format: "events" },

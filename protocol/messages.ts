@@ -153,7 +153,18 @@ export type AgentMessage = z.infer<typeof agentMessage>;
 
 /** Frames the MachineDO sends to its agent. */
 export const serverMessage = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("welcome"), protocol: z.number().int(), machine_id: z.number().int(), heartbeat_ms: z.number().int().min(100) }),
+  z.object({
+    type: z.literal("welcome"),
+    protocol: z.number().int(),
+    machine_id: z.number().int(),
+    heartbeat_ms: z.number().int().min(100),
+    /**
+     * The MachineDO returns all of a stream's remaining credit when it is done with the stream, so the
+     * agent may count an ended stream's bytes until then (host-agent/proxy/send-budget.ts). Absent
+     * from a MachineDO before it: taken as false.
+     */
+    settles_streams: z.boolean().optional(),
+  }),
   /** The answer to a heartbeat sent as exactly `{"type":"heartbeat"}`: the platform gives it without waking the MachineDO. */
   z.object({ type: z.literal("heartbeat_ack") }),
   z.object({

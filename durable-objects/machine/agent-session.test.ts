@@ -22,6 +22,14 @@ describe("agent endpoint", () => {
     expect(await response.json()).toEqual({ error: "unauthorized", message: expect.any(String) });
   });
 
+  it("the welcome says the MachineDO settles streams, so the agent counts an ended stream's bytes until their credit is back", async () => {
+    await seedGpuModels();
+    const agent = await FakeAgent.register("welcomed");
+    await agent.connect(["rtx4090"]);
+    expect(agent.received.find((m) => m.type === "welcome")).toMatchObject({ type: "welcome", machine_id: agent.machineId, settles_streams: true });
+    await agent.leave();
+  });
+
   it("a second connection for the same machine replaces the first", async () => {
     await seedGpuModels();
     const first = await FakeAgent.register("twice");

@@ -1,5 +1,5 @@
-// The base every MachineDO stream kind builds on: flow control both ways and finishing once, through
-// a kind made for the test and a link that records what it sends.
+// The base every MachineDO stream kind builds on: flow control both ways, finishing once and settling
+// the agent's credit as it does, through a kind made for the test and a link that records what it sends.
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { DataKind, decodeDataFrame, INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOLD, type DataFrame, type ServerMessage } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
@@ -124,10 +124,29 @@ describe("BridgeStream", () => {
     for (let i = 0; i < 4; i++) stream.onData(DataKind.body, new Uint8Array(INITIAL_WINDOW_BYTES / 4));
     expect(controls).toEqual([]);
     stream.onData(DataKind.body, new Uint8Array(1));
-    expect(controls).toEqual([{ type: "abort", stream: 7, reason: "over the window" }]);
+    expect(controls).toEqual([{ type: "abort", stream: 7, reason: "over the window" }, { type: "window", stream: 7, bytes: INITIAL_WINDOW_BYTES + 1 }]);
     expect(closes()).toBe(1);
     expect(errors.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
       expect.objectContaining({ level: "error", msg: "the agent sent more than the flow-control window", request_id: "req_test" }),
+    ]);
+  });
+
+  it("returns, as it finishes, all the credit it still owes for the agent's data, handed on or dropped, and nothing after", () => {
+    const handedOn = recordedStream();
+    handedOn.stream.onData(DataKind.body, new Uint8Array(WINDOW_UPDATE_THRESHOLD / 4));
+    expect(handedOn.controls).toEqual([]);
+    handedOn.stream.end();
+    expect(handedOn.controls).toEqual([{ type: "window", stream: 7, bytes: WINDOW_UPDATE_THRESHOLD / 4 }]);
+
+    const dropped = recordedStream();
+    dropped.stream.onData(DataKind.body, new Uint8Array(WINDOW_UPDATE_THRESHOLD + 1));
+    dropped.stream.stalled = true;
+    dropped.stream.onData(DataKind.body, new Uint8Array(3 * MB));
+    dropped.stream.onDisconnect();
+    dropped.stream.end();
+    expect(dropped.controls).toEqual([
+      { type: "window", stream: 7, bytes: WINDOW_UPDATE_THRESHOLD + 1 },
+      { type: "window", stream: 7, bytes: 3 * MB },
     ]);
   });
 

@@ -127,6 +127,10 @@ export abstract class BridgeStream implements MuxStream {
   /** The stream is over on this side: nothing more is sent for it, a sender waiting for credit stops, and the bridge forgets it. */
   protected finish(): void {
     if (this.#finished) return;
+    // Whatever this end still holds of the agent's data is dropped or handed on now: all its credit
+    // goes back, so the agent's budget stops counting the stream (settles_streams in the welcome).
+    const credit = this.#receiveCredit.settle();
+    if (credit > 0) this.link.sendControl({ type: "window", stream: this.id, bytes: credit });
     this.#finished = true;
     this.#sendCredit.release();
     this.link.close();

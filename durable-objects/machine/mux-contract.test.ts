@@ -35,6 +35,7 @@ async function machineEnd(): Promise<MuxEndUnderTest> {
 
   return {
     ...log,
+    settlesStreams: true,
     get openStreams() {
       return bridge.openStreams;
     },

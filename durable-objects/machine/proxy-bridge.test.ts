@@ -122,7 +122,7 @@ describe("ProxyBridge", () => {
     const { bridge, controls, stream, answer, body } = openExchange(() => ({ request_id: "req_d" }));
     await (await answer()).body!.cancel();
     body(new Uint8Array(10));
-    await until(async () => controls().at(-1), (last) => last?.type === "abort", "the abort");
+    await until(async () => controls().find((m) => m.type === "abort"), (abort) => abort !== undefined, "the abort");
     expect(infos()).toEqual([
       { level: "info", msg: "client left before the response ended", stream: "http", request_id: "req_d", stream_id: stream },
     ]);
@@ -150,7 +150,7 @@ describe("ProxyBridge", () => {
     expect(credited).toBeGreaterThanOrEqual(1024 * 1024);
     expect(credited).toBeLessThanOrEqual(read);
     await reader.cancel();
-    await until(async () => controls().at(-1), (last) => last?.type === "abort", "the abort");
+    await until(async () => controls().find((m) => m.type === "abort"), (abort) => abort !== undefined, "the abort");
     expect(bridge.openStreams).toBe(0);
   });
 

@@ -73,6 +73,7 @@ async function agentEnd(): Promise<MuxEndUnderTest> {
 
   return {
     ...log,
+    settlesStreams: false,
     get openStreams() {
       return streams.openCount;
     },

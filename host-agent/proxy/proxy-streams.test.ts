@@ -15,7 +15,7 @@ import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import type { HttpRequestMessage } from "./http-proxy-stream.ts";
 import { ProxyStreams } from "./proxy-streams.ts";
-import { INSTANCE_BUDGET_BYTES } from "./send-budget.ts";
+import { INSTANCE_LIMIT_BYTES, INSTANCE_SHARE_BYTES } from "./send-budget.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
 const ID = "i-proxystreams2345";
@@ -148,21 +148,56 @@ describe("proxy streams", () => {
     expect(streams.openCount).toBe(0);
   });
 
-  it("holds an instance's streams to its budget while their clients do not read, lets another instance's go on, and goes on as windows come back", async () => {
+  it("holds an instance's streams whose clients sit to its share and limit, lets its new streams and other instances' go on, and gives room back to waiting streams first", async () => {
     const { transport, streams } = setUp();
-    // Six downloads with a window each (24 MiB) on one instance: its budget is 16.
-    const slow = [20, 21, 22, 23, 24, 25];
+    // As the MachineDO says in its welcome: a reply sent whole is counted until it has been read.
+    streams.serverSettles(true);
     const sentBy = (ids: number[]) => ids.reduce((sum, id) => sum + (transport.bytes.get(id) ?? 0), 0);
-    for (const id of slow) streams.open(httpRequest(id, "/bigger"));
-    await waitUntil(() => (sentBy(slow) >= INSTANCE_BUDGET_BYTES ? true : undefined), "the instance's budget sent");
+    const sending = (ids: number[], bytes: number, what: string) => waitUntil(() => (sentBy(ids) >= bytes ? true : undefined), what);
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
+    // Six downloads whose clients read nothing, a window each (24 MiB): the instance's share is 16.
+    const sitting = [20, 21, 22, 23, 24, 25];
+    for (const id of sitting) streams.open(httpRequest(id, "/bigger"));
+    await sending(sitting, INSTANCE_SHARE_BYTES, "the instance's share sent");
+    await settled();
+    // Held short of their windows: past the share, a stream sends only its first megabyte or so.
+    expect(sentBy(sitting)).toBeLessThan(sitting.length * INITIAL_WINDOW_BYTES);
+    // Another instance's stream sends its whole window; a new stream of this one its first megabyte, here its whole body.
     streams.open({ ...httpRequest(26, "/bigger"), instance_id: "i-proxystreamsother" });
-    await waitUntil(() => (sentBy([26]) === INITIAL_WINDOW_BYTES ? true : undefined), "the other instance's stream sending its window");
-    expect(sentBy(slow)).toBeLessThanOrEqual(INSTANCE_BUDGET_BYTES + MAX_DATA_FRAME_BYTES);
-    const held = sentBy(slow);
-    streams.receive({ type: "window", stream: 20, bytes: 2 * 1024 * 1024 });
-    await waitUntil(() => (sentBy(slow) >= held + 1024 * 1024 ? true : undefined), "more sent once the MachineDO handed some on");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(sentBy(slow)).toBeLessThanOrEqual(held + 2 * 1024 * 1024 + MAX_DATA_FRAME_BYTES);
+    streams.open(httpRequest(27, "/big"));
+    await sending([26], INITIAL_WINDOW_BYTES, "the other instance's window");
+    await transport.waitFor((m) => m.type === "end" && m.stream === 27, "the new stream's whole body");
+    expect(sentBy([27])).toBe(1024 * 1024);
+    // More new streams take the instance to its limit; those past it send nothing.
+    const late = Array.from({ length: 12 }, (_, n) => 30 + n);
+    for (const id of late) streams.open(httpRequest(id, "/bigger"));
+    await sending([...sitting, 27, ...late], INSTANCE_LIMIT_BYTES, "the instance's limit sent");
+    await settled();
+    expect(sentBy([...sitting, 27, ...late])).toBeLessThanOrEqual(INSTANCE_LIMIT_BYTES + MAX_DATA_FRAME_BYTES);
+    const waiting = late.filter((id) => sentBy([id]) === 0);
+    expect(waiting.length).toBeGreaterThan(0);
+    // A sitting client reads a megabyte: a waiting stream sends, not the stream whose window came back.
+    const before = sentBy([20]);
+    streams.receive({ type: "window", stream: 20, bytes: 1024 * 1024 });
+    await sending([waiting[0]!], 1, "a waiting stream sending");
+    expect(sentBy([20])).toBe(before);
+    // The MachineDO done with the reply it held whole (its client read it): the next waiting stream sends.
+    const next = waiting.find((id) => sentBy([id]) === 0)!;
+    streams.receive({ type: "window", stream: 27, bytes: 1024 * 1024 });
+    await sending([next], 1, "the next waiting stream sending");
+    streams.closeAll();
+  });
+
+  it("gives an instance its room back at once when the MachineDO aborts its streams, though it settles streams", async () => {
+    const { transport, streams } = setUp();
+    streams.serverSettles(true);
+    const sentBy = (ids: number[]) => ids.reduce((sum, id) => sum + (transport.bytes.get(id) ?? 0), 0);
+    const aborted = [40, 41, 42, 43, 44, 45];
+    for (const id of aborted) streams.open(httpRequest(id, "/bigger"));
+    await waitUntil(() => (sentBy(aborted) >= INSTANCE_SHARE_BYTES ? true : undefined), "the instance's share sent");
+    for (const id of aborted) streams.receive({ type: "abort", stream: id, reason: "client went away" });
+    streams.open(httpRequest(46, "/bigger"));
+    await waitUntil(() => (sentBy([46]) === INITIAL_WINDOW_BYTES ? true : undefined), "a whole window sent by the next stream");
     streams.closeAll();
   });
 });

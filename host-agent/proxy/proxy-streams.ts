@@ -177,13 +177,21 @@ export class ProxyStreams {
     return this.#streams.routeData(frame);
   }
 
+  /** Whether the MachineDO now connected settles streams (its welcome's `settles_streams`). */
+  serverSettles(settles: boolean): void {
+    this.#budget.serverSettles(settles);
+  }
+
   receive(message: StreamControl): void {
     if (message.type === "window") this.#budget.acknowledged(message.stream, message.bytes);
     this.#streams.route(message);
+    // After the stream has closed (and released its budget): the MachineDO dropped what it held of it.
+    if (message.type === "abort" || message.type === "ws_close") this.#budget.drop(message.stream);
   }
 
   /** The connection to the MachineDO is gone: no stream can continue. */
   closeAll(): void {
     this.#streams.disconnectAll();
+    this.#budget.dropAll();
   }
 }

@@ -52,6 +52,14 @@ export class ReceiveCredit {
     return this.#outstanding <= INITIAL_WINDOW_BYTES;
   }
 
+  /** The stream is over at this end: returns all the credit still owed (what was held is dropped), and owes nothing more. */
+  settle(): number {
+    const credit = this.#outstanding;
+    this.#outstanding = 0;
+    this.#consumedUnreturned = 0;
+    return credit;
+  }
+
   /** Records bytes handed on; returns the credit to send back now, or 0 to keep batching. */
   consume(bytes: number): number {
     this.#consumedUnreturned += bytes;

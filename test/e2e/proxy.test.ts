@@ -113,6 +113,15 @@ describe("HTTP pass-through", () => {
     expect(createHash("sha256").update(body).digest("hex")).toBe(reported.sha256);
   });
 
+  it("replies read to their end never add up in the host's budget: 120 of 300 kB, 36 MB together, all arrive", async () => {
+    // Each leaves less than a credit batch (512 KiB) unacknowledged until the MachineDO, done with the
+    // stream, returns the rest: were that lost, they would fill the instance's 24 MiB and hold its next replies.
+    for (let n = 0; n < 120; n++) {
+      const response = await fetch(stack.proxyUrl(llm, 8000, "/bytes?n=300000"), { headers: auth(), signal: AbortSignal.timeout(10_000) });
+      expect((await response.arrayBuffer()).byteLength).toBe(300_000);
+    }
+  });
+
   it("a response with a declared length keeps its Content-Length (download progress works)", async () => {
     // Identity encoding: with gzip accepted the runtime may compress, which drops the length.
     const response = await fetch(stack.proxyUrl(llm, 8000, "/echo/sized"), { headers: { ...auth(), "accept-encoding": "identity" } });
