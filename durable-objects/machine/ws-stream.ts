@@ -1,31 +1,30 @@
 // One proxied WebSocket: the client's socket (a WebSocketPair end accepted here) bridged to the
 // upstream socket the agent opens. Messages keep their type; close codes and reasons cross both ways.
 // Credit as for HTTP bodies (bridge-stream.ts), counted in message bytes: the client's messages are
-// queued for the agent's credit; messages handed to the client return credit to the agent once the
-// client's socket is taking them (its bufferedAmount at most CLIENT_BUFFER_BYTES), so a client that
-// stops reading holds at most that and one window here, as a slow reader of an HTTP body does. The
+// queued for the agent's credit; messages handed to the client return credit to the agent only as
+// they leave the client's socket (what its bufferedAmount no longer counts), so a client that stops
+// reading holds at most one window here, socket included, as a slow reader of an HTTP body does, and
+// all of it stays counted in the agent's budget of what this object holds (host-agent/proxy/send-budget.ts). The
 // other way, nothing can make workerd stop reading a client's socket: a client whose messages wait
 // for an upstream that does not read them, past CLIENT_QUEUE_BYTES, is closed with 1008. A
 // socket the host's disconnection or an upstream failure ends is closed with 1011 and logged once,
 // as the expected event it is.
 import {
-  closeQuietly, DataKind, INITIAL_WINDOW_BYTES, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
+  closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
 } from "../../protocol/index.ts";
 import { BridgeStream, upstreamUnavailable } from "./bridge-stream.ts";
 
 /** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
-/** What may wait in the client's socket, unsent, before the agent gets no more credit: one window. */
-const CLIENT_BUFFER_BYTES = INITIAL_WINDOW_BYTES;
 /**
  * What a client's messages may queue here for the agent's credit: more than SSH's own windows let a
  * connection send (10 channels of 2 MiB, host-agent/ssh/channel-limits.ts) beyond the stream's window.
  */
 const CLIENT_QUEUE_BYTES = 32 * 1024 * 1024;
 /**
- * How soon a socket over CLIENT_BUFFER_BYTES is looked at again (the runtime tells nobody when it
- * drains): at first soon, then, while it stays full, twice as late each time up to a second, so a
- * client that stopped reading long ago costs the object one wake a second, not a hundred.
+ * How soon a socket still holding messages is looked at again (the runtime tells nobody as it
+ * drains): at first soon, then, while nothing leaves it, twice as late each time up to a second, so
+ * a client that stopped reading long ago costs the object one wake a second, not a hundred.
  */
 const DRAIN_POLL_FIRST_MS = 10;
 const DRAIN_POLL_MAX_MS = 1000;
@@ -35,7 +34,7 @@ const decoder = new TextDecoder();
 export class WsStream extends BridgeStream {
   readonly carries = "websocket";
   private client: WebSocket | null = null;
-  /** Bytes handed to the client's socket whose credit waits for that socket to drain. */
+  /** Bytes handed to the client's socket whose credit waits for them to leave it. */
   private owed = 0;
   private drainPoll: ReturnType<typeof setTimeout> | null = null;
   private drainPollMs = DRAIN_POLL_FIRST_MS;
@@ -84,23 +83,28 @@ export class WsStream extends BridgeStream {
     this.repay();
   }
 
-  /** Returns what is owed to the agent once the client's socket holds at most CLIENT_BUFFER_BYTES unsent. */
-  private repay(): void {
-    if (this.finished || !this.client || this.drainPoll) return;
-    // A runtime without bufferedAmount (workerd before November 2026) is taken at its word.
-    const buffered = this.client.bufferedAmount ?? 0;
-    if (buffered > CLIENT_BUFFER_BYTES) {
-      this.drainPoll = setTimeout(() => {
-        this.drainPoll = null;
-        this.drainPollMs = Math.min(this.drainPollMs * 2, DRAIN_POLL_MAX_MS);
-        this.repay();
-      }, this.drainPollMs);
-      return;
+  /**
+   * Returns to the agent what has left the client's socket, as each message comes and, while some
+   * has not left, as a poll finds (`polled`: the poll's own turn, which backs off when nothing left).
+   */
+  private repay(polled = false): void {
+    if (this.finished || !this.client) return;
+    // The socket holds only messages handed to it here, some of them already repaid: what it holds
+    // beyond `owed` cannot be. A runtime without bufferedAmount (workerd before November 2026) is
+    // taken at its word.
+    const left = this.owed - Math.min(this.client.bufferedAmount ?? 0, this.owed);
+    if (left > 0) {
+      this.owed -= left;
+      this.drainPollMs = DRAIN_POLL_FIRST_MS;
+      this.handedOn(left);
+    } else if (polled) {
+      this.drainPollMs = Math.min(this.drainPollMs * 2, DRAIN_POLL_MAX_MS);
     }
-    this.drainPollMs = DRAIN_POLL_FIRST_MS;
-    const bytes = this.owed;
-    this.owed = 0;
-    this.handedOn(bytes);
+    if (this.owed === 0 || this.drainPoll) return;
+    this.drainPoll = setTimeout(() => {
+      this.drainPoll = null;
+      this.repay(true);
+    }, this.drainPollMs);
   }
 
   override onWsClose(code: number, reason: string): void {

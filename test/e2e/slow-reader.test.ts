@@ -1,6 +1,6 @@
 // A client that stops reading is bounded, through the whole stack on the local runtime.
-// A proxied WebSocket's client: the MachineDO gives the agent no more credit while the client's
-// socket holds a window unsent, so the upstream's messages wait at the host; the other way, a client
+// A proxied WebSocket's client: the MachineDO gives the agent credit back only for messages that
+// have left the client's socket, so the upstream's messages wait at the host; the other way, a client
 // whose messages the upstream does not read is closed with 1008 once 32 MiB of them wait.
 // SSH, by its own flow control too: the real OpenSSH client runs `head -c` with its stdout going
 // into a pipe nobody reads, and the agent sends at most one channel window (what the MachineDO
@@ -49,8 +49,8 @@ const kernelMaxBuffer = (name: "tcp_rmem" | "tcp_wmem") => Number(readFileSync(`
  * in a full run (past the 24 MiB this bound used to be); the kernel's maxima here allow 72 MiB.
  */
 const PATH_BUFFER_BYTES = 2 * (kernelMaxBuffer("tcp_rmem") + kernelMaxBuffer("tcp_wmem"));
-/** What the agent may have sent to a WebSocket client that reads nothing: a window unacknowledged, a window in its socket's queue, and the path's buffers. */
-const WS_STALL_BOUND = 2 * INITIAL_WINDOW_BYTES + PATH_BUFFER_BYTES;
+/** What the agent may have sent to a WebSocket client that reads nothing: a window, its socket's queue included, and the path's buffers. */
+const WS_STALL_BOUND = INITIAL_WINDOW_BYTES + PATH_BUFFER_BYTES;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "gpu-ssh-slow-"));
