@@ -46,10 +46,13 @@ export abstract class BridgeStream implements MuxStream {
     return this.#finished;
   }
 
-  /** Bytes handed to `queue` that still wait for the agent's credit. */
-  protected get queuedBytes(): number {
-    return this.#queuedBytes;
+  /** Whether `bytes` handed to `queue` now would wait for the agent's credit rather than go at once. */
+  protected wouldWait(bytes: number): boolean {
+    return this.#queued.length > 0 || bytes > this.#sendCredit.available;
   }
+
+  /** What waits in `queue` grew or, negative, shrank by `bytes` (sent on, or dropped as the stream finished). */
+  protected queueChanged(_bytes: number): void {}
 
   abstract onData(kind: DataKind, payload: Uint8Array): void;
   abstract onAbort(reason: string): void;
@@ -94,6 +97,7 @@ export abstract class BridgeStream implements MuxStream {
   protected queue(kind: DataKind, payload: Uint8Array): void {
     this.#queued.push({ frame: encodeDataFrame(kind, this.id, payload), bytes: payload.byteLength });
     this.#queuedBytes += payload.byteLength;
+    this.queueChanged(payload.byteLength);
     this.#flush();
   }
 
@@ -101,6 +105,7 @@ export abstract class BridgeStream implements MuxStream {
     while (!this.#finished && this.#queued[0] && this.#queued[0].bytes <= this.#sendCredit.available) {
       const { frame, bytes } = this.#queued.shift()!;
       this.#queuedBytes -= bytes;
+      this.queueChanged(-bytes);
       this.#sendCredit.consume(bytes);
       this.link.sendData(frame);
     }
@@ -132,6 +137,9 @@ export abstract class BridgeStream implements MuxStream {
     const credit = this.#receiveCredit.settle();
     if (credit > 0) this.link.sendControl({ type: "window", stream: this.id, bytes: credit });
     this.#finished = true;
+    if (this.#queuedBytes > 0) this.queueChanged(-this.#queuedBytes);
+    this.#queued.length = 0;
+    this.#queuedBytes = 0;
     this.#sendCredit.release();
     this.link.close();
   }

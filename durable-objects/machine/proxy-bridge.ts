@@ -10,6 +10,7 @@ import type { LogsRequest } from "../contracts/logs-request.ts";
 import type { AgentSession, ProxyTarget } from "../contracts/proxy-request.ts";
 import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
 import { HttpStream } from "./http-stream.ts";
+import { QueueBudget } from "./queue-budget.ts";
 import { StreamQuota, type StreamOwner, type StreamWatcher } from "./stream-quota.ts";
 import { WsStream } from "./ws-stream.ts";
 
@@ -23,6 +24,8 @@ export class ProxyBridge {
   /** Each open SSH stream's instance and the ids of the keys its ssh_open offered, until the agent names the one used. */
   private readonly sshOffers = new Map<number, { instanceId: string; keyIds: string[] }>();
   private readonly quota: StreamQuota;
+  /** What clients' WebSocket messages may wait for here, all of this MachineDO's WebSockets together. */
+  private readonly queues = new QueueBudget();
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
@@ -74,7 +77,7 @@ export class ProxyBridge {
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
     const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: session?.kind ?? "websocket" }), release);
-    const stream = new WsStream(id, link);
+    const stream = new WsStream(id, link, this.queues, owner.accountId);
     this.streams.add(id, stream);
     if (session?.kind === "ssh") this.sshOffers.set(id, { instanceId: target.instanceId, keyIds: session.keys.map((key) => key.id) });
     link.sendControl(openingOf(id, target, protocols, session));

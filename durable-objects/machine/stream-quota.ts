@@ -1,7 +1,9 @@
 // How many streams (proxied requests and WebSockets, log streams) one instance, and one account, may
-// hold open through a machine's MachineDO at once. Each open stream may hold up to a credit window
-// (4 MiB) in the object's memory while its client reads slowly, and every tenant of the machine
-// shares that object: without a cap one slow tenant could hold the memory the others' streams need.
+// hold open through a machine's MachineDO at once: every tenant of the machine shares that object,
+// and each stream costs it some state and a wake now and then. The bytes the streams hold there are
+// bounded apart from their number: what the agent sends, by its budget of unacknowledged bytes
+// (host-agent/proxy/send-budget.ts: 24 MiB of an instance's, 64 MiB in all); what clients send over
+// WebSockets faster than their upstreams read, by queue-budget.ts.
 // The MachineDO alone counts them (streams live in its memory), so the count is exact.
 import { ApiError } from "../../core/errors.ts";
 

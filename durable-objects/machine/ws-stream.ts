@@ -6,21 +6,18 @@
 // reading holds at most one window here, socket included, as a slow reader of an HTTP body does, and
 // all of it stays counted in the agent's budget of what this object holds (host-agent/proxy/send-budget.ts). The
 // other way, nothing can make workerd stop reading a client's socket: a client whose messages wait
-// for an upstream that does not read them, past CLIENT_QUEUE_BYTES, is closed with 1008. A
+// for an upstream that does not read them, past its own bound, its account's or the host's
+// (queue-budget.ts), is closed with 1008. A
 // socket the host's disconnection or an upstream failure ends is closed with 1011 and logged once,
 // as the expected event it is.
 import {
   closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
 } from "../../protocol/index.ts";
-import { BridgeStream, upstreamUnavailable } from "./bridge-stream.ts";
+import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
+import type { QueueBudget } from "./queue-budget.ts";
 
 /** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
-/**
- * What a client's messages may queue here for the agent's credit: more than SSH's own windows let a
- * connection send (10 channels of 2 MiB, host-agent/ssh/channel-limits.ts) beyond the stream's window.
- */
-const CLIENT_QUEUE_BYTES = 32 * 1024 * 1024;
 /**
  * How soon a socket still holding messages is looked at again (the runtime tells nobody as it
  * drains): at first soon, then, while nothing leaves it, twice as late each time up to a second, so
@@ -40,6 +37,22 @@ export class WsStream extends BridgeStream {
   private drainPollMs = DRAIN_POLL_FIRST_MS;
   private resolveAccept!: (response: Response) => void;
   readonly accepted = new Promise<Response>((resolve) => (this.resolveAccept = resolve));
+  /** The client's messages waiting here for the agent's credit, counted in `queues` under `accountId`. */
+  private waiting = 0;
+  private readonly queues: QueueBudget;
+  private readonly accountId: string;
+
+  /** `queues`: the MachineDO's bounds on what clients' messages may wait for, shared by its WebSockets. */
+  constructor(id: number, link: StreamLink, queues: QueueBudget, accountId: string) {
+    super(id, link);
+    this.queues = queues;
+    this.accountId = accountId;
+  }
+
+  protected override queueChanged(bytes: number): void {
+    this.waiting += bytes;
+    this.queues.change(this.accountId, bytes);
+  }
 
   onAccepted(protocol: string): void {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
@@ -54,9 +67,12 @@ export class WsStream extends BridgeStream {
         this.log("info", "client WebSocket message over the proxy's limit: closed with 1009", { bytes: payload.byteLength });
         return this.closeBothWays(MESSAGE_TOO_BIG, "message too big for the proxy");
       }
-      if (this.queuedBytes + payload.byteLength > CLIENT_QUEUE_BYTES) {
-        this.log("info", "client WebSocket sent faster than its upstream reads: closed with 1008", { queued_bytes: this.queuedBytes });
-        return this.closeBothWays(POLICY_VIOLATION, "sending faster than the upstream reads");
+      const refusal = this.wouldWait(payload.byteLength) ? this.queues.refusal(this.accountId, this.waiting, payload.byteLength) : null;
+      if (refusal) {
+        this.log("info", "client WebSocket sent faster than its upstream reads: closed with 1008", {
+          queued_bytes: this.waiting, account_queued_bytes: this.queues.queued(this.accountId), host_queued_bytes: this.queues.queued(),
+        });
+        return this.closeBothWays(POLICY_VIOLATION, refusal);
       }
       this.queue(kind, payload);
     });

@@ -1,7 +1,7 @@
 // A client that stops reading is bounded, through the whole stack on the local runtime.
 // A proxied WebSocket's client: the MachineDO gives the agent credit back only for messages that
 // have left the client's socket, so the upstream's messages wait at the host; the other way, a client
-// whose messages the upstream does not read is closed with 1008 once 32 MiB of them wait.
+// whose messages the upstream does not read is closed with 1008 once 16 MiB of them wait.
 // SSH, by its own flow control too: the real OpenSSH client runs `head -c` with its stdout going
 // into a pipe nobody reads, and the agent sends at most one channel window (what the MachineDO
 // counted arriving, the dev Worker's /bench/agent-ws-bytes), then the rest arrives whole once the
@@ -139,7 +139,7 @@ describe("a proxied WebSocket whose client or upstream stops reading", () => {
     }
   }, 120_000);
 
-  it("a client whose messages its upstream does not read is closed with 1008 once 32 MiB of them wait in the MachineDO", async () => {
+  it("a client whose messages its upstream does not read is closed with 1008 once 16 MiB of them wait in the MachineDO", async () => {
     const url = stack.proxyUrl(instance, 8000, "/ws?deaf=1").replace(/^http/, "ws");
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${stack.key}` }, perMessageDeflate: false });
     await once(socket, "open");
