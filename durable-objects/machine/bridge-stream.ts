@@ -95,6 +95,7 @@ export abstract class BridgeStream implements MuxStream {
 
   /** Sends `payload` (at most one data frame's worth) as soon as the credit allows, after what is queued already. */
   protected queue(kind: DataKind, payload: Uint8Array): void {
+    if (this.#finished) return;
     this.#queued.push({ frame: encodeDataFrame(kind, this.id, payload), bytes: payload.byteLength });
     this.#queuedBytes += payload.byteLength;
     this.queueChanged(payload.byteLength);

@@ -52,10 +52,13 @@ function bridgeWithSilentAgent() {
   };
 }
 
-/** Sends `bytes` in messages as big as the proxy takes, and waits until the MachineDO has them all (or the socket closed). */
+/**
+ * Sends `bytes` in messages as big as the proxy takes, and waits until the MachineDO has had them all:
+ * a WebSocketPair passes them without I/O, and workerd runs a timer only once no other work is ready.
+ */
 async function sendAndSettle(socket: { client: WebSocket; closed: { code?: number } }, bytes: number): Promise<void> {
   for (let sent = 0; sent < bytes; sent += MAX_WS_MESSAGE_BYTES) socket.client.send(new Uint8Array(Math.min(MAX_WS_MESSAGE_BYTES, bytes - sent)));
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 describe("a client's messages waiting for an upstream that does not read", () => {
@@ -105,5 +108,15 @@ describe("a client's messages waiting for an upstream that does not read", () =>
     bridge.onMessage({ type: "window", stream: socket.stream, bytes: STREAM_QUEUE_BYTES });
     await sendAndSettle(socket, STREAM_QUEUE_BYTES - 2 * MAX_WS_MESSAGE_BYTES);
     expect(socket.closed.code).toBeUndefined();
+  });
+
+  it("give back all a stream held as it closes, and take nothing for the messages that arrive after", async () => {
+    const { open } = bridgeWithSilentAgent();
+    const flooding = await open("a-after");
+    await sendAndSettle(flooding, INITIAL_WINDOW_BYTES + 2 * STREAM_QUEUE_BYTES);
+    expect(flooding.closed.code).toBe(1008);
+    const next = await open("a-after");
+    await sendAndSettle(next, INITIAL_WINDOW_BYTES + STREAM_QUEUE_BYTES - MAX_WS_MESSAGE_BYTES);
+    expect(next.closed.code).toBeUndefined();
   });
 });

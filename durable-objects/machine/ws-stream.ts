@@ -61,6 +61,8 @@ export class WsStream extends BridgeStream {
     server.accept();
     this.client = server;
     server.addEventListener("message", (event) => {
+      // Messages the client sent before its socket was closed here still arrive: nobody takes them.
+      if (this.finished) return;
       const kind = typeof event.data === "string" ? DataKind.wsText : DataKind.wsBinary;
       const payload = typeof event.data === "string" ? encoder.encode(event.data) : new Uint8Array(event.data as ArrayBuffer);
       if (payload.byteLength > MAX_WS_MESSAGE_BYTES) {

@@ -21,6 +21,15 @@ function setUp() {
 
 const spend = (transport: StreamTransport, bytes: number) => transport.sendData(DataKind.body, 0, new Uint8Array(bytes));
 
+/** Two streams of one instance, the first with the instance's limit out. */
+function oneAtTheLimit() {
+  const { budget } = setUp();
+  const full = budget.transportFor(1, "i-a");
+  const waiting = budget.transportFor(2, "i-a");
+  spend(full, INSTANCE_LIMIT_BYTES);
+  return { budget, full, waiting };
+}
+
 describe("send budget", () => {
   it("past an instance's share holds its streams that have a megabyte out, not one just starting, nor another instance's", () => {
     const { budget, sent } = setUp();
@@ -67,10 +76,7 @@ describe("send budget", () => {
   });
 
   it("wakes waiting streams as a window frame gives room back, before anything else may send, each checking again for itself", () => {
-    const { budget } = setUp();
-    const full = budget.transportFor(1, "i-a");
-    const waiting = budget.transportFor(2, "i-a");
-    spend(full, INSTANCE_LIMIT_BYTES);
+    const { budget, full, waiting } = oneAtTheLimit();
     const woken: string[] = [];
     const takeRoom = () => {
       woken.push("waiting");
@@ -84,10 +90,7 @@ describe("send budget", () => {
   });
 
   it("wakes again when room is freed while waiters are being woken", () => {
-    const { budget } = setUp();
-    const ending = budget.transportFor(1, "i-a");
-    const waiting = budget.transportFor(2, "i-a");
-    spend(ending, INSTANCE_LIMIT_BYTES);
+    const { budget, full, waiting } = oneAtTheLimit();
     const woken: boolean[] = [];
     const check = () => {
       woken.push(waiting.congested());
@@ -97,7 +100,7 @@ describe("send budget", () => {
       spend(waiting, MiB);
       woken.push(waiting.congested());
       waiting.whenUncongested(check);
-      ending.release();
+      full.release();
     });
     budget.acknowledged(1, MiB);
     expect(woken).toEqual([true, false]);
