@@ -3,13 +3,12 @@
 // Credit as for HTTP bodies (bridge-stream.ts), counted in message bytes: the client's messages are
 // queued for the agent's credit; messages handed to the client return credit to the agent only as
 // they leave the client's socket (what its bufferedAmount no longer counts), so a client that stops
-// reading holds at most one window here, socket included, as a slow reader of an HTTP body does, and
-// all of it stays counted in the agent's budget of what this object holds (host-agent/proxy/send-budget.ts). The
-// other way, nothing can make workerd stop reading a client's socket: a client whose messages wait
-// for an upstream that does not read them, past its own bound, its account's or the host's
-// (queue-budget.ts), is closed with 1008. A
-// socket the host's disconnection or an upstream failure ends is closed with 1011 and logged once,
-// as the expected event it is.
+// reading holds at most one window here, socket included, as a slow reader of an HTTP body does,
+// all of it counted in the agent's budget of what this object holds (host-agent/proxy/send-budget.ts).
+// The other way, nothing can make workerd stop reading a client's socket: a client whose messages
+// wait for an upstream that does not read them, past its own bound, its account's or the host's
+// (queue-budget.ts), is closed with 1008. A socket the host's disconnection or an upstream failure
+// ends is closed with 1011 and logged once, as the expected event it is.
 import {
   closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
 } from "../../protocol/index.ts";

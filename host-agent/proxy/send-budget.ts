@@ -39,7 +39,10 @@ interface Spender {
   ended: boolean;
 }
 
-/** A stream's transport, counted against the budget until the stream ended and, where the MachineDO settles streams, until it has acknowledged the rest. */
+/**
+ * A stream's transport, counted against the budget until the stream ended and, where the MachineDO
+ * settles streams, until it has acknowledged the rest.
+ */
 export interface BudgetedTransport extends StreamTransport {
   release(): void;
 }
