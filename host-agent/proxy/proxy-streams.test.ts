@@ -31,6 +31,10 @@ class RecordingTransport implements StreamTransport {
   sendData(_kind: DataKind, stream: number, payload: Uint8Array): void {
     this.bytes.set(stream, (this.bytes.get(stream) ?? 0) + payload.byteLength);
   }
+  /** Data bytes sent on `streams` together. */
+  sentBy(streams: number[]): number {
+    return streams.reduce((sum, id) => sum + (this.bytes.get(id) ?? 0), 0);
+  }
   congested(): boolean {
     return this.isCongested;
   }
@@ -152,8 +156,7 @@ describe("proxy streams", () => {
     const { transport, streams } = setUp();
     // As the MachineDO says in its welcome: a reply sent whole is counted until it has been read.
     streams.serverSettles(true);
-    const sentBy = (ids: number[]) => ids.reduce((sum, id) => sum + (transport.bytes.get(id) ?? 0), 0);
-    const sending = (ids: number[], bytes: number, what: string) => waitUntil(() => (sentBy(ids) >= bytes ? true : undefined), what);
+    const sending = (ids: number[], bytes: number, what: string) => waitUntil(() => (transport.sentBy(ids) >= bytes ? true : undefined), what);
     const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
     // Six downloads whose clients read nothing, a window each (24 MiB): the instance's share is 16.
     const sitting = [20, 21, 22, 23, 24, 25];
@@ -161,29 +164,29 @@ describe("proxy streams", () => {
     await sending(sitting, INSTANCE_SHARE_BYTES, "the instance's share sent");
     await settled();
     // Held short of their windows: past the share, a stream sends only its first megabyte or so.
-    expect(sentBy(sitting)).toBeLessThan(sitting.length * INITIAL_WINDOW_BYTES);
+    expect(transport.sentBy(sitting)).toBeLessThan(sitting.length * INITIAL_WINDOW_BYTES);
     // Another instance's stream sends its whole window; a new stream of this one its first megabyte, here its whole body.
     streams.open({ ...httpRequest(26, "/bigger"), instance_id: "i-proxystreamsother" });
     streams.open(httpRequest(27, "/big"));
     await sending([26], INITIAL_WINDOW_BYTES, "the other instance's window");
     await transport.waitFor((m) => m.type === "end" && m.stream === 27, "the new stream's whole body");
-    expect(sentBy([27])).toBe(1024 * 1024);
+    expect(transport.sentBy([27])).toBe(1024 * 1024);
     // More new streams take the instance to its limit; those past it send nothing.
     const late = Array.from({ length: 12 }, (_, n) => 30 + n);
     for (const id of late) streams.open(httpRequest(id, "/bigger"));
     await sending([...sitting, 27, ...late], INSTANCE_LIMIT_BYTES, "the instance's limit sent");
     await settled();
-    expect(sentBy([...sitting, 27, ...late])).toBeLessThanOrEqual(INSTANCE_LIMIT_BYTES + MAX_DATA_FRAME_BYTES);
-    expect(late.filter((id) => sentBy([id]) === 0).length).toBeGreaterThan(0);
+    expect(transport.sentBy([...sitting, 27, ...late])).toBeLessThanOrEqual(INSTANCE_LIMIT_BYTES + MAX_DATA_FRAME_BYTES);
+    expect(late.filter((id) => transport.sentBy([id]) === 0).length).toBeGreaterThan(0);
     // A sitting client reads a megabyte: the new streams waiting send; the stream whose window came
     // back has its megabyte out past the share, so it does not.
-    const before = sentBy([20]);
-    const lateBefore = sentBy(late);
+    const before = transport.sentBy([20]);
+    const lateBefore = transport.sentBy(late);
     streams.receive({ type: "window", stream: 20, bytes: 1024 * 1024 });
     await sending(late, lateBefore + 1, "a waiting stream sending");
-    expect(sentBy([20])).toBe(before);
+    expect(transport.sentBy([20])).toBe(before);
     // The MachineDO done with the reply it held whole (its client read it): they send again.
-    const lateThen = sentBy(late);
+    const lateThen = transport.sentBy(late);
     streams.receive({ type: "window", stream: 27, bytes: 1024 * 1024 });
     await sending(late, lateThen + 1, "the waiting streams sending again");
     streams.closeAll();
@@ -192,13 +195,12 @@ describe("proxy streams", () => {
   it("gives an instance its room back at once when the MachineDO aborts its streams, though it settles streams", async () => {
     const { transport, streams } = setUp();
     streams.serverSettles(true);
-    const sentBy = (ids: number[]) => ids.reduce((sum, id) => sum + (transport.bytes.get(id) ?? 0), 0);
     const aborted = [40, 41, 42, 43, 44, 45];
     for (const id of aborted) streams.open(httpRequest(id, "/bigger"));
-    await waitUntil(() => (sentBy(aborted) >= INSTANCE_SHARE_BYTES ? true : undefined), "the instance's share sent");
+    await waitUntil(() => (transport.sentBy(aborted) >= INSTANCE_SHARE_BYTES ? true : undefined), "the instance's share sent");
     for (const id of aborted) streams.receive({ type: "abort", stream: id, reason: "client went away" });
     streams.open(httpRequest(46, "/bigger"));
-    await waitUntil(() => (sentBy([46]) === INITIAL_WINDOW_BYTES ? true : undefined), "a whole window sent by the next stream");
+    await waitUntil(() => (transport.sentBy([46]) === INITIAL_WINDOW_BYTES ? true : undefined), "a whole window sent by the next stream");
     streams.closeAll();
   });
 });
