@@ -53,8 +53,6 @@ export class SendBudget {
   readonly #perInstance = new Map<string, number>();
   #total = 0;
   #waiters: (() => void)[] = [];
-  #waking = false;
-  #wakeAgain = false;
   /** The MachineDO of this connection returns a stream's remaining credit when it is done with it. */
   #settled = false;
 
@@ -141,21 +139,9 @@ export class SendBudget {
    * Streams that waited go first, before the stream whose `window` freed the room sends again (its
    * frame is routed after `acknowledged`): else clients that read slowly, their windows refilled at
    * once, would keep a waiting stream of the same instance out for good. Each checks for itself and
-   * waits again if there is still no room for it; room freed meanwhile (a stream ending) wakes again.
+   * waits again if there is still no room for it; room freed meanwhile (a stream ending) wakes those.
    */
   #wake(): void {
-    if (this.#waking) {
-      this.#wakeAgain = true;
-      return;
-    }
-    this.#waking = true;
-    try {
-      do {
-        this.#wakeAgain = false;
-        for (const waiter of this.#waiters.splice(0)) waiter();
-      } while (this.#wakeAgain && this.#waiters.length > 0);
-    } finally {
-      this.#waking = false;
-    }
+    for (const waiter of this.#waiters.splice(0)) waiter();
   }
 }
