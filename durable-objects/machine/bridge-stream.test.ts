@@ -3,6 +3,7 @@
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { DataKind, decodeDataFrame, INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOLD, type DataFrame, type ServerMessage } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
+import { ReadBufferBudget } from "./body-reads.ts";
 import { BridgeStream, type StreamLink } from "./bridge-stream.ts";
 
 const MB = 1_000_000;
@@ -28,7 +29,7 @@ class TestStream extends BridgeStream {
     this.queue(DataKind.wsBinary, payload);
   }
   send(body: ReadableStream<Uint8Array>, admit: (total: number) => boolean = () => true): Promise<void> {
-    return this.sendBody(DataKind.body, body, admit);
+    return this.sendBody(DataKind.body, body, new ReadBufferBudget().roomFor("acc_test"), admit);
   }
   end(): void {
     this.finish();

@@ -11,9 +11,10 @@
 import { errorResponse } from "../../core/errors.ts";
 import { log, type LogFields, type LogLevel } from "../../core/log.ts";
 import {
-  DATA_HEADER_BYTES, encodeDataFrame, frameInPlace, MAX_DATA_FRAME_BYTES, ReceiveCredit, SendCredit, type DataKind, type MuxStream,
+  encodeDataFrame, frameInPlace, MAX_DATA_FRAME_BYTES, ReceiveCredit, SendCredit, type DataKind, type MuxStream,
   type ServerMessage,
 } from "../../protocol/index.ts";
+import { readChunks, type ReadRoom } from "./body-reads.ts";
 
 /** What a stream sends through: the agent socket, and the bridge's table of open streams. */
 export interface StreamLink {
@@ -73,11 +74,12 @@ export abstract class BridgeStream implements MuxStream {
   /**
    * Sends a body to the agent as it arrives, in frames of up to MAX_DATA_FRAME_BYTES, each once the
    * agent's credit allows, then `end`; stops early when the stream finishes, or when `admit` (told
-   * the bytes read so far) says no, having failed the stream itself. Throws when the body breaks off.
+   * the bytes read so far) says no, having failed the stream itself; `room`: for the buffers it is read
+   * into (body-reads.ts). Throws when the body breaks off.
    */
-  protected async sendBody(kind: DataKind, body: ReadableStream<Uint8Array>, admit: (totalBytes: number) => boolean): Promise<void> {
+  protected async sendBody(kind: DataKind, body: ReadableStream<Uint8Array>, room: ReadRoom, admit: (totalBytes: number) => boolean): Promise<void> {
     let total = 0;
-    for await (const { bytes, headroom } of readChunks(body)) {
+    for await (const { bytes, headroom } of readChunks(body, room)) {
       if (this.#finished) return;
       total += bytes.byteLength;
       if (!admit(total)) return;
@@ -153,34 +155,4 @@ export abstract class BridgeStream implements MuxStream {
 /** The client's answer when the upstream fails before the stream is answered (and when no agent is connected). */
 export function upstreamUnavailable(detail?: string): Response {
   return errorResponse("upstream_unavailable", detail ? `the upstream failed: ${detail}` : "nothing answers on that port yet, or the host is offline");
-}
-
-/**
- * The body's chunks. A default reader yields 4 KB chunks (a frame, an agent event and an upstream
- * write each); a BYOB read takes whatever has arrived, up to a whole frame, into a reused buffer
- * that keeps room for the frame header before the data. Each chunk is valid until the next is
- * asked for (sending copies it before then).
- */
-async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<{ bytes: Uint8Array; headroom: boolean }> {
-  let byob: ReadableStreamBYOBReader | null = null;
-  try {
-    byob = body.getReader({ mode: "byob" });
-  } catch {
-    // Not a byte stream: read it as it comes.
-  }
-  if (!byob) {
-    for await (const chunk of body) yield { bytes: chunk, headroom: false };
-    return;
-  }
-  let buffer = new ArrayBuffer(DATA_HEADER_BYTES + MAX_DATA_FRAME_BYTES);
-  try {
-    for (;;) {
-      const { done, value } = await byob.read(new Uint8Array(buffer, DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES));
-      if (done || !value) return;
-      yield { bytes: value, headroom: true };
-      buffer = value.buffer as ArrayBuffer;
-    }
-  } finally {
-    byob.cancel().catch(() => undefined);
-  }
 }

@@ -11,6 +11,7 @@
 // silence, and an honest cut is worth that line.
 import { errorResponse } from "../../core/errors.ts";
 import { clientResponseHeaders, DataKind } from "../../protocol/index.ts";
+import type { ReadRoom } from "./body-reads.ts";
 import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
 
 export const MAX_REQUEST_BODY_BYTES = 512 * 1024 * 1024;
@@ -27,16 +28,19 @@ export class HttpStream extends BridgeStream {
   readonly head = new Promise<Response>((resolve) => (this.resolveHead = resolve));
 
   private readonly method: string;
+  /** For the buffers the request body is read into: its account's on this host. */
+  private readonly readRoom: ReadRoom;
 
-  constructor(id: number, link: StreamLink, method: string) {
+  constructor(id: number, link: StreamLink, method: string, readRoom: ReadRoom) {
     super(id, link);
     this.method = method;
+    this.readRoom = readRoom;
   }
 
   /** Pumps the client's request body to the agent; stops early if the stream ends. */
   async pumpBody(body: ReadableStream<Uint8Array>): Promise<void> {
     try {
-      await this.sendBody(DataKind.body, body, (total) => {
+      await this.sendBody(DataKind.body, body, this.readRoom, (total) => {
         if (total <= MAX_REQUEST_BODY_BYTES) return true;
         this.log("info", "request body over 512 MB: refused");
         this.fail("request body too large", payloadTooLarge());

@@ -9,6 +9,7 @@ import type { FilesRequest } from "../contracts/files-request.ts";
 import type { LogsRequest } from "../contracts/logs-request.ts";
 import type { AgentSession, ProxyTarget } from "../contracts/proxy-request.ts";
 import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridge-stream.ts";
+import { ReadBufferBudget } from "./body-reads.ts";
 import { HttpStream } from "./http-stream.ts";
 import { QueueBudget } from "./queue-budget.ts";
 import { StreamQuota, type StreamOwner, type StreamWatcher } from "./stream-quota.ts";
@@ -26,6 +27,8 @@ export class ProxyBridge {
   private readonly quota: StreamQuota;
   /** What clients' WebSocket messages may wait for here, all of this MachineDO's WebSockets together. */
   private readonly queues = new QueueBudget();
+  /** What request bodies are read into here beyond their first small buffer, all bodies together. */
+  private readonly readBuffers = new ReadBufferBudget();
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
@@ -132,7 +135,7 @@ export class ProxyBridge {
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
     const link = this.link(socket, id, () => stream, () => ({ stream: "http", ...logIds() }), release);
-    const stream = new HttpStream(id, link, method);
+    const stream = new HttpStream(id, link, method, this.readBuffers.roomFor(owner.accountId));
     this.streams.add(id, stream);
     link.sendControl(opening(id));
     if (body) void stream.pumpBody(body);

@@ -3,7 +3,8 @@
 // and each stream costs it some state and a wake now and then. The bytes the streams hold there are
 // bounded apart from their number: what the agent sends, by its budget of unacknowledged bytes
 // (host-agent/proxy/send-budget.ts: 24 MiB of an instance's, 64 MiB in all); what clients send over
-// WebSockets faster than their upstreams read, by queue-budget.ts.
+// WebSockets faster than their upstreams read, by queue-budget.ts; the buffers request bodies are
+// read into, by body-reads.ts.
 // The MachineDO alone counts them (streams live in its memory), so the count is exact.
 import { ApiError } from "../../core/errors.ts";
 
