@@ -1,18 +1,21 @@
 // The proxy bridge's stream bookkeeping, with a socket that records what the bridge sends.
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { LogFields } from "../../core/log.ts";
-import { DataKind, encodeDataFrame } from "../../protocol/index.ts";
+import { DATA_HEADER_BYTES, DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import type { ProxyTarget } from "../contracts/proxy-request.ts";
+import { ACCOUNT_READ_BUFFER_BYTES, SMALL_READ_BYTES } from "./body-reads.ts";
 import { LOGS_ANSWER_TIMEOUT_MS, ProxyBridge } from "./proxy-bridge.ts";
 import { STREAMS_PER_ACCOUNT, STREAMS_PER_INSTANCE, type StreamOwner } from "./stream-quota.ts";
 
 const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };
 const owner: StreamOwner = { instanceId: target.instanceId, accountId: "a-test" };
+const MiB = 1024 * 1024;
 
 function recordingSocket() {
   const sent: (string | Uint8Array)[] = [];
-  const socket = { send: (data: string | Uint8Array) => sent.push(data) } as unknown as WebSocket;
+  // A socket copies what it is sent, as a body's read buffer is reused for its next read.
+  const socket = { send: (data: string | Uint8Array) => sent.push(typeof data === "string" ? data : data.slice()) } as unknown as WebSocket;
   return { socket, sent, controls: () => sent.filter((m): m is string => typeof m === "string").map((m) => JSON.parse(m)) };
 }
 
@@ -239,5 +242,37 @@ describe("ProxyBridge's caps on open streams", () => {
     const neighbour = { instanceId: "i-eeeeeeeeeeeeeeee", accountId: "a-neighbour" };
     void bridge.openHttp({ ...target, instanceId: neighbour.instanceId }, neighbour, null);
     expect(bridge.openStreams).toBe(STREAMS_PER_ACCOUNT + 1);
+  });
+});
+
+describe("ProxyBridge's read buffers for request bodies", () => {
+  /** A body of `bytes` that is all there at once: each read fills its buffer. */
+  const fastBody = (bytes: number) => new ReadableStream({ type: "bytes", start: (controller) => controller.enqueue(new Uint8Array(bytes)) });
+
+  it("gives an account's bodies its own room: past it they go on in small reads, while another account's step up", async () => {
+    const { socket, sent } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const upload = (who: StreamOwner) => {
+      void bridge.openHttp({ ...target, method: "POST", instanceId: who.instanceId }, who, fastBody(8 * MiB));
+      return sent.findLast((m): m is string => typeof m === "string" && JSON.parse(m).type === "http_request");
+    };
+    const framesOf = (opening: string | undefined) => {
+      const stream = JSON.parse(opening!).stream as number;
+      return sent.filter((m): m is Uint8Array => typeof m !== "string" && new DataView(m.buffer, m.byteOffset + 1, 4).getUint32(0) === stream);
+    };
+    const sentOf = (opening: string | undefined) => framesOf(opening).reduce((n, frame) => n + frame.byteLength - DATA_HEADER_BYTES, 0);
+    // Waiting for the agent's credit: what is left of the window is less than a whole frame.
+    const waiting = (openings: (string | undefined)[], what: string) =>
+      until(async () => openings.map(sentOf), (sentBytes) => sentBytes.every((n) => n > INITIAL_WINDOW_BYTES - MAX_DATA_FRAME_BYTES), what);
+    // Four bodies of one account, each holding a whole frame's buffer while it waits for the agent's credit.
+    const busy = Array.from({ length: ACCOUNT_READ_BUFFER_BYTES / MiB }, () => upload(owner));
+    await waiting(busy, "the account's first four bodies to wait for credit");
+    const fifth = upload(owner);
+    const neighbour = upload({ instanceId: "i-ffffffffffffffff", accountId: "a-neighbour" });
+    await waiting([fifth, neighbour], "the next two bodies to wait for credit");
+    const largest = (opening: string | undefined) => Math.max(...framesOf(opening).map((frame) => frame.byteLength - DATA_HEADER_BYTES));
+    expect(busy.map(largest)).toEqual(busy.map(() => MAX_DATA_FRAME_BYTES));
+    expect(largest(fifth)).toBe(SMALL_READ_BYTES);
+    expect(largest(neighbour)).toBe(MAX_DATA_FRAME_BYTES);
   });
 });
