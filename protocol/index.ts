@@ -8,3 +8,4 @@ export * from "./mux/flow-control.ts";
 export * from "./mux/headers.ts";
 export * from "./mux/close-codes.ts";
 export * from "./mux/stream-table.ts";
+export * from "./mux/unacknowledged-budget.ts";
