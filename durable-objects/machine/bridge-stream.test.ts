@@ -5,8 +5,10 @@ import { DataKind, decodeDataFrame, INITIAL_WINDOW_BYTES, WINDOW_UPDATE_THRESHOL
 import { until } from "../../test/support/workerd/poll.ts";
 import { ReadBufferBudget } from "./body-reads.ts";
 import { BridgeStream, type StreamLink } from "./bridge-stream.ts";
+import { CONNECTION_UPLOAD_BYTES, INSTANCE_UPLOAD_BYTES, INSTANCE_UPLOAD_SHARE_BYTES, UploadBudget, type UploadAllowance } from "./upload-budget.ts";
 
 const MB = 1_000_000;
+const MiB = 1024 * 1024;
 
 /** A kind that queues what it is handed, sends bodies, and hands the agent's data on at once (unless its client `stalled`). */
 class TestStream extends BridgeStream {
@@ -36,7 +38,8 @@ class TestStream extends BridgeStream {
   }
 }
 
-function recordedStream() {
+/** A stream whose link records what it sends, counted against `upload` (by default a budget of its own). */
+function recordedStream(upload: UploadAllowance = new UploadBudget().allowanceFor("i-test")) {
   const controls: ServerMessage[] = [];
   const frames: DataFrame[] = [];
   let closes = 0;
@@ -49,6 +52,7 @@ function recordedStream() {
     },
     close: () => closes++,
     logIds: () => ({ request_id: "req_test" }),
+    upload,
   };
   return { stream: new TestStream(7, link), controls, frames, closes: () => closes, sentBytes: () => frames.reduce((n, f) => n + f.payload.byteLength, 0) };
 }
@@ -158,5 +162,76 @@ describe("BridgeStream", () => {
     stream.onDisconnect();
     stream.onWindow(INITIAL_WINDOW_BYTES);
     expect([frames.length, closes()]).toEqual([4, 1]);
+  });
+});
+
+describe("BridgeStream's upload budget", () => {
+  const piece = 512 * 1024;
+  /** `bytes` handed to the stream's queue in half-MiB messages. */
+  const pushed = (recorded: ReturnType<typeof recordedStream>, bytes: number) => {
+    for (let i = 0; i < bytes / piece; i++) recorded.stream.push(new Uint8Array(piece));
+    return recorded;
+  };
+  /** `windows` streams of `instance`, each with a full window out and a MiB more queued. */
+  const sitting = (budget: UploadBudget, instance: string, windows: number) =>
+    Array.from({ length: windows }, () => pushed(recordedStream(budget.allowanceFor(instance)), INITIAL_WINDOW_BYTES + MiB));
+
+  it("past its instance's share sends only a stream's first MiB, past the limit nothing, while other instances send; waiters go first as room comes back", () => {
+    const budget = new UploadBudget();
+    const [first, second] = sitting(budget, "i-a", INSTANCE_UPLOAD_SHARE_BYTES / INITIAL_WINDOW_BYTES);
+    expect(budget.unacknowledged("i-a")).toBe(INSTANCE_UPLOAD_SHARE_BYTES);
+    const starting = Array.from({ length: 5 }, () => pushed(recordedStream(budget.allowanceFor("i-a")), 2 * MiB));
+    expect(starting.map((s) => s.sentBytes())).toEqual([MiB, MiB, MiB, MiB, 0]);
+    expect(budget.unacknowledged("i-a")).toBe(INSTANCE_UPLOAD_BYTES);
+    expect(pushed(recordedStream(budget.allowanceFor("i-b")), INITIAL_WINDOW_BYTES).sentBytes()).toBe(INITIAL_WINDOW_BYTES);
+
+    // Room within the limit, not below the share: the stream that waited with nothing out goes; the
+    // stream whose window came back, past the share, does not.
+    first!.stream.onWindow(2 * MiB);
+    expect(starting.map((s) => s.sentBytes())).toEqual([MiB, MiB, MiB, MiB, MiB]);
+    expect(first!.sentBytes()).toBe(INITIAL_WINDOW_BYTES);
+    // Below the share: the first waiter sends the rest of its data, then the returning stream, starting over, its own.
+    second!.stream.onWindow(INITIAL_WINDOW_BYTES);
+    expect(starting.map((s) => s.sentBytes())).toEqual([2 * MiB, MiB, MiB, MiB, MiB]);
+    expect(second!.sentBytes()).toBe(INITIAL_WINDOW_BYTES + MiB);
+    expect(budget.unacknowledged("i-a")).toBe(INSTANCE_UPLOAD_SHARE_BYTES + MiB);
+  });
+
+  it("holds every instance once the connection's limit is out, and lets them on as it comes back", () => {
+    const budget = new UploadBudget();
+    // Two instances at their limit (two full windows and four streams' first MiB), a third at its share.
+    for (const instance of ["i-a", "i-b"]) {
+      sitting(budget, instance, 2);
+      for (let i = 0; i < 4; i++) pushed(recordedStream(budget.allowanceFor(instance)), MiB);
+    }
+    const third = sitting(budget, "i-c", 2);
+    expect(budget.unacknowledged()).toBe(CONNECTION_UPLOAD_BYTES);
+    const late = pushed(recordedStream(budget.allowanceFor("i-d")), MiB);
+    expect(late.sentBytes()).toBe(0);
+    third[0]!.stream.onWindow(piece);
+    expect(late.sentBytes()).toBe(piece);
+  });
+
+  it("holds a body as it holds queued data, goes on as room comes back, and a stream finishing while it waits gives its part back", async () => {
+    const budget = new UploadBudget();
+    const [first] = sitting(budget, "i-a", 2);
+    const uploading = recordedStream(budget.allowanceFor("i-a"));
+    const sending = uploading.stream.send(body(3 * MiB));
+    const waits = await until(async () => uploading.sentBytes(), (sent) => sent >= MiB, "the body's first MiB");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(uploading.sentBytes()).toBe(waits);
+    first!.stream.onWindow(INITIAL_WINDOW_BYTES);
+    await sending;
+    expect([uploading.sentBytes(), uploading.controls]).toEqual([3 * MiB, [{ type: "end", stream: 7 }]]);
+
+    const held = recordedStream(budget.allowanceFor("i-a"));
+    sitting(budget, "i-a", 1);
+    const stopped = held.stream.send(body(3 * MiB));
+    await until(async () => held.sentBytes(), (sent) => sent >= MiB, "the second body's first MiB");
+    const before = budget.unacknowledged("i-a");
+    held.stream.end();
+    await stopped;
+    expect(held.controls).toEqual([]);
+    expect(budget.unacknowledged("i-a")).toBe(before - held.sentBytes());
   });
 });

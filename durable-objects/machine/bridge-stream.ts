@@ -4,10 +4,11 @@
 // agent's end has the same base (host-agent/proxy/agent-stream.ts); protocol/mux/flow-control.ts
 // says how credit works.
 //
-// Data to the agent goes within the credit the agent returns: a kind that reads a body waits for it
-// (sendBody), a kind that is handed data by events queues it, sent in order as credit comes back
-// (queue). The agent's data counts against the window this end granted (received), and the
-// credit goes back as the client takes the data (handedOn).
+// Data to the agent goes within the credit the agent returns, and within what the stream's instance
+// and the connection may have out (upload-budget.ts): a kind that reads a body waits for both
+// (sendBody), a kind that is handed data by events queues it, sent in order as they allow (queue).
+// The agent's data counts against the window this end granted (received), and the credit goes back
+// as the client takes the data (handedOn).
 import { errorResponse } from "../../core/errors.ts";
 import { log, type LogFields, type LogLevel } from "../../core/log.ts";
 import {
@@ -15,6 +16,7 @@ import {
   type ServerMessage,
 } from "../../protocol/index.ts";
 import { readChunks, type ReadRoom } from "./body-reads.ts";
+import type { UploadAllowance } from "./upload-budget.ts";
 
 /** What a stream sends through: the agent socket, and the bridge's table of open streams. */
 export interface StreamLink {
@@ -25,6 +27,8 @@ export interface StreamLink {
   close(): void;
   /** The ids a log line about this stream carries (request, account, instance, machine, stream). */
   logIds(): LogFields;
+  /** The stream's part of what its instance and the connection may have out to the agent. */
+  readonly upload: UploadAllowance;
 }
 
 export abstract class BridgeStream implements MuxStream {
@@ -36,6 +40,8 @@ export abstract class BridgeStream implements MuxStream {
   /** Data handed to `queue`, framed, waiting for the agent's credit. */
   readonly #queued: { frame: Uint8Array; bytes: number }[] = [];
   #queuedBytes = 0;
+  /** Queued data waits for the upload budget's room (not the stream's credit). */
+  #awaitingRoom = false;
   #finished = false;
 
   constructor(id: number, link: StreamLink) {
@@ -68,12 +74,14 @@ export abstract class BridgeStream implements MuxStream {
   /** The agent handed on `bytes` of what this end sent: queued data goes as far as the credit now allows. */
   onWindow(bytes: number): void {
     this.#sendCredit.grant(bytes);
+    // Streams that waited for the budget's room go on first (unacknowledged-budget.ts).
+    this.link.upload.acknowledged(bytes);
     this.#flush();
   }
 
   /**
    * Sends a body to the agent as it arrives, in frames of up to MAX_DATA_FRAME_BYTES, each once the
-   * agent's credit allows, then `end`; stops early when the stream finishes, or when `admit` (told
+   * agent's credit and the upload budget allow, then `end`; stops early when the stream finishes, or when `admit` (told
    * the bytes read so far) says no, having failed the stream itself; `room`: for the buffers it is read
    * into (body-reads.ts). Throws when the body breaks off.
    */
@@ -88,8 +96,10 @@ export abstract class BridgeStream implements MuxStream {
         // Our own read buffer keeps room for the header: framed in place, no copy (sending copies).
         const frame = headroom && offset === 0 ? frameInPlace(kind, this.id, part) : encodeDataFrame(kind, this.id, part);
         await this.#sendCredit.take(part.byteLength);
+        while (this.link.upload.held) await new Promise<void>((resolve) => this.link.upload.whenRoom(resolve));
         if (this.#finished) return;
         this.link.sendData(frame);
+        this.link.upload.sent(part.byteLength);
       }
     }
     if (!this.#finished) this.link.sendControl({ type: "end", stream: this.id });
@@ -105,12 +115,21 @@ export abstract class BridgeStream implements MuxStream {
   }
 
   #flush(): void {
-    while (!this.#finished && this.#queued[0] && this.#queued[0].bytes <= this.#sendCredit.available) {
+    while (!this.#finished && !this.#awaitingRoom && this.#queued[0] && this.#queued[0].bytes <= this.#sendCredit.available) {
+      if (this.link.upload.held) {
+        this.#awaitingRoom = true;
+        this.link.upload.whenRoom(() => {
+          this.#awaitingRoom = false;
+          this.#flush();
+        });
+        return;
+      }
       const { frame, bytes } = this.#queued.shift()!;
       this.#queuedBytes -= bytes;
       this.queueChanged(-bytes);
       this.#sendCredit.consume(bytes);
       this.link.sendData(frame);
+      this.link.upload.sent(bytes);
     }
   }
 
@@ -144,6 +163,7 @@ export abstract class BridgeStream implements MuxStream {
     this.#queued.length = 0;
     this.#queuedBytes = 0;
     this.#sendCredit.release();
+    this.link.upload.release();
     this.link.close();
   }
 

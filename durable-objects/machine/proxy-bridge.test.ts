@@ -264,8 +264,9 @@ describe("ProxyBridge's read buffers for request bodies", () => {
     // Waiting for the agent's credit: what is left of the window is less than a whole frame.
     const waiting = (openings: (string | undefined)[], what: string) =>
       until(async () => openings.map(sentOf), (sentBytes) => sentBytes.every((n) => n > INITIAL_WINDOW_BYTES - MAX_DATA_FRAME_BYTES), what);
-    // Four bodies of one account, each holding a whole frame's buffer while it waits for the agent's credit.
-    const busy = Array.from({ length: ACCOUNT_READ_BUFFER_BYTES / MiB }, () => upload(owner));
+    // Four bodies of one account, each holding a whole frame's buffer while it waits for the agent's
+    // credit; each to an instance of its own, whose upload budget has room for a whole window.
+    const busy = Array.from({ length: ACCOUNT_READ_BUFFER_BYTES / MiB }, (_, i) => upload({ instanceId: `i-read${String(i).padStart(12, "0")}`, accountId: owner.accountId }));
     await waiting(busy, "the account's first four bodies to wait for credit");
     const fifth = upload(owner);
     const neighbour = upload({ instanceId: "i-ffffffffffffffff", accountId: "a-neighbour" });

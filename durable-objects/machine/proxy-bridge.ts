@@ -13,6 +13,7 @@ import { ReadBufferBudget } from "./body-reads.ts";
 import { HttpStream } from "./http-stream.ts";
 import { QueueBudget } from "./queue-budget.ts";
 import { StreamQuota, type StreamOwner, type StreamWatcher } from "./stream-quota.ts";
+import { UploadBudget } from "./upload-budget.ts";
 import { WsStream } from "./ws-stream.ts";
 
 type StreamMessage = Exclude<Extract<AgentMessage, { stream: number }>, { type: "ssh_key_used" }>;
@@ -29,6 +30,8 @@ export class ProxyBridge {
   private readonly queues = new QueueBudget();
   /** What request bodies are read into here beyond their first small buffer, all bodies together. */
   private readonly readBuffers = new ReadBufferBudget();
+  /** What streams have sent to the agent that it has not yet handed on, all streams together. */
+  private readonly uploads = new UploadBudget();
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
@@ -79,7 +82,7 @@ export class ProxyBridge {
     const release = this.quota.take(owner);
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream, () => ({ ...logIds(), stream: session?.kind ?? "websocket" }), release);
+    const link = this.link(socket, id, owner, () => stream, () => ({ ...logIds(), stream: session?.kind ?? "websocket" }), release);
     const stream = new WsStream(id, link, this.queues, owner.accountId);
     this.streams.add(id, stream);
     if (session?.kind === "ssh") this.sshOffers.set(id, { instanceId: target.instanceId, keyIds: session.keys.map((key) => key.id) });
@@ -134,7 +137,7 @@ export class ProxyBridge {
     const release = this.quota.take(owner, traffic);
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
-    const link = this.link(socket, id, () => stream, () => ({ stream: "http", ...logIds() }), release);
+    const link = this.link(socket, id, owner, () => stream, () => ({ stream: "http", ...logIds() }), release);
     const stream = new HttpStream(id, link, method, this.readBuffers.roomFor(owner.accountId));
     this.streams.add(id, stream);
     link.sendControl(opening(id));
@@ -156,8 +159,9 @@ export class ProxyBridge {
   }
 
   /** `release`: gives the stream's place in its owner's caps back when the stream is over. */
-  private link(socket: WebSocket, id: number, stream: () => BridgeStream, logIds: () => LogFields, release: () => void): StreamLink {
+  private link(socket: WebSocket, id: number, owner: StreamOwner, stream: () => BridgeStream, logIds: () => LogFields, release: () => void): StreamLink {
     return {
+      upload: this.uploads.allowanceFor(owner.instanceId),
       sendControl: (message: ServerMessage) => sendQuietly(socket, encodeMessage(message)),
       sendData: (frame) => sendQuietly(socket, frame),
       close: () => {
