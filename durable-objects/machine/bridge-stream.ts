@@ -71,7 +71,7 @@ export abstract class BridgeStream implements MuxStream {
   /** The WebSocket at the agent's end closed: only a WebSocket stream has a client socket to close. */
   onWsClose(_code: number, _reason: string): void {}
 
-  /** The agent handed on `bytes` of what this end sent: queued data goes as far as the credit now allows. */
+  /** The agent handed on `bytes` of what this end sent: queued data goes as far as the credit and the budget now allow. */
   onWindow(bytes: number): void {
     this.#sendCredit.grant(bytes);
     // Streams that waited for the budget's room go on first (unacknowledged-budget.ts).
@@ -81,9 +81,9 @@ export abstract class BridgeStream implements MuxStream {
 
   /**
    * Sends a body to the agent as it arrives, in frames of up to MAX_DATA_FRAME_BYTES, each once the
-   * agent's credit and the upload budget allow, then `end`; stops early when the stream finishes, or when `admit` (told
-   * the bytes read so far) says no, having failed the stream itself; `room`: for the buffers it is read
-   * into (body-reads.ts). Throws when the body breaks off.
+   * agent's credit and the upload budget allow, then `end`; stops early when the stream finishes, or
+   * when `admit` (told the bytes read so far) says no, having failed the stream itself. `room`: for
+   * the buffers it is read into (body-reads.ts). Throws when the body breaks off.
    */
   protected async sendBody(kind: DataKind, body: ReadableStream<Uint8Array>, room: ReadRoom, admit: (totalBytes: number) => boolean): Promise<void> {
     let total = 0;
