@@ -1,12 +1,12 @@
 // What the MachineDO may have sent to the agent that the agent has not yet handed on: request bodies
 // and clients' WebSocket messages on their way to upstreams. Each stream's window (4 MiB) bounds one
-// stream, but the agent holds what it was sent until its upstream takes it, in one process for every
-// tenant on the host; and what the agent's socket has not yet taken waits in this object's. An
-// instance's 100 uploads to a server that stopped reading were 400 MiB in principle. So what is out
-// is counted against an unacknowledged budget (protocol/mux/unacknowledged-budget.ts: the limits, the
-// share and who goes first), the mirror of the agent's own (host-agent/proxy/send-budget.ts), with
-// smaller limits: what waits here shares the 128 MB with what the agent sends, which its budget
-// bounds at 64 MiB.
+// stream, but an instance's 100 uploads to a server that stopped reading were 400 MiB on the way in
+// principle: in the host's sockets and the agent, one process for every tenant on the host, and,
+// while the host's link is slower than the clients sending, in this object's socket to the agent,
+// which every tenant's streams share. So what is out is counted against an unacknowledged budget
+// (protocol/mux/unacknowledged-budget.ts: the limits, the share and who goes first), the mirror of
+// the agent's own (host-agent/proxy/send-budget.ts), with smaller limits: what waits here shares the
+// 128 MB with what the agent sends, which its budget bounds at 64 MiB.
 //
 // The agent returns no credit for a stream it is done with, so a stream is forgotten as it finishes
 // here: by then the agent has ended it too (it answered, or was told to abort or close).
