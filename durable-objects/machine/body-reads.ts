@@ -4,9 +4,9 @@
 // host, with 128 MB. A buffer of a whole frame (1 MiB) for every body let an account's 200 streams
 // hold 200 MiB by sending slowly, and made 64 small chat requests take 64 MiB for a moment. So a body
 // starts with a small buffer, bounded in all by the caps on open streams (stream-quota.ts), and a
-// bigger one is taken only when reads fill the one it has (the client sends faster than this end reads), within
-// a budget per account on this host and in all; past it the body goes on in small reads. Reads that
-// keep using little of a buffer step it back down, giving the room back.
+// bigger one is taken only when reads fill the one it has (the client sends faster than this end
+// reads), within a budget per account on this host and in all; past it the body goes on in small
+// reads. Reads that keep using little of a buffer step it back down, giving the room back.
 //
 // The MachineDO alone holds these buffers (in its memory), so its count is exact.
 import { DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/index.ts";
