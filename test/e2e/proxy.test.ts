@@ -196,6 +196,31 @@ describe("large bodies and flow control", () => {
   }, 120_000);
 });
 
+describe("uploads to a host that stops taking them", () => {
+  it("wait in the host's upload budget, not in workerd: 24 of 8 MiB sent while it is frozen, each counted whole once it is back", async () => {
+    const agent = stack.agents.get("dev-1")!;
+    const size = 8 * 1024 * 1024;
+    const uploads: Promise<string>[] = [];
+    const { growthBytes } = await peakGrowth({ workerd: stack.worker.process.pid! }, async () => {
+      // Frozen, the agent reads nothing from its socket: what the MachineDO sends it waits on the way.
+      process.kill(-agent.process.pid!, "SIGSTOP");
+      try {
+        for (let i = 0; i < 24; i++) {
+          uploads.push(fetch(stack.proxyUrl(llm, 8000, "/fast/sink"), { method: "POST", headers: auth(), body: new Uint8Array(size) }).then((r) => r.text()));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+      } finally {
+        process.kill(-agent.process.pid!, "SIGCONT");
+      }
+    });
+    expect(await Promise.all(uploads)).toEqual(Array(24).fill(String(size)));
+    console.log(`24 uploads to a frozen host, workerd RSS growth: ${(growthBytes.workerd! / 1048576).toFixed(1)} MB`);
+    // Each stream's window alone let 96 MiB go to the agent's socket (wrangler's workerd grew 168–176 MB);
+    // the budget lets one instance's 12 MiB go (58–59 MB, the rest the uploads' own buffers on the way).
+    expect(growthBytes.workerd!).toBeLessThan(100 * 1024 * 1024);
+  }, 60_000);
+});
+
 describe("a host that goes away mid-stream", () => {
   const readToEnd = async (reader: ReadableStreamDefaultReader<Uint8Array>) => {
     try {
