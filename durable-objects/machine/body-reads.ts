@@ -10,6 +10,7 @@
 //
 // The MachineDO alone holds these buffers (in its memory), so its count is exact.
 import { DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/index.ts";
+import { AccountTotals } from "./account-totals.ts";
 
 /** The buffer every body starts with: a small request's body in one read. */
 export const SMALL_READ_BYTES = 16 * 1024;
@@ -29,32 +30,23 @@ export interface ReadRoom {
 }
 
 export class ReadBufferBudget {
-  readonly #perAccount = new Map<string, number>();
-  #total = 0;
+  readonly #held = new AccountTotals();
 
   /** The room of a body of `accountId`'s. */
   roomFor(accountId: string): ReadRoom {
     return {
       take: (bytes) => {
-        const account = this.#perAccount.get(accountId) ?? 0;
-        if (account + bytes > ACCOUNT_READ_BUFFER_BYTES || this.#total + bytes > MACHINE_READ_BUFFER_BYTES) return false;
-        this.#change(accountId, bytes);
+        if (this.#held.of(accountId) + bytes > ACCOUNT_READ_BUFFER_BYTES || this.#held.of() + bytes > MACHINE_READ_BUFFER_BYTES) return false;
+        this.#held.change(accountId, bytes);
         return true;
       },
-      give: (bytes) => this.#change(accountId, -bytes),
+      give: (bytes) => this.#held.change(accountId, -bytes),
     };
   }
 
   /** The bytes of buffers bigger than the small one: in all, or of one account. */
   held(accountId?: string): number {
-    return accountId === undefined ? this.#total : (this.#perAccount.get(accountId) ?? 0);
-  }
-
-  #change(accountId: string, bytes: number): void {
-    this.#total += bytes;
-    const account = (this.#perAccount.get(accountId) ?? 0) + bytes;
-    if (account > 0) this.#perAccount.set(accountId, account);
-    else this.#perAccount.delete(accountId);
+    return this.#held.of(accountId);
   }
 }
 

@@ -8,6 +8,8 @@
 // (host-agent/proxy/send-budget.ts).
 //
 // The MachineDO alone holds these queues (in its memory), so its count is exact.
+import { AccountTotals } from "./account-totals.ts";
+
 /**
  * One stream's queue: what an SSH connection may have in flight (10 channels of 2 MiB windows, the
  * agent's host-agent/ssh/channel-limits.ts) past its stream's 4 MiB credit window, and no more.
@@ -19,8 +21,7 @@ export const ACCOUNT_QUEUE_BYTES = 24 * 1024 * 1024;
 export const MACHINE_QUEUE_BYTES = 32 * 1024 * 1024;
 
 export class QueueBudget {
-  readonly #perAccount = new Map<string, number>();
-  #total = 0;
+  readonly #queued = new AccountTotals();
 
   /**
    * Why `bytes` more of a stream of `accountId` that has `streamQueued` waiting would pass a bound:
@@ -28,21 +29,18 @@ export class QueueBudget {
    */
   refusal(accountId: string, streamQueued: number, bytes: number): string | null {
     if (streamQueued + bytes > STREAM_QUEUE_BYTES) return "sending faster than the upstream reads";
-    if ((this.#perAccount.get(accountId) ?? 0) + bytes > ACCOUNT_QUEUE_BYTES) return "the account's sockets on this host send faster than their upstreams read";
-    if (this.#total + bytes > MACHINE_QUEUE_BYTES) return "this host's sockets send faster than their upstreams read";
+    if (this.#queued.of(accountId) + bytes > ACCOUNT_QUEUE_BYTES) return "the account's sockets on this host send faster than their upstreams read";
+    if (this.#queued.of() + bytes > MACHINE_QUEUE_BYTES) return "this host's sockets send faster than their upstreams read";
     return null;
   }
 
   /** Queued or, negative, sent on or dropped: the caller gives back exactly what it took. */
   change(accountId: string, bytes: number): void {
-    this.#total += bytes;
-    const account = (this.#perAccount.get(accountId) ?? 0) + bytes;
-    if (account > 0) this.#perAccount.set(accountId, account);
-    else this.#perAccount.delete(accountId);
+    this.#queued.change(accountId, bytes);
   }
 
   /** What waits: in all, or of one account. */
   queued(accountId?: string): number {
-    return accountId === undefined ? this.#total : (this.#perAccount.get(accountId) ?? 0);
+    return this.#queued.of(accountId);
   }
 }
