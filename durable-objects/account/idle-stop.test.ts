@@ -1,8 +1,8 @@
 // The idle stop in workerd, through the real Worker, AccountDO and MachineDO, the samples and traffic
 // carried by agents speaking the protocol, on a frozen clock moved by the test (the AccountDO's alarm
 // run as the platform would once the time has passed): it stops exactly once, exactly when the
-// instance has been idle for its minutes, not while traffic flows or a GPU works (nor after the
-// MachineDO's markActive), not while the host is away; PATCH changes or cancels it; bad values are
+// instance has been idle for its minutes, not while traffic flows, an SSH connection or a terminal is
+// open or a GPU works, not while the host is away; PATCH changes or cancels it; bad values are
 // refused naming the field.
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
@@ -10,15 +10,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { clock } from "../../core/clock.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import type { InstanceUsage } from "../../protocol/index.ts";
-import { call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../test/support/workerd/instances.ts";
+import { asBrowser, browser, signUp } from "../../test/support/workerd/session-client.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { advanceClock, freezeClockInEachTest } from "../../test/support/workerd/test-clock.ts";
 
 const MINUTE = 60_000;
 const REASON = "stopped after 5 min idle";
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
+type SessionOpen = Extract<ServerMessage, { type: "ssh_open" | "terminal_open" }>;
 type Shown = { id: string; status: string; status_message: string; desired_state: string; idle_stop_minutes: number | null; label: string };
 
 let agent: FakeAgent;
@@ -57,16 +59,38 @@ function alignedNow(): number {
 /** Until the instance is stopped (an alarm the platform rang at the same time may be finishing the stop). */
 const stopped = (key: string, id: string) => until(() => get(key, id), (i) => i.status === "stopped", "the idle stop");
 
-/** The host's sample of the instance now (its GPU at `util` %), once the API has it. */
-async function sampled(host: FakeAgent, key: string, id: string, util: number): Promise<void> {
-  const index = gpuIndex.get(id)!;
-  const usage: InstanceUsage = {
+/** The host's sample of the instances now (each one's GPU at `util` %, all in one report), once the API has it. */
+async function sampled(host: FakeAgent, key: string, ids: string | string[], util: number): Promise<void> {
+  const usages: InstanceUsage[] = [ids].flat().map((id) => ({
     instance_id: id, cpu_percent: 10, memory_used_mib: 512,
-    gpus: [{ index, util_percent: util, memory_used_mib: 100, memory_total_mib: 24_564, power_w: 60, power_limit_w: 450, temperature_c: 40, sm_clock_mhz: 210 }],
-  };
-  host.send({ type: "metrics", instances: [usage] });
+    gpus: [{ index: gpuIndex.get(id)!, util_percent: util, memory_used_mib: 100, memory_total_mib: 24_564, power_w: 60, power_limit_w: 450, temperature_c: 40, sm_clock_mhz: 210 }],
+  }));
+  host.send({ type: "metrics", instances: usages });
   const t = new Date(Math.floor(clock.now() / 10_000) * 10_000).toISOString();
-  await until(() => callJson<{ container: { t: string }[] }>("GET", `/v1/instances/${id}/metrics`, { key }), (r) => r.body.container.some((p) => p.t === t), "the sample");
+  for (const id of [ids].flat()) {
+    await until(() => callJson<{ container: { t: string }[] }>("GET", `/v1/instances/${id}/metrics`, { key }), (r) => r.body.container.some((p) => p.t === t), "the sample");
+  }
+}
+
+/**
+ * An SSH connection (`ssh_open`) or a terminal (`terminal_open`) to the instance, opened through the
+ * Worker with `headers` and accepted as the agent does; `close` ends it from the client's side, once
+ * the agent has been told.
+ */
+async function openSession(id: string, kind: "ssh_open" | "terminal_open", headers: Record<string, string>): Promise<{ close(): Promise<void> }> {
+  const opening = agent.waitFor((m): m is SessionOpen => m.type === kind && m.instance_id === id);
+  const response = call("GET", `/v1/instances/${id}/${kind === "ssh_open" ? "ssh" : "terminal"}`, { headers: { upgrade: "websocket", ...headers } });
+  const { stream } = await opening;
+  agent.send({ type: "ws_accepted", stream, protocol: "" });
+  const socket = (await response).webSocket!;
+  socket.accept();
+  return {
+    async close() {
+      const told = agent.waitFor((m) => m.type === "ws_close" && m.stream === stream);
+      socket.close(1000, "done");
+      await told;
+    },
+  };
 }
 
 /** Samples every minute from `fromMs + fromMin` to `fromMs + toMin` minutes, running the alarm at each; the status at the end. */
@@ -140,18 +164,32 @@ describe("idle stop", () => {
     expect(await stopped(account.key, id)).toMatchObject({ status: "stopped", status_message: REASON });
   }, 60_000);
 
-  it("traffic the MachineDO does not carry (SSH, a terminal) starts the clock again through markActive", async () => {
-    const account = await newAccount(10_000_000);
+  it("an SSH connection or the dashboard's terminal holds the clock for as long as it is open, and starts it again as it closes", async () => {
+    const account = await signUp();
+    await admin("POST", `/accounts/${account.id}/credits`, { amount_micros: 10_000_000 });
+    const key = (await asBrowser("POST", "/v1/keys", account.session, { body: { name: "idle" } })).body.key as string;
     const t0 = alignedNow();
-    const id = await running(agent, account.key, { idle_stop_minutes: 5 });
-    expect(await idleMinutes(agent, account, id, t0, 0, 3)).toBe("running");
-    await env.MACHINES.getByName(String(agent.machineId)).markActive(id);
-    const active = clock.now();
-    expect(await idleMinutes(agent, account, id, active, 1, 4)).toBe("running");
-    await passTo(account.id, active, 5 * MINUTE - 1);
-    expect((await get(account.key, id)).status).toBe("running");
-    await passTo(account.id, active, 5 * MINUTE);
-    await stopped(account.key, id);
+    const viaSsh = await running(agent, key, { idle_stop_minutes: 5 });
+    const viaTerminal = await running(agent, key, { idle_stop_minutes: 5 });
+    const ssh = await openSession(viaSsh, "ssh_open", { authorization: `Bearer ${key}` });
+    const terminal = await openSession(viaTerminal, "terminal_open", browser(account.session));
+    // Ten minutes with both open and nothing sent: twice the limit.
+    for (let minute = 1; minute <= 10; minute++) {
+      await passTo(account.id, t0, minute * MINUTE);
+      await sampled(agent, key, [viaSsh, viaTerminal], 2);
+    }
+    expect([(await get(key, viaSsh)).status, (await get(key, viaTerminal)).status]).toEqual(["running", "running"]);
+    await Promise.all([ssh.close(), terminal.close()]);
+    const closed = clock.now();
+    for (let minute = 1; minute <= 4; minute++) {
+      await passTo(account.id, closed, minute * MINUTE);
+      await sampled(agent, key, [viaSsh, viaTerminal], 2);
+    }
+    await passTo(account.id, closed, 5 * MINUTE - 1);
+    expect([(await get(key, viaSsh)).status, (await get(key, viaTerminal)).status]).toEqual(["running", "running"]);
+    await passTo(account.id, closed, 5 * MINUTE);
+    expect(await stopped(key, viaSsh)).toMatchObject({ status_message: REASON });
+    expect(await stopped(key, viaTerminal)).toMatchObject({ status_message: REASON });
   }, 60_000);
 
   it("time its host is away does not count: the clock starts again when it is back", async () => {

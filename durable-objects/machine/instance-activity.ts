@@ -1,7 +1,7 @@
-// When each of this machine's instances was last used, for the idle stop: proxied requests, WebSockets
-// and web app traffic through this object (each stream counts as it opens, while it is open and as it
-// closes), whatever else calls `touch` (an SSH or terminal session), and when the host last came back
-// (a host away does not count as idle: the clock of every instance on it starts again).
+// When each of this machine's instances was last used, for the idle stop: proxied requests, WebSockets,
+// web app traffic, SSH connections and the dashboard's terminals, all streams through this object
+// (each counts as it opens, while it is open and as it closes), and when the host last came back (a
+// host away does not count as idle: the clock of every instance on it starts again).
 //
 // A write per request would cost a row per proxied request: the stored time is written at most once
 // a minute per instance, and it is written AHEAD, as "active until now + a minute". What is stored is

@@ -178,11 +178,6 @@ export class MachineDO extends DurableObject<Env> {
     return this.idle.idleSince(queries);
   }
 
-  /** The instance is being used now (traffic this object does not carry: SSH, a terminal): its idle clock starts again. */
-  markActive(instanceId: string): void {
-    this.activity.touch(instanceId);
-  }
-
   // ---- instance web apps (tickets from AccountDOs, redeemed by the Worker) ----
 
   issueAppTicket(request: AppTicketRequest): Promise<{ ok: true; ticket: string; expires_ms: number } | Failure> {
