@@ -88,4 +88,23 @@ describe("command runner", () => {
       { type: "ack", command_id: "c", ok: false, error: "create failed: create needs the instance's spec" },
     ]);
   });
+
+  it("reports and acknowledges only the first line of a failure, bounded, and logs it whole", async () => {
+    const reports: ContainerReport[] = [];
+    const sent: AgentMessage[] = [];
+    const logged: string[] = [];
+    const body = `<html>\n<body>${"metadata ".repeat(100)}</body>\n</html>`;
+    const runtime: ContainerRuntime = {
+      ...recordingRuntime([]),
+      create: async () => {
+        throw new Error(`(HTTP code 500) server error - unexpected response from registry: ${body}`);
+      },
+    };
+    const runner = new CommandRunner(runtime, (r) => reports.push(r), (m) => sent.push(m), createLogger((line) => logged.push(line)));
+    await runner.run({ ...command("c", "create", A), spec: testSpec(A) });
+    const line = "create failed: (HTTP code 500) server error - unexpected response from registry: <html>…";
+    expect(reports.at(-1)).toEqual({ instance_id: A, state: "error", message: line });
+    expect(sent.at(-1)).toEqual({ type: "ack", command_id: "c", ok: false, error: line });
+    expect(logged.join("")).toContain("metadata metadata");
+  });
 });

@@ -1,9 +1,11 @@
 // Runs the MachineDO's commands against the runtime, one at a time per instance, reporting every
-// state change and acknowledging each command; a failure becomes an `error` state, never a crash.
+// state change and acknowledging each command; a failure becomes an `error` state, never a crash,
+// whose message is one line (status-line.ts).
 // While the host is degraded (host-health.ts) it refuses creates and starts, saying why.
 import type { AgentMessage, ContainerReport, ServerMessage } from "../protocol/messages.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
+import { statusLine } from "./status-line.ts";
 
 export type CommandMessage = Extract<ServerMessage, { type: "command" }>;
 type Send = (message: AgentMessage) => void;
@@ -45,8 +47,9 @@ export class CommandRunner {
     } catch (error) {
       const message = `${op} failed: ${errorMessage(error)}`;
       this.#log.error("command failed", { command_id: commandId, op, instance_id: instanceId, error: message });
-      this.#report({ instance_id: instanceId, state: "error", message });
-      this.#send({ type: "ack", command_id: commandId, ok: false, error: message });
+      const line = statusLine(message);
+      this.#report({ instance_id: instanceId, state: "error", message: line });
+      this.#send({ type: "ack", command_id: commandId, ok: false, error: line });
     }
   }
 

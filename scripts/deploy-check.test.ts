@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { unstable_readConfig } from "wrangler";
+import { DEFAULT_IMAGE_REGISTRIES } from "../workers/api/image-registry.ts";
 import { LOCATION_PERIOD_S } from "../workers/http/rate-limit.ts";
 import { BUNDLE_BUDGET, dryRun, ENVIRONMENTS, overBudget, ROOT, type DryRun } from "./deploy-check.ts";
 import { devCodeIn } from "./dev-code.ts";
@@ -88,6 +89,10 @@ describe.each(ENVIRONMENTS)("the %s environment's configuration", (environment) 
 
   it("never admits host-local images (the deployed Worker would refuse to serve)", () => {
     expect(config.vars.DEV_LOCAL_IMAGES).toBe("0");
+  });
+
+  it("keeps custom images to the well-known public registries, as it ships", () => {
+    expect(String(config.vars.IMAGE_REGISTRIES).split(",")).toEqual(DEFAULT_IMAGE_REGISTRIES);
   });
 
   it("serves the API on a custom domain and the apps wildcard of its APPS_DOMAIN, nothing on workers.dev", () => {

@@ -2,8 +2,10 @@
 // A custom image (a tenant's choice) is pulled on every create, so a tenant runs what its registry
 // serves now, never an image that merely happens to be on the host (the agent's, another tenant's,
 // a stale `:latest`); the templates' pinned images are pulled only when absent. A pull that makes
-// no progress for PULL_STALL_MS fails, and the create with it, freeing the GPUs it holds.
+// no progress for PULL_STALL_MS fails, and the create with it, freeing the GPUs it holds. Before the
+// engine is asked, the registry's addresses may be checked (registry-address.ts).
 import type Docker from "dockerode";
+import { checkRegistryAddresses, type RegistryLookup } from "./registry-address.ts";
 import { PULL_MILESTONES } from "./runtime.ts";
 
 export interface PullEvent {
@@ -24,6 +26,8 @@ export interface PullPolicy {
   always: boolean;
   /** How long a pull may go without progress before it fails. */
   stallMs: number;
+  /** When set, how the registry's host is resolved before a pull, which is refused unless every address is public. */
+  registryLookup?: RegistryLookup;
 }
 
 /** Pulls the image when the policy says so or it is not present locally. */
@@ -35,6 +39,7 @@ export async function ensureImage(docker: Docker, image: string, onPullProgress:
       .then(() => true, (error: unknown) => (statusOf(error) === 404 ? false : Promise.reject(error)));
     if (present) return onPullProgress(100);
   }
+  if (policy.registryLookup) await checkRegistryAddresses(image, policy.registryLookup);
   const milestones = new PullMilestones(onPullProgress);
   const stream = (await docker.pull(image)) as NodeJS.ReadableStream & { destroy(): void };
   await new Promise<void>((resolve, reject) => {

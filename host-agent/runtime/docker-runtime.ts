@@ -15,6 +15,7 @@ import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
 import { demultiplexLogs } from "./docker-logs.ts";
 import { InstanceNetworks } from "./docker-network.ts";
 import { ensureImage, PULL_STALL_MS, statusOf } from "./docker-pull.ts";
+import { lookupAllAddresses, type RegistryLookup } from "./registry-address.ts";
 import { directoryTar } from "./directory-tar.ts";
 import { execSession } from "./docker-session.ts";
 import type {
@@ -65,6 +66,11 @@ export interface DockerRuntimeOptions {
   acceptUnenforcedDisk?: boolean;
   /** How long an image pull may make no progress before the create fails (PULL_STALL_MS). */
   pullStallMs?: number;
+  /**
+   * How a registry's host is resolved before a pull, which is refused unless every address it
+   * answers is public (registry-address.ts): the system's resolver unless said otherwise.
+   */
+  registryLookup?: RegistryLookup;
   docker?: Docker;
 }
 
@@ -119,7 +125,9 @@ export class DockerRuntime implements ContainerRuntime {
     // A tenant's own image is pulled every time; a template's pinned one may come from the host.
     const hostLocal = this.#options.hostLocalImages === true && spec.image.startsWith(HOST_LOCAL_PREFIX);
     await ensureImage(this.#docker, spec.image, onPullProgress, {
-      always: spec.template === CUSTOM_TEMPLATE && !hostLocal, stallMs: this.#options.pullStallMs ?? PULL_STALL_MS,
+      always: spec.template === CUSTOM_TEMPLATE && !hostLocal,
+      stallMs: this.#options.pullStallMs ?? PULL_STALL_MS,
+      registryLookup: this.#options.registryLookup ?? lookupAllAddresses,
     });
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),

@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { planLaunch } from "./launch-rules.ts";
-import { allowedRegistries, localImagesAllowed, registryOf } from "./image-registry.ts";
+import { allowedRegistries, DEFAULT_IMAGE_REGISTRIES, localImagesAllowed } from "./image-registry.ts";
 
 const gpu = { model: "rtx4090", display_name: "RTX 4090", vram_gb: 24, price_hour_micros: 690_000, tier: "consumer", arch: "ada" };
 const custom = (image: string) => ({ gpu_model: "rtx4090", gpu_count: 1, template: "custom", image });
-
-describe("the registry an image comes from", () => {
-  it("is Docker Hub for short names, else the first component when it is a host (a dot, a port, or localhost)", () => {
-    expect(["ubuntu", "vllm/vllm-openai:v1", "ghcr.io/a/b", "Registry.Example.com:443/x", "localhost/x", "team/sub/img"].map(registryOf))
-      .toEqual(["docker.io", "docker.io", "ghcr.io", "registry.example.com:443", "localhost", "docker.io"]);
-  });
-});
 
 describe("the operator's IMAGE_REGISTRIES", () => {
   const registries = allowedRegistries(" docker.io, ghcr.io ");
@@ -21,9 +14,21 @@ describe("the operator's IMAGE_REGISTRIES", () => {
     expect(() => planLaunch(custom("nvcr.io/nvidia/pytorch:24.01-py3"), gpu, registries)).toThrow(/^image: its registry nvcr.io is not one this service pulls from \(docker.io, ghcr.io\)$/);
   });
 
-  it("lets any public registry through when unset or empty", () => {
-    expect([allowedRegistries(undefined), allowedRegistries(""), allowedRegistries(" , ")]).toEqual([null, null, null]);
-    expect(planLaunch(custom("nvcr.io/nvidia/pytorch:24.01-py3"), gpu, null).image).toBe("nvcr.io/nvidia/pytorch:24.01-py3");
+  it("is the well-known public registries when unset or empty: any other registry is 400 invalid naming image", () => {
+    expect([allowedRegistries(undefined), allowedRegistries(""), allowedRegistries(" , ")]).toEqual([DEFAULT_IMAGE_REGISTRIES, DEFAULT_IMAGE_REGISTRIES, DEFAULT_IMAGE_REGISTRIES]);
+    expect(DEFAULT_IMAGE_REGISTRIES).toEqual(["docker.io", "ghcr.io", "nvcr.io", "quay.io", "public.ecr.aws", "registry.k8s.io"]);
+    for (const image of ["ubuntu", "ghcr.io/a/b", "nvcr.io/nvidia/pytorch:24.01-py3", "quay.io/a/b", "public.ecr.aws/a/b", "registry.k8s.io/pause:3.10"]) {
+      expect(planLaunch(custom(image), gpu, allowedRegistries(undefined)).image).toBe(image);
+    }
+    expect(() => planLaunch(custom("127.0.0.1.nip.io:5000/x"), gpu, allowedRegistries(""))).toThrow(
+      /^image: its registry 127.0.0.1.nip.io:5000 is not one this service pulls from \(docker.io, ghcr.io, nvcr.io, quay.io, public.ecr.aws, registry.k8s.io\)$/,
+    );
+  });
+
+  it("lets any registry public by name through when \"*\", still none that names a private one", () => {
+    expect(allowedRegistries(" * ")).toBeNull();
+    expect(planLaunch(custom("registry.example.com/a/b"), gpu, allowedRegistries("*")).image).toBe("registry.example.com/a/b");
+    expect(() => planLaunch(custom("10.0.0.1:5000/img"), gpu, allowedRegistries("*"))).toThrow(/^image: must name a public registry: /);
   });
 });
 

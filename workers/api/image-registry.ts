@@ -1,20 +1,15 @@
-// Which registry an image reference names, and whether the host's engine may be sent there. An
-// engine pulls from whatever a reference names, so a reference naming `localhost`, an IP address
-// or a single-label host would make the GPU host's engine send requests into its own network (its
-// metadata service, a neighbour's port): those are refused. The operator may also keep launches to
-// a list of registries (IMAGE_REGISTRIES). Docker's rule decides what the first component is: a
-// registry host when it holds a "." or a ":" or is "localhost", else part of a Docker Hub path.
-// The one exception is the dev Worker's DEV_LOCAL_IMAGES (see localImagesAllowed).
+// Whether the host's engine may be sent to the registry an image reference names (Docker's rule,
+// standards/image-reference.ts). An engine pulls from whatever a reference names, so a reference
+// naming `localhost`, an IP address or a single-label host would make the GPU host's engine send
+// requests into its own network (its metadata service, a neighbour's port): those are refused.
+// Launches are kept to a list of registries (IMAGE_REGISTRIES), the well-known public ones unless
+// the operator says otherwise: any other name may be one whose DNS answers a private address. The
+// one exception is the dev Worker's DEV_LOCAL_IMAGES (see localImagesAllowed).
 
-export const DOCKER_HUB = "docker.io";
-
-/** The registry host (with its port, if any) a reference pulls from. */
-export function registryOf(image: string): string {
-  const slash = image.indexOf("/");
-  if (slash === -1) return DOCKER_HUB;
-  const first = image.slice(0, slash);
-  return first.includes(".") || first.includes(":") || first === "localhost" ? first.toLowerCase() : DOCKER_HUB;
-}
+/** The registries launches may pull from when IMAGE_REGISTRIES is unset or empty. */
+export const DEFAULT_IMAGE_REGISTRIES = ["docker.io", "ghcr.io", "nvcr.io", "quay.io", "public.ecr.aws", "registry.k8s.io"];
+/** IMAGE_REGISTRIES naming no list: any registry public by name. */
+export const ANY_PUBLIC_REGISTRY = "*";
 
 /** Why a registry host may not be pulled from, or null when it may; `localImages`: `localhost/...` (no port) is taken. */
 export function privateRegistryRefusal(registry: string, localImages = false): string | null {
@@ -36,8 +31,9 @@ export function localImagesAllowed(setting: string | undefined): boolean {
   return setting === "1";
 }
 
-/** IMAGE_REGISTRIES: the registries launches may pull from ("" or unset: any public one). */
+/** IMAGE_REGISTRIES: the registries launches may pull from ("" or unset: the default list); null for "*", any public one. */
 export function allowedRegistries(setting: string | undefined): string[] | null {
+  if (setting?.trim() === ANY_PUBLIC_REGISTRY) return null;
   const hosts = (setting ?? "").split(",").map((host) => host.trim().toLowerCase()).filter(Boolean);
-  return hosts.length > 0 ? hosts : null;
+  return hosts.length > 0 ? hosts : DEFAULT_IMAGE_REGISTRIES;
 }

@@ -6,11 +6,12 @@ import { launchCommand, resolveImage } from "./catalog/launch-commands.ts";
 import { findModel } from "./catalog/models.ts";
 import { findTemplate, templates } from "./catalog/templates.ts";
 import { ApiError } from "../../core/errors.ts";
-import { privateRegistryRefusal, registryOf } from "./image-registry.ts";
+import { registryOf } from "../../standards/image-reference.ts";
+import { DEFAULT_IMAGE_REGISTRIES, privateRegistryRefusal } from "./image-registry.ts";
 import type { LaunchBody } from "./schemas/instance.ts";
 
-/** `registries`: the operator's IMAGE_REGISTRIES, null for any public registry; `localImages`: the dev Worker's DEV_LOCAL_IMAGES. */
-export function planLaunch(body: LaunchBody, gpu: GpuModel | null, registries: string[] | null = null, localImages = false): LaunchPlan {
+/** `registries`: the operator's IMAGE_REGISTRIES (allowedRegistries), null for any public registry; `localImages`: the dev Worker's DEV_LOCAL_IMAGES. */
+export function planLaunch(body: LaunchBody, gpu: GpuModel | null, registries: string[] | null = DEFAULT_IMAGE_REGISTRIES, localImages = false): LaunchPlan {
   if (!gpu) throw invalid(`gpu_model: unknown GPU model "${body.gpu_model}"; see GET /v1/gpus`);
   const template = findTemplate(body.template);
   if (!template) throw invalid(`template: unknown template "${body.template}"; one of ${templates.map((t) => t.id).join(", ")}`);

@@ -136,6 +136,10 @@ describe("instance lifecycle", () => {
     expect(tooLong.body).toEqual({ error: "invalid", message: expect.stringContaining("label") });
     const missing = await callJson("PATCH", `/v1/instances/${body.id}`, { key, body: {} });
     expect(missing.body).toEqual({ error: "invalid", message: "body: must set label, idle_stop_minutes or both" });
+    // No path after launch sets env: a PATCH naming it (LD_PRELOAD, say) is refused, the instance's env as launched.
+    const env = await callJson("PATCH", `/v1/instances/${body.id}`, { key, body: { label: "preloaded", env: { LD_PRELOAD: "/data/hook.so" } } });
+    expect(env).toMatchObject({ status: 400, body: { error: "invalid", message: expect.stringContaining("env") } });
+    expect((await callJson<Instance>("GET", `/v1/instances/${body.id}`, { key })).body).toMatchObject({ label: "renamed", env: {} });
     expect((await events(key, body.id))[0]!.message).toContain("renamed");
     await call("DELETE", `/v1/instances/${body.id}`, { key });
   });

@@ -42,6 +42,9 @@ describe("POST /v1/instances validation", () => {
     [{ ...base, env: { INSTANCE_TOKEN: "mine" } }, "env"],
     [{ ...base, env: { NVIDIA_VISIBLE_DEVICES: "all" } }, "env.NVIDIA_VISIBLE_DEVICES"],
     [{ ...base, env: { NVIDIA_DRIVER_CAPABILITIES: "all" } }, "env.NVIDIA_DRIVER_CAPABILITIES"],
+    [{ ...base, env: { LD_PRELOAD: "/data/hook.so" } }, "env.LD_PRELOAD: is refused: LD_* variables steer the dynamic loader"],
+    [{ ...base, env: { HF_TOKEN: "hf_x", LD_LIBRARY_PATH: "/data" } }, "env.LD_LIBRARY_PATH"],
+    [{ ...base, env: { LD_AUDIT: "/data/a.so" } }, "env.LD_AUDIT"],
     [{ ...base, env: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`V${i}`, "x"])) }, "env"],
     [{ ...base, env: { BIG: "x".repeat(40_000) } }, "env"],
     // 16,384 characters but 32,768 bytes of UTF-8: with its name, over the limit, which counts bytes.
@@ -71,8 +74,17 @@ describe("POST /v1/instances validation", () => {
     expect(body).toEqual({ error: "invalid", message: expect.stringMatching(new RegExp(`^image: must name a public registry: .*${why}`)) });
   });
 
-  it("takes Docker Hub short names and public registries by name", async () => {
-    for (const image of ["ubuntu:24.04", "vllm/vllm-openai:v0.11.0", "nvcr.io/nvidia/pytorch:24.01-py3"]) {
+  it.each(["127.0.0.1.nip.io:5000/x", "registry.example.com/team/app:1", "docker.io.example.net/library/ubuntu"])(
+    "a custom image from %s, a registry outside the shipped IMAGE_REGISTRIES, is 400 invalid naming image",
+    async (image) => {
+      const { status, body } = await launch({ gpu_model: "rtx4090", gpu_count: 1, template: "custom", image });
+      expect(status).toBe(400);
+      expect(body).toEqual({ error: "invalid", message: expect.stringMatching(/^image: its registry \S+ is not one this service pulls from \(docker.io, ghcr.io, nvcr.io, quay.io, public.ecr.aws, registry.k8s.io\)$/) });
+    },
+  );
+
+  it("takes Docker Hub short names and the shipped public registries by name", async () => {
+    for (const image of ["ubuntu:24.04", "vllm/vllm-openai:v0.11.0", "nvcr.io/nvidia/pytorch:24.01-py3", "quay.io/jupyter/base-notebook:2025-01-06", "public.ecr.aws/docker/library/python:3.12", "registry.k8s.io/pause:3.10"]) {
       const { status, body } = await launch({ gpu_model: "rtx4090", gpu_count: 1, template: "custom", image });
       expect([image, status]).toEqual([image, 201]);
       await callJson("DELETE", `/v1/instances/${(body as { id: string }).id}`, { key });

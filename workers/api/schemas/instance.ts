@@ -10,6 +10,12 @@ export const MAX_ENV_BYTES = 32 * 1024;
 export const RESERVED_ENV = ["INSTANCE_TOKEN", "PROXY_BASE_PATH"];
 /** Read by the NVIDIA container runtime (NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES ...): the host's to set. */
 export const RESERVED_ENV_PREFIX = "NVIDIA_";
+/**
+ * Read by the dynamic loader (LD_PRELOAD, LD_LIBRARY_PATH ...) of every program started with the
+ * container's environment, the NVIDIA runtime's hooks included, which run as root on the host
+ * (CVE-2025-23266 loaded a tenant's library there).
+ */
+export const LOADER_ENV_PREFIX = "LD_";
 
 // A Docker image reference: [registry[:port]/]path[:tag][@sha256:digest], lowercase path components.
 const IMAGE_REFERENCE =
@@ -38,6 +44,9 @@ const env = z
     for (const name of names.filter((n) => n.startsWith(RESERVED_ENV_PREFIX))) {
       ctx.addIssue({ code: "custom", path: [name], message: `is reserved: the NVIDIA container runtime reads ${RESERVED_ENV_PREFIX}* variables to choose the GPUs a container gets and what it may do with them` });
     }
+    for (const name of names.filter((n) => n.startsWith(LOADER_ENV_PREFIX))) {
+      ctx.addIssue({ code: "custom", path: [name], message: `is refused: ${LOADER_ENV_PREFIX}* variables steer the dynamic loader of every program started with the container's environment, the NVIDIA runtime's hooks on the host included` });
+    }
   });
 
 export const LaunchBody = z
@@ -55,13 +64,14 @@ export const LaunchBody = z
       .optional()
       .openapi({
         description: "The public container image to run: required for the `custom` template, refused for every other. Its registry must be " +
-          "a public one by name (not `localhost`, an IP address or a single-label host), and one of the operator's IMAGE_REGISTRIES when set",
+          "a public one by name (not `localhost`, an IP address or a single-label host) and one of the operator's IMAGE_REGISTRIES (by default docker.io, ghcr.io, " +
+          "nvcr.io, quay.io, public.ecr.aws, registry.k8s.io); a host refuses the pull when the registry's name resolves to an address that is not public",
       }),
     disk_gb: z.number("must be an integer from 10 to 2000").int("must be an integer from 10 to 2000").min(10, "must be an integer from 10 to 2000").max(2000, "must be an integer from 10 to 2000").optional()
       .openapi({ description: "Disk size in GB; the template's `disk_gb` when left out" }),
     env: env.optional().openapi({
       description: `Environment variables for the container, name to value: at most ${MAX_ENV_VARS}, names and values together at most ` +
-        `${MAX_ENV_BYTES} bytes, not ${RESERVED_ENV.map((name) => "`" + name + "`").join(" or ")} (the platform sets those) nor any \`${"NVIDIA_"}*\` (the NVIDIA runtime reads those)`,
+        `${MAX_ENV_BYTES} bytes, not ${RESERVED_ENV.map((name) => "`" + name + "`").join(" or ")} (the platform sets those) nor any \`${"NVIDIA_"}*\` (the NVIDIA runtime reads those) or \`${"LD_"}*\` (the dynamic loader reads those)`,
     }),
     label: label.optional().openapi({ description: "Your name for the instance; \"\" when left out" }),
     idle_stop_minutes: idleStopMinutes.optional().openapi({ description: `${IDLE_DESCRIPTION} (the default)`, example: 30 }),
