@@ -9,6 +9,8 @@ export default defineConfig({
   test: {
     // Logs of passing tests are noise; a failing test shows its own.
     silent: "passed-only",
+    // The run's temporary folders in one of its own; one a test left behind fails the run.
+    globalSetup: ["./test/support/temp-dir-guard.ts"],
     // Much of a file's time is spent waiting (a stack starting, an agent reconnecting, a container
     // engine, a browser), not computing: one file more than the cores keeps them busy without
     // starving the stacks' agents. Vitest's own default, one file fewer than the cores, runs the

@@ -1,10 +1,10 @@
-import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configPath, loadConfig, normalizeApiUrl, saveConfig } from "./config.ts";
+import { testTempDir } from "../test/support/agent/temp-dir.ts";
 
-const home = () => mkdtempSync(join(tmpdir(), "gpu-config-"));
+const home = () => testTempDir("gpu-config-");
 
 describe("CLI configuration", () => {
   it("lives under $XDG_CONFIG_HOME, else ~/.config", () => {

@@ -5,8 +5,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import Docker from "dockerode";
@@ -21,6 +20,7 @@ import { containerName } from "./docker-container-config.ts";
 import { DockerRuntime } from "./docker-runtime.ts";
 import type { ExecProcess } from "./runtime.ts";
 import { ENGINE_TESTS_SCOPE } from "../../test/support/agent/engine-scope.ts";
+import { testTempDir } from "../../test/support/agent/temp-dir.ts";
 
 const TEST_IMAGE = "localhost/gpu-rental-busybox:latest";
 
@@ -80,7 +80,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
   });
 
   it("writes a tar into /data and reads it back, running and stopped; a missing path is null, a missing directory false", async () => {
-    const source = mkdtempSync(join(tmpdir(), "docker-archive-"));
+    const source = testTempDir("docker-archive-");
     mkdirSync(join(source, "tree", "sub"), { recursive: true });
     writeFileSync(join(source, "tree", "sub", "file.txt"), "kept\n");
     // The archive as the agent has it, a stream of bytes already read (the files stream's body); a
@@ -105,7 +105,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
     const container = await docker.createContainer({ name: containerName(other), Image: TEST_IMAGE, User: "1234:1234", Cmd: ["sleep", "600"] });
     try {
       await container.start();
-      const source = mkdtempSync(join(tmpdir(), "docker-owner-"));
+      const source = testTempDir("docker-owner-");
       writeFileSync(join(source, "notes.txt"), "mine\n");
       const archive = execFileSync("tar", ["-c", "--owner=4321", "--group=4321", "-C", source, "notes.txt"]);
       expect(await runtime.writeArchive(other, "/tmp", Readable.from([archive]))).toBe(true);
@@ -135,7 +135,7 @@ describe.skipIf(!process.env.DOCKER_HOST)("docker exec sessions", () => {
     }
     expect(await part("/data/parts.bin", 100_000, true, content.subarray(100_000))).toEqual({ status: 204 });
     expect(await staging.size({ instanceId: id, uploadId: "docker-upload-000001" })).toBe(0);
-    const into = mkdtempSync(join(tmpdir(), "docker-upload-"));
+    const into = testTempDir("docker-upload-");
     const extract = spawn("tar", ["-xv", "-C", into], { stdio: ["pipe", "pipe", "ignore"] });
     (await runtime.readArchive(id, "/data/parts.bin"))!.pipe(extract.stdin);
     const listed = collect(extract.stdout);

@@ -3,9 +3,8 @@
 // server-sent events, WebSockets and the openai SDK.
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,14 +14,17 @@ import { freePort, poll, useE2eStack } from "./support/e2e-stack.ts";
 import { appRequest } from "./support/app-origin.ts";
 import { cliEnv, ROOT, RunningGpu, runCommand, runGpu, runGpuOnTerminal } from "./support/gpu-cli.ts";
 import { withContainerFolderBlocked } from "./support/host-faults.ts";
+import { testTempDir, useTempDir } from "../support/agent/temp-dir.ts";
 
 // Agents sample every second, so `gpu metrics` and `gpu top` have figures without waiting 10 s.
 const stack = useE2eStack({}, { AGENT_METRICS_INTERVAL_MS: "1000" });
 let env: NodeJS.ProcessEnv;
-const configHome = () => mkdtempSync(join(tmpdir(), "gpu-cli-config-"));
+/** A config home for one test (the file's own is `home`). */
+const configHome = () => testTempDir("gpu-cli-config-");
+const home = useTempDir("gpu-cli-config-");
 
 beforeAll(() => {
-  env = cliEnv(configHome(), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
+  env = cliEnv(home.path, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
 });
 
 const gpu = (...args: string[]) => runGpu(args, env);

@@ -1,12 +1,12 @@
 // `npm run dev` as a user runs it: READY line, the printed curl and dashboard work, Ctrl-C leaves
 // nothing behind, and a restart on the same state reuses the bootstrap (instance tokens stay valid).
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDev, waitForReady } from "./support/dev-process.ts";
 import { freePort, poll } from "./support/e2e-stack.ts";
+import { testTempDir } from "../support/agent/temp-dir.ts";
 
 /** Processes whose command line or environment mentions `marker` (our state dir). */
 function processesMentioning(marker: string): string[] {
@@ -33,10 +33,12 @@ async function openedAppUrl(instanceUrl: string, { authorization }: Record<strin
 describe("npm run dev", () => {
   it("reaches READY, the printed curl and dashboard work, Ctrl-C stops everything, a restart reuses the state and keeps instance tokens", async () => {
     const port = await freePort();
-    const stateDir = mkdtempSync(join(tmpdir(), "gpu-rental-dev-"));
+    const stateDir = testTempDir("gpu-rental-dev-");
     const env = { PORT: String(port), DEV_STATE_DIR: stateDir, ADMIN_TOKEN: "my-admin", DEV_READY_DELAY_MS: "200" };
     const first = startDev(env, ["--fresh"]);
     expect(await waitForReady(first)).toBe(`READY http://127.0.0.1:${port}/v1`);
+    // The stack gives wrangler its required secrets the way it checks for them: no warning first thing.
+    expect(first.output()).not.toContain("Missing required secrets");
     const curl = first.output().split("\n").find((l) => l.trim().startsWith("curl "))!.trim();
     const [, key, url] = /-H "Authorization: Bearer (\S+)" (\S+)/.exec(curl)!;
     const gpus = await fetch(url!, { headers: { authorization: `Bearer ${key}` } });

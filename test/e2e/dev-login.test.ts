@@ -1,12 +1,12 @@
 // `npm run dev` makes the dev login (dev@localhost and a generated password), prints it, keeps it
 // across restarts, and passes the auth variables from its environment to the Worker.
 import { once } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startDev, waitForReady, type Dev } from "./support/dev-process.ts";
 import { freePort } from "./support/e2e-stack.ts";
+import { testTempDir } from "../support/agent/temp-dir.ts";
 
 const loginLine = (dev: Dev) => /dev login\s+(\S+) \/ (\S+)/.exec(dev.output());
 const keyLine = (dev: Dev) => /API key\s+(gpk_\S+)/.exec(dev.output())?.[1];
@@ -18,7 +18,7 @@ async function stop(dev: Dev): Promise<void> {
 
 describe("npm run dev's dev login", () => {
   it("is printed, signs in, has $100, survives a restart, and AUTH_RATE_LIMIT_PER_MIN reaches the Worker", async () => {
-    const stateDir = mkdtempSync(join(tmpdir(), "gpu-rental-dev-login-"));
+    const stateDir = testTempDir("gpu-rental-dev-login-");
     const env = { DEV_STATE_DIR: stateDir, DEV_READY_DELAY_MS: "200", AUTH_RATE_LIMIT_PER_MIN: "4", SIGNUP_CREDIT_MICROS: "3000000" };
     let base = "";
     const login = (password: string) =>

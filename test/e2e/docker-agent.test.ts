@@ -25,6 +25,7 @@ import { NODE_BINARY } from "../support/agent/node-binary.ts";
 import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
 import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
 import { missingOpenSsh } from "./support/openssh.ts";
+import { testTempDir } from "../support/agent/temp-dir.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const IMAGE = "localhost/gpu-rental-dev-server:latest";
@@ -67,7 +68,7 @@ describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing
   const answers = () => poll(() => proxied("/health").then((r) => r.status, () => 0), (status) => status === 200);
   /** A CLI home with a new SSH key added to the account: what `gpu ssh` needs. */
   const sshClient = async () => {
-    const home = await mkdtemp(join(tmpdir(), "docker-agent-ssh-"));
+    const home = testTempDir("docker-agent-ssh-");
     const key = join(home, "id_ed25519");
     await promisify(execFile)("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "docker-e2e", "-f", key]);
     const env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });

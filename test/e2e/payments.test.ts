@@ -1,13 +1,12 @@
 // Card payments end to end: the real stack with payments on, its Stripe client pointed at the local
 // stand-in of Stripe's API (scripts/dev/stripe-stand-in.ts), whose Checkout page pays and sends the
 // signed webhook. A stranger signs up with $0, adds funds and launches, with no operator involved.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeStandIn, type StripeStandIn } from "../../scripts/dev/stripe-stand-in.ts";
 import { startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
 import { cliEnv, runGpu, RunningGpu } from "./support/gpu-cli.ts";
+import { testTempDir } from "../support/agent/temp-dir.ts";
 
 const SECRET_KEY = "sk_test_e2e";
 const WEBHOOK_SECRET = "whsec_e2e";
@@ -102,7 +101,7 @@ describe("gpu topup", () => {
   it("prints the Checkout address and, with --wait, stays until the payment is credited", async () => {
     const as = await stranger();
     const { key } = (await as("POST", "/v1/keys", { name: "cli" })).body as { key: string };
-    const env = cliEnv(mkdtempSync(join(tmpdir(), "gpu-topup-")), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: key });
+    const env = cliEnv(testTempDir("gpu-topup-"), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: key });
     const topup = new RunningGpu(["topup", "12.50", "--wait"], env);
     const url = await topup.line((line) => line.startsWith(`${stripe.url}/pay/`));
     expect(stripe.sessions.get(url.split("/").at(-1)!)).toMatchObject({ amount_total: 1250 });

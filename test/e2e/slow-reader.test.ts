@@ -11,8 +11,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { Socket } from "node:net";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ssh2, { type ClientChannel } from "ssh2";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -23,6 +22,7 @@ import { waitUntil } from "../support/agent/wait-until.ts";
 import { cliEnv, runGpu } from "./support/gpu-cli.ts";
 import { useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
+import { useTempDir } from "../support/agent/temp-dir.ts";
 
 const stack = useE2eStack({ BENCH_ROUTES: "1" });
 let env: NodeJS.ProcessEnv;
@@ -52,8 +52,10 @@ const PATH_BUFFER_BYTES = 2 * (kernelMaxBuffer("tcp_rmem") + kernelMaxBuffer("tc
 /** What the agent may have sent to a WebSocket client that reads nothing: a window, its socket's queue included, and the path's buffers. */
 const WS_STALL_BOUND = INITIAL_WINDOW_BYTES + PATH_BUFFER_BYTES;
 
+const homeDir = useTempDir("gpu-ssh-slow-");
+
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), "gpu-ssh-slow-"));
+  home = homeDir.path;
   env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
   keyFile = join(home, "id_ed25519");
   instance = await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct" });

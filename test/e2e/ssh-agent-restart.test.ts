@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { runGpu } from "./support/gpu-cli.ts";
 import { missingOpenSsh } from "./support/openssh.ts";
+import { useTempDir } from "../support/agent/temp-dir.ts";
 import { ShellSession, sshHome, writeSshConfig, type SshHome } from "./support/ssh-session.ts";
 
 const stack = useE2eStack();
@@ -38,10 +39,11 @@ async function newSessionWorks(home: SshHome, instance: Instance): Promise<void>
 }
 
 describe.skipIf(missingOpenSsh !== null)("an SSH session when its host's agent restarts", () => {
+  const dir = useTempDir("gpu-ssh-home-");
   let home: SshHome;
 
   beforeAll(async () => {
-    home = await sshHome(stack);
+    home = await sshHome(stack, dir.path);
   });
 
   /** A new instance, in the ssh config; the host's agent first started again if a failed test left it down. */

@@ -8,13 +8,14 @@ import { once } from "node:events";
 import { readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { hasChromium, launchBrowser } from "./support/browser.ts";
 import { signIn } from "./support/dashboard.ts";
 import { runCommand } from "./support/gpu-cli.ts";
 import { missingOpenSsh } from "./support/openssh.ts";
+import { useTempDir } from "../support/agent/temp-dir.ts";
 import { ShellSession, sshHome, writeSshConfig, type SshHome } from "./support/ssh-session.ts";
+import { openTerminal } from "./support/terminal.ts";
 
 const stack = useE2eStack();
 /** Within this an ended session's ssh must have exited: the agent ends it as the stop command arrives. */
@@ -53,27 +54,12 @@ function containerProcess(instance: Instance): number {
   throw new Error(`no container process for ${instance.id} in ${data}`);
 }
 
-/** The dashboard's terminal (the dev login's session, this service's Origin): what it shows, and how it closed. */
-async function openTerminal(instance: Instance): Promise<{ shown: () => string; closed: Promise<{ code: number; reason: string }> }> {
-  const { email, password } = stack.setup.account;
-  const login = await fetch(`${stack.baseUrl}/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
-  expect(login.status).toBe(200);
-  const cookie = login.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
-  const socket = new WebSocket(`${stack.baseUrl.replace(/^http/, "ws")}/v1/instances/${instance.id}/terminal?cols=80&rows=24`, { headers: { cookie, origin: stack.baseUrl } });
-  let output = "";
-  socket.on("message", (data: Buffer) => (output += data.toString()));
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
-  await once(socket, "open");
-  socket.send("echo term-$((6*7))\n");
-  await poll(async () => output, (text) => text.includes("term-42"));
-  return { shown: () => output, closed };
-}
-
 describe.skipIf(missingOpenSsh !== null)("sessions in an instance that goes away", () => {
+  const dir = useTempDir("gpu-ssh-home-");
   let home: SshHome;
 
   beforeAll(async () => {
-    home = await sshHome(stack);
+    home = await sshHome(stack, dir.path);
   });
 
   it("stopped: an interactive ssh exits non-zero with the agent's message; a tunnel's ssh exits too", async () => {
@@ -95,7 +81,7 @@ describe.skipIf(missingOpenSsh !== null)("sessions in an instance that goes away
     await writeSshConfig(home);
     const session = new ShellSession(home, instance.id);
     await session.answers();
-    const terminal = await openTerminal(instance);
+    const terminal = await openTerminal(stack, instance);
     expect((await stack.api("DELETE", `/v1/instances/${instance.id}`)).status).toBe(204);
     const code = await session.exited(ENDS_WITHIN_MS);
     expect(code, session.stderr).toBe(255);

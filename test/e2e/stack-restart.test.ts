@@ -109,7 +109,7 @@ describe("the whole stack restarted", () => {
     const stopped = await stoppedInstance(first, first.key, "rtx4090");
 
     const before = { dev: await snapshot(first, first.key), other: await snapshot(first, otherKey) };
-    await first.stop();
+    await first.stop({ keepState: true });
     second = await startE2eStack({}, {}, { resume: { stateDir: first.stateDir, baseUrl: first.baseUrl } });
     expect(second.key).toBe(first.key);
     expect(second.setup.machines).toEqual(first.setup.machines);

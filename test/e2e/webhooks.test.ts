@@ -4,13 +4,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { hasChromium, launchBrowser } from "./support/browser.ts";
 import { nav, signIn, untilText } from "./support/dashboard.ts";
 import { freePort, poll, startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
 import { cliEnv, runGpu } from "./support/gpu-cli.ts";
+import { testTempDir } from "../support/agent/temp-dir.ts";
 
 interface Received {
   path: string;
@@ -181,7 +179,7 @@ describe("webhooks on the real stack", () => {
   it("gpu webhooks create, ls, test, deliveries and rm", async () => {
     const account = await admin("POST", "/accounts", { balance_micros: 10_000_000 });
     const key = (await admin("POST", `/accounts/${account.id as string}/keys`, { name: "cli" })).key as string;
-    const env = cliEnv(mkdtempSync(join(tmpdir(), "gpu-cli-config-")), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: key });
+    const env = cliEnv(testTempDir("gpu-cli-config-"), { GPU_API_URL: stack.baseUrl, GPU_API_KEY: key });
     const created = await runGpu(["webhooks", "create", receiver.url("/cli"), "--events", "webhook.test,balance.low", "--description", "from the cli"], env);
     expect(created).toMatchObject({ code: 0, stdout: expect.stringMatching(/^whsec_\S+\n$/) });
     receiver.secrets.set("/cli", created.stdout.trim());
@@ -234,7 +232,7 @@ describe("webhooks on the real stack", () => {
     const { key, webhookId } = await accountWithEndpoint("/reset", 10_000_000);
     await stack.api("POST", `/v1/webhooks/${webhookId}/test`, undefined, key);
     const [inFlight] = await poll(async () => receiver.at("/reset"), (r) => r.length >= 1);
-    await stack.stop();
+    await stack.stop({ keepState: true });
     resumed = await startE2eStack({}, {}, { resume: { stateDir: stack.stateDir, baseUrl: stack.baseUrl } });
     const [, after] = await poll(async () => receiver.at("/reset"), (r) => r.length >= 2, 60_000);
     expect(after!.id).toBe(inFlight!.id);

@@ -3,14 +3,14 @@
 // forward), locked by the instance token, and accepts the browser's Origin of this instance's app
 // origin only.
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { launchCommand } from "../../workers/api/catalog/launch-commands.ts";
+import { testTempDir } from "../support/agent/temp-dir.ts";
 
 function jupyterArgs(instanceId: string): string[] {
-  const bin = mkdtempSync(join(tmpdir(), "pytorch-template-"));
+  const bin = testTempDir("pytorch-template-");
   writeFileSync(join(bin, "pip"), "#!/bin/sh\nexit 0\n");
   writeFileSync(join(bin, "jupyter"), '#!/bin/sh\nfor arg in "$@"; do printf "%s\\n" "$arg"; done\n');
   for (const tool of ["pip", "jupyter"]) chmodSync(join(bin, tool), 0o755);

@@ -1,6 +1,6 @@
 // The real local stack for end-to-end tests: wrangler dev, real agents, fresh state, free port. API
 // calls go through the typed client (client/), as the CLI's and the dashboard's do.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,11 @@ import { startStack, type Stack } from "../../../scripts/dev/stack.ts";
 export type { Instance };
 
 export interface E2eStack extends Stack {
+  /**
+   * Stops the stack and removes its state folder; `keepState` keeps the folder, for a stack started
+   * again on it (`resume`), whose own stop removes it.
+   */
+  stop(options?: { keepState?: boolean }): Promise<void>;
   key: string;
   /** The typed client with the dev account's key. */
   client: GpuClient;
@@ -33,14 +38,19 @@ export async function startE2eStack(
   vars: Record<string, string> = {}, agentEnv: Record<string, string> = {},
   { logLevel = "warn", resume }: { logLevel?: "warn" | "log"; resume?: { stateDir: string; baseUrl: string } } = {},
 ): Promise<E2eStack> {
+  const stateDir = resume?.stateDir ?? mkdtempSync(join(tmpdir(), "gpu-rental-e2e-"));
   const stack = await startStack({
     port: resume ? Number(new URL(resume.baseUrl).port) : await freePort(),
-    stateDir: resume?.stateDir ?? mkdtempSync(join(tmpdir(), "gpu-rental-e2e-")),
+    stateDir,
     adminToken: "e2e-admin-token",
     fresh: resume === undefined,
     vars: { RATE_LIMIT_RPS: "100000", APPS_RATE_LIMIT_RPS: "100000", ADMIN_RATE_LIMIT_RPS: "100000", ...vars },
     agentEnv: { DEV_READY_DELAY_MS: "300", DEV_PULL_MS: "100", ...agentEnv },
     logLevel,
+  }).catch((error: unknown) => {
+    // startStack stopped what it had started; the state folder is this function's to remove.
+    rmSync(stateDir, { recursive: true, force: true });
+    throw error;
   });
   const key = stack.setup.account.key;
   const client = createGpuClient({ baseUrl: stack.baseUrl, apiKey: key });
@@ -60,6 +70,10 @@ export async function startE2eStack(
     `${stack.baseUrl}/v1/instances/${instance.id}/proxy/${port}${path}`;
   return {
     ...stack,
+    async stop({ keepState = false } = {}) {
+      await stack.stop();
+      if (!keepState) rmSync(stack.stateDir, { recursive: true, force: true });
+    },
     key,
     client,
     api,
@@ -87,14 +101,15 @@ export async function startE2eStack(
  */
 export function useE2eStack(...args: Parameters<typeof startE2eStack>): E2eStack {
   const stack = {} as E2eStack;
-  let started: E2eStack | undefined;
+  let starting: Promise<E2eStack> | undefined;
   beforeAll(async () => {
-    started = await startE2eStack(...args);
-    Object.assign(stack, started);
+    starting = startE2eStack(...args);
+    Object.assign(stack, await starting);
   }, 120_000);
   afterAll(async () => {
-    await started?.stop();
-  });
+    // A start that outlived the hook's timeout is still waited for, so that its processes and folder go too.
+    await (await starting?.catch(() => undefined))?.stop();
+  }, 120_000);
   return stack;
 }
 

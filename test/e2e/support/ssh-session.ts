@@ -1,8 +1,6 @@
 // An interactive OpenSSH session into an instance, held open for a fault test: the system `ssh -tt`
 // through the Host block `gpu ssh-config --write` wrote, a shell answering, and how it ended.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { E2eStack } from "./e2e-stack.ts";
 import { cliEnv, runGpu } from "./gpu-cli.ts";
@@ -13,9 +11,11 @@ export interface SshHome {
   keyFile: string;
 }
 
-/** A user's home with a new key on the account and `gpu ssh-config --write` run for the running instances. */
-export async function sshHome(stack: E2eStack): Promise<SshHome> {
-  const home = mkdtempSync(join(tmpdir(), "gpu-ssh-home-"));
+/**
+ * A user's home in the folder `home` (a test's temporary folder: useTempDir) with a new key on the
+ * account and `gpu ssh-config --write` run for the running instances.
+ */
+export async function sshHome(stack: E2eStack, home: string): Promise<SshHome> {
   const env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
   const keyFile = join(home, "id_ed25519");
   execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "faults@test", "-f", keyFile]);
