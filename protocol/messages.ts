@@ -95,6 +95,10 @@ export const UPLOAD_ID_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
 /** Most lines a logs request may ask for. */
 export const MAX_LOG_TAIL = 10_000;
 
+/** A file system's size and free space, in bytes. */
+export const hostDisk = z.object({ total_bytes: z.number().int().min(0), free_bytes: z.number().int().min(0) });
+export type HostDisk = z.infer<typeof hostDisk>;
+
 /** Frames the agent sends to its MachineDO. */
 export const agentMessage = z.discriminatedUnion("type", [
   z.object({
@@ -121,6 +125,12 @@ export const agentMessage = z.discriminatedUnion("type", [
     host: z.object({ memory_bytes: z.number().int().min(0), cpus: z.number().int().min(1) }).optional(),
     /** Whether the engine enforces disk_gb (a size limit on a container's writable layer); absent when unknown (the local runtime, older agents). */
     disk_gb_enforced: z.boolean().optional(),
+    /**
+     * The file system instances' disks live on (the engine's data root; the local runtime's state
+     * folder): its size and free bytes. Placement promises instances at most its size in disk_gb
+     * together. Absent from older agents and where the agent cannot see it: no limit is assumed then.
+     */
+    disk: hostDisk.optional(),
     /** The public key line of the agent's SSH server (`ssh-ed25519 AAAA…`), generated on its first start; absent from an agent without one. */
     ssh_host_key: z.string().max(16_384).optional(),
   }),

@@ -29,6 +29,26 @@ export interface HostVersions {
   cuda_version: string;
 }
 
+/** A machine's disk (where its instances' disks live) as its agent last said, and what of it is promised. */
+export interface MachineDisk {
+  total_bytes: number;
+  free_bytes: number;
+  /** The disk_gb of the instances placed there and not yet destroyed, together. */
+  promised_gb: number;
+}
+
+/** disk_gb and the agent's upload room count in GiB, as the engine's storage limit (`size=<n>G`) does. */
+const GB = 2 ** 30;
+
+/**
+ * The disk_gb a machine can still promise a new instance: its disk's size less what its instances
+ * were promised. Null for a machine whose agent did not say what its disk is (an older agent, or
+ * one that cannot see its engine's data root): no limit is assumed there.
+ */
+export function diskRoomGb(disk: MachineDisk | null): number | null {
+  return disk === null ? null : Math.floor(disk.total_bytes / GB) - disk.promised_gb;
+}
+
 /** What a MachineDO tells the fleet about its machine. */
 export interface MachineState extends HostVersions {
   /** Increases with every change on the MachineDO: an older state arriving late is ignored. */
@@ -40,6 +60,8 @@ export interface MachineState extends HostVersions {
   gpus: MachineGpu[];
   free_indices: number[];
   cached_models: string[];
+  /** Null until an agent that says its disk has said hello. */
+  disk: MachineDisk | null;
 }
 
 export interface MachineSummary extends HostVersions {
@@ -50,4 +72,5 @@ export interface MachineSummary extends HostVersions {
   gpus: MachineGpu[];
   free_gpus: number;
   last_seen_at: string | null;
+  disk: MachineDisk | null;
 }

@@ -1,9 +1,11 @@
 // FleetDO through the real Worker: hosts report driver and CUDA versions, placement keeps templates
-// off hosts whose CUDA is too old (409 no_capacity saying why), and unknown GPUs are shown to the
-// operator but never offered.
+// off hosts whose CUDA is too old (409 no_capacity saying why), never promises a host more disk_gb
+// than its disk has, and unknown GPUs are shown to the operator but never offered.
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { machineOf } from "../../core/env.ts";
+import { testSpec } from "../../test/support/agent/specs.ts";
 import { FleetDO } from "./fleet-do.ts";
 import { admin, callJson, newAccount, seedGpuModels } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
@@ -15,6 +17,7 @@ interface MachineItem {
   online: boolean;
   gpus: { model: string; index: number; name: string }[];
   free_gpus: number;
+  disk: { total_bytes: number; free_bytes: number; promised_gb: number } | null;
   agent_version: string;
   driver_version: string;
   cuda_version: string;
@@ -71,6 +74,62 @@ describe("CUDA-aware placement", () => {
   });
 });
 
+describe("disk-aware placement", () => {
+  const GiB = 2 ** 30;
+  const diskLaunch = (key: string, diskGb: number) => launch(key, { gpu_model: "disk-gpu", template: "ollama", disk_gb: diskGb });
+
+  it("never promises a host more disk_gb than its disk has: a launch past it is 409 no_capacity, and a destroyed instance's disk comes back", async () => {
+    await admin("PUT", "/gpu-models/disk-gpu", { display_name: "Disk GPU", vram_gb: 24, price_hour_micros: 100_000, tier: "consumer", arch: "ada" });
+    const { key } = await newAccount();
+    const host = await FakeAgent.register("disk-250");
+    await host.connect(["disk-gpu", "disk-gpu", "disk-gpu", "disk-gpu"], [], [], { disk: { total_bytes: 250 * GiB + 12_345, free_bytes: 180 * GiB } });
+    expect((await until(() => machine(host.machineId), (m) => m.online, "the host")).disk).toEqual({ total_bytes: 250 * GiB + 12_345, free_bytes: 180 * GiB, promised_gb: 0 });
+
+    const big = await diskLaunch(key, 200);
+    expect(big.status).toBe(201);
+    await until(() => machine(host.machineId), (m) => m.disk?.promised_gb === 200, "200 GB promised");
+    const refused = await diskLaunch(key, 51);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      error: "no_capacity",
+      message: "no machine with 1 free disk-gpu GPU(s) and CUDA 12.1 or newer has 51 GB of disk left for a new instance; the most any has is 50 GB",
+    });
+    expect((await diskLaunch(key, 50)).status).toBe(201);
+    await until(() => machine(host.machineId), (m) => m.disk?.promised_gb === 250, "250 GB promised");
+    expect((await diskLaunch(key, 10)).status).toBe(409);
+
+    // Destroyed, and gone from the host: its 200 GB may be promised again.
+    expect((await callJson("DELETE", `/v1/instances/${big.body.id}`, { key })).status).toBe(204);
+    await host.waitForCommand(big.body.id, "destroy");
+    host.report(big.body.id, "destroyed");
+    await until(() => machine(host.machineId), (m) => m.disk?.promised_gb === 50, "the destroyed instance's disk back");
+    expect((await diskLaunch(key, 200)).status).toBe(201);
+    host.disconnect();
+  });
+
+  it("the host's own object refuses a reservation its disk cannot take, whatever the fleet's index proposed", async () => {
+    const host = await FakeAgent.register("disk-race");
+    await host.connect(["disk-gpu", "disk-gpu"], [], [], { disk: { total_bytes: 100 * GiB, free_bytes: 100 * GiB } });
+    const reserve = (instanceId: string, diskGb: number) => machineOf(env, host.machineId).reserve({
+      account_id: "acc-disk-race", instance_id: instanceId, gpu_model: "disk-gpu", gpu_count: 1, generation: 1,
+      spec: testSpec(instanceId, { disk_gb: diskGb }), key_set: { account_id: "acc-disk-race", version: 1, hashes: [] },
+    });
+    expect(await reserve("i-diskraceaaaaaaaa", 80)).toMatchObject({ ok: true });
+    expect(await reserve("i-diskracebbbbbbbb", 21)).toEqual({ ok: false, code: "no_capacity", message: "not enough disk on this machine: 20 GB left for new instances" });
+    expect(await reserve("i-diskracecccccccc", 20)).toMatchObject({ ok: true });
+    host.disconnect();
+  });
+
+  it("a host whose agent does not say its disk (an older agent) is placed on as before, and listed without one", async () => {
+    const { key } = await newAccount();
+    const host = await FakeAgent.register("disk-unknown");
+    await host.connect(["disk-gpu"]);
+    expect((await until(() => machine(host.machineId), (m) => m.online, "the host")).disk).toBeNull();
+    expect((await diskLaunch(key, 2000)).status).toBe(201);
+    host.disconnect();
+  });
+});
+
 describe("the operator's machine list", () => {
   it("shows each GPU's name and the agent, driver and CUDA versions; an unknown GPU is listed but never offered", async () => {
     const { key } = await newAccount();
@@ -92,6 +151,7 @@ describe("the operator's machine list", () => {
         { model: "rtx4090", index: 1, name: "NVIDIA GeForce RTX 4090" },
       ],
       free_gpus: 2,
+      disk: null,
       last_seen_at: expect.any(String),
       agent_version: "0.1.0",
       driver_version: "550.127.05",
@@ -112,7 +172,7 @@ describe("the operator's machine list", () => {
 });
 
 describe("a fleet database from before host versions were indexed", () => {
-  it("gains the version and degraded columns in place and keeps its machines", async () => {
+  it("gains the version, degraded and disk columns in place and keeps its machines", async () => {
     const stub = env.FLEET.getByName("legacy-fleet");
     const machines = await runInDurableObject(stub, (_: FleetDO, state) => {
       state.storage.sql.exec("DROP TABLE machines");
@@ -127,7 +187,7 @@ describe("a fleet database from before host versions were indexed", () => {
     expect(machines).toEqual([
       {
         id: 1, name: "old", online: false, degraded: "", gpus: [{ model: "rtx4090", index: 0, name: "" }], free_gpus: 1, last_seen_at: null,
-        agent_version: "", driver_version: "", cuda_version: "",
+        agent_version: "", driver_version: "", cuda_version: "", disk: null,
       },
     ]);
   });

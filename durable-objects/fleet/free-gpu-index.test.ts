@@ -18,11 +18,11 @@ describe("free-GPU index", () => {
 
   it("holds online machines that take new instances only", () => {
     const index = new FreeGpuIndex();
-    index.set(1, { online: true, degraded: "", gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: ["m"] });
-    index.set(2, { online: true, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [] });
-    index.set(2, { online: false, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [] });
-    index.set(3, { online: true, degraded: "tenant firewall: missing", gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: [] });
-    expect([...index.machines()]).toEqual([[1, { free: new Map([["idx-gpu", 2]]), cuda_version: "12.8", cached_models: ["m"] }]]);
+    index.set(1, { online: true, degraded: "", gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: ["m"], disk: null });
+    index.set(2, { online: true, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [], disk: null });
+    index.set(2, { online: false, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [], disk: null });
+    index.set(3, { online: true, degraded: "tenant firewall: missing", gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: [], disk: null });
+    expect([...index.machines()]).toEqual([[1, { free: new Map([["idx-gpu", 2]]), cuda_version: "12.8", disk_room_gb: null, cached_models: ["m"] }]]);
   });
 
   it("in the FleetDO, an index update older than the last one applied changes nothing; a newer one does", async () => {
@@ -31,10 +31,10 @@ describe("free-GPU index", () => {
     const created = await fleet.createMachine("idx-host");
     if (!created.ok) throw new Error(created.message);
     const state = (version: number, online: boolean, free: number[], degraded = ""): MachineState => ({
-      version, online, degraded, last_seen_at: null, gpus, free_indices: free, cached_models: [], agent_version: "", driver_version: "", cuda_version: "12.8",
+      version, online, degraded, last_seen_at: null, gpus, free_indices: free, cached_models: [], agent_version: "", driver_version: "", cuda_version: "12.8", disk: null,
     });
     const free = async () => (await fleet.listGpus()).find((g) => g.model === "idx-gpu")!.free_gpus;
-    const place = () => fleet.placementCandidates({ gpu_model: "idx-gpu", gpu_count: 2, template: "t", min_cuda: "12.0" });
+    const place = () => fleet.placementCandidates({ gpu_model: "idx-gpu", gpu_count: 2, template: "t", min_cuda: "12.0", disk_gb: 50 });
     await fleet.reportMachine(created.id, state(5, true, [0, 1]));
     expect([await free(), await place()]).toEqual([2, { ok: true, machine_ids: [created.id] }]);
     await fleet.reportMachine(created.id, state(4, true, []));

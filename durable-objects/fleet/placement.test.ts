@@ -1,9 +1,10 @@
-// Placement as a pure function of the fleet index, and CUDA versions compared as numbers.
+// Placement as a pure function of the fleet index (GPUs, CUDA, the disk left to promise), and CUDA
+// versions compared as numbers.
 import { describe, expect, it } from "vitest";
 import { cudaAtLeast } from "./cuda-version.ts";
 import { placeLaunch } from "./placement.ts";
 
-const request = { gpu_model: "h100-80gb", gpu_count: 2, template: "vllm", min_cuda: "12.8" };
+const request = { gpu_model: "h100-80gb", gpu_count: 2, template: "vllm", min_cuda: "12.8", disk_gb: 100 };
 
 describe("CUDA versions", () => {
   it.each([
@@ -24,17 +25,17 @@ describe("CUDA versions", () => {
 describe("placement", () => {
   it("proposes machines with enough free GPUs and a new enough CUDA, fewest free first", () => {
     const machines = [
-      { id: 1, free: 8, cuda_version: "12.8" },
-      { id: 2, free: 2, cuda_version: "12.10" },
-      { id: 3, free: 2, cuda_version: "12.4" },
-      { id: 4, free: 1, cuda_version: "13.0" },
-      { id: 5, free: 4, cuda_version: "13.0" },
+      { id: 1, free: 8, cuda_version: "12.8", disk_room_gb: null },
+      { id: 2, free: 2, cuda_version: "12.10", disk_room_gb: null },
+      { id: 3, free: 2, cuda_version: "12.4", disk_room_gb: null },
+      { id: 4, free: 1, cuda_version: "13.0", disk_room_gb: null },
+      { id: 5, free: 4, cuda_version: "13.0", disk_room_gb: null },
     ];
     expect(placeLaunch(machines, request)).toEqual({ ok: true, machine_ids: [2, 5, 1] });
   });
 
   it("says no GPUs are free when no machine has enough, whatever their CUDA", () => {
-    expect(placeLaunch([{ id: 1, free: 1, cuda_version: "13.0" }], request)).toEqual({
+    expect(placeLaunch([{ id: 1, free: 1, cuda_version: "13.0", disk_room_gb: null }], request)).toEqual({
       ok: false,
       code: "no_capacity",
       message: "no machine has 2 free h100-80gb GPU(s) right now",
@@ -43,14 +44,37 @@ describe("placement", () => {
 
   it("says the CUDA version is why when only CUDA stands in the way", () => {
     const machines = [
-      { id: 1, free: 2, cuda_version: "12.4" },
-      { id: 2, free: 4, cuda_version: "" },
-      { id: 3, free: 8, cuda_version: "12.4" },
+      { id: 1, free: 2, cuda_version: "12.4", disk_room_gb: null },
+      { id: 2, free: 4, cuda_version: "", disk_room_gb: null },
+      { id: 3, free: 8, cuda_version: "12.4", disk_room_gb: null },
     ];
     expect(placeLaunch(machines, request)).toEqual({
       ok: false,
       code: "no_capacity",
       message: "template vllm needs CUDA 12.8 or newer; the machines with 2 free h100-80gb GPU(s) have CUDA 12.4, unknown",
+    });
+  });
+
+  it("proposes only machines whose disk has the launch's disk_gb left to promise; one that never said its disk has no limit", () => {
+    const machines = [
+      { id: 1, free: 2, cuda_version: "13.0", disk_room_gb: 99 },
+      { id: 2, free: 4, cuda_version: "13.0", disk_room_gb: 100 },
+      { id: 3, free: 8, cuda_version: "13.0", disk_room_gb: null },
+      { id: 4, free: 2, cuda_version: "13.0", disk_room_gb: -20 },
+    ];
+    expect(placeLaunch(machines, request)).toEqual({ ok: true, machine_ids: [2, 3] });
+  });
+
+  it("says the disk is why when only the disk stands in the way", () => {
+    const machines = [
+      { id: 1, free: 2, cuda_version: "13.0", disk_room_gb: 60 },
+      { id: 2, free: 4, cuda_version: "13.0", disk_room_gb: -5 },
+      { id: 3, free: 4, cuda_version: "12.4", disk_room_gb: 500 },
+    ];
+    expect(placeLaunch(machines, request)).toEqual({
+      ok: false,
+      code: "no_capacity",
+      message: "no machine with 2 free h100-80gb GPU(s) and CUDA 12.8 or newer has 100 GB of disk left for a new instance; the most any has is 60 GB",
     });
   });
 });

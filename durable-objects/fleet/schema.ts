@@ -12,4 +12,6 @@ export function createFleetSchema(sql: Sql): void {
     state_version INTEGER NOT NULL DEFAULT 0)`;
   // Added after the machines table first shipped: an older database gains them in place.
   for (const column of ["agent_version", "driver_version", "cuda_version", "degraded"]) addColumnIfMissing(sql, "machines", column, "TEXT NOT NULL DEFAULT ''");
+  // The machine's disk as its MachineDO reports it (contracts/fleet.ts, MachineDisk); NULL until an agent said.
+  addColumnIfMissing(sql, "machines", "disk", "TEXT");
 }

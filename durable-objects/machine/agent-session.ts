@@ -146,6 +146,7 @@ export class AgentSession {
       record.replaceCache(hello.cached_models);
       record.replaceVersions(hello);
       if (hello.host) record.replaceResources(hello.host);
+      record.replaceDisk(hello.disk);
       health.replace(hello.degraded ?? "");
       ledger.takeReportedStates(reported, nowMs);
       const newHostKey = record.replaceSshHostKey(hello.ssh_host_key);

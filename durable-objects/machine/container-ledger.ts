@@ -9,6 +9,7 @@ import { randomBase32 } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { accountOf, type Env } from "../../core/env.ts";
 import type { ContainerSpec, ContainerState } from "../../protocol/index.ts";
+import { diskRoomGb, type MachineDisk } from "../contracts/fleet.ts";
 import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveRequest } from "../contracts/object-messages.ts";
 import { Outbox, type Queued } from "../outbox/outbox.ts";
 import type { SingleAlarm } from "../outbox/single-alarm.ts";
@@ -77,6 +78,9 @@ export class ContainerLedger {
     if (existing) return { ok: true, gpu_indices: this.reservedIndices(request.instance_id) };
     const indices = this.freeIndices(request.gpu_model).slice(0, request.gpu_count);
     if (indices.length < request.gpu_count) return fail("no_capacity", "not enough free GPUs on this machine");
+    // Placement skips a machine without the disk; this catches a launch that raced another's reservation.
+    const diskRoom = diskRoomGb(this.disk());
+    if (diskRoom !== null && request.spec.disk_gb > diskRoom) return fail("no_capacity", `not enough disk on this machine: ${Math.max(0, diskRoom)} GB left for new instances`);
     const spec: ContainerSpec = { ...request.spec, gpu_indices: indices };
     this.ctx.storage.transactionSync(() => {
       for (const index of indices) this.sql`INSERT INTO reservations (gpu_index, instance_id) VALUES (${index}, ${request.instance_id})`;
@@ -166,6 +170,8 @@ export class ContainerLedger {
       if (state === "destroyed" && row.desired === "destroyed") {
         this.sql`DELETE FROM containers WHERE instance_id = ${instanceId}`;
         if (!this.hostsAccount(row.account_id)) this.keySets.forget(row.account_id);
+        // Its disk_gb is no longer promised: the fleet's index learns it has that much more.
+        this.record.bumpState();
       } else {
         this.sql`UPDATE containers SET actual = ${state} WHERE instance_id = ${instanceId}`;
       }
@@ -203,6 +209,14 @@ export class ContainerLedger {
   /** How many instances live on this machine: every container not yet destroyed. */
   liveCount(): number {
     return this.containers().filter((row) => row.desired !== "destroyed").length;
+  }
+
+  /** The machine's disk as its agent said, with the disk_gb promised to every container here not yet gone; null when not said. */
+  disk(): MachineDisk | null {
+    const disk = this.record.disk();
+    if (!disk) return null;
+    const [promised] = this.sql<{ gb: number }>`SELECT COALESCE(SUM(json_extract(spec, '$.disk_gb')), 0) AS gb FROM containers`;
+    return { ...disk, promised_gb: promised?.gb ?? 0 };
   }
 
   container(instanceId: string): ContainerRow | undefined {

@@ -1,8 +1,8 @@
 // The machine itself in MachineDO storage: its row (identity, agent token hash, online, current agent
-// connection, state and fleet versions) and, as its agent's last hello said, its GPUs, cached models
-// and memory and CPUs.
+// connection, state and fleet versions) and, as its agent's last hello said, its GPUs, cached models,
+// memory and CPUs, and disk.
 import { sha256Hex } from "../../core/hash.ts";
-import type { GpuInfo } from "../../protocol/index.ts";
+import type { GpuInfo, HostDisk } from "../../protocol/index.ts";
 import { resourceShare, type HostResources, type ResourceShare } from "../../protocol/resource-share.ts";
 import type { HostVersions } from "../contracts/fleet.ts";
 import type { Sql } from "../sql.ts";
@@ -126,6 +126,17 @@ export class MachineRecord {
   shareFor(gpuCount: number): ResourceShare | null {
     const host = this.sql<HostResources>`SELECT memory_bytes, cpus FROM host_resources`[0];
     return host ? resourceShare(host, this.gpus().length, gpuCount) : null;
+  }
+
+  /** The disk the hello said instances' disks live on; a hello that says none (an older agent) leaves it unknown. */
+  replaceDisk(disk: HostDisk | undefined): void {
+    this.sql`DELETE FROM host_disk`;
+    if (disk) this.sql`INSERT INTO host_disk (id, total_bytes, free_bytes) VALUES (1, ${disk.total_bytes}, ${disk.free_bytes})`;
+  }
+
+  /** Null until an agent that says its disk has said hello. */
+  disk(): HostDisk | null {
+    return this.sql<HostDisk>`SELECT total_bytes, free_bytes FROM host_disk`[0] ?? null;
   }
 
   cachedModels(): string[] {

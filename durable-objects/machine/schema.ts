@@ -15,6 +15,8 @@ export function createMachineSchema(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS host_versions (id INTEGER PRIMARY KEY CHECK (id = 1), agent_version TEXT NOT NULL, driver_version TEXT NOT NULL, cuda_version TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS host_health (id INTEGER PRIMARY KEY CHECK (id = 1), degraded TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS host_resources (id INTEGER PRIMARY KEY CHECK (id = 1), memory_bytes INTEGER NOT NULL, cpus INTEGER NOT NULL)`;
+  // machine-record.ts: the disk instances' disks live on, as the last hello said (none: not said).
+  sql`CREATE TABLE IF NOT EXISTS host_disk (id INTEGER PRIMARY KEY CHECK (id = 1), total_bytes INTEGER NOT NULL, free_bytes INTEGER NOT NULL)`;
   // machine-record.ts: the public key of the agent's SSH server, as its last hello said.
   sql`CREATE TABLE IF NOT EXISTS host_ssh (id INTEGER PRIMARY KEY CHECK (id = 1), host_key TEXT NOT NULL)`;
   upgradeLegacyReports(sql);

@@ -10,7 +10,7 @@ import { until } from "./poll.ts";
 
 type Command = Extract<ServerMessage, { type: "command" }>;
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
-type HostVersions = Pick<Extract<AgentMessage, { type: "hello" }>, "agent_version" | "driver_version" | "cuda_version" | "degraded" | "ssh_host_key">;
+type HostVersions = Pick<Extract<AgentMessage, { type: "hello" }>, "agent_version" | "driver_version" | "cuda_version" | "degraded" | "ssh_host_key" | "disk">;
 
 export class FakeAgent {
   readonly received: ServerMessage[] = [];

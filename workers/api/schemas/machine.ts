@@ -43,6 +43,17 @@ export const MachineList = z
           }),
         ).openapi({ description: "Its GPUs, as its agent last reported them" }),
         free_gpus: z.number().int().openapi({ description: "How many of its GPUs no instance holds" }),
+        disk: z
+          .object({
+            total_bytes: z.number().int().openapi({ description: "Size of the file system its instances' disks live on (the engine's data root), as its agent last said" }),
+            free_bytes: z.number().int().openapi({ description: "Free bytes on it when its agent last connected" }),
+            promised_gb: z.number().int().openapi({ description: "The disk_gb of its instances not yet destroyed, together (GB of 2^30 bytes)" }),
+          })
+          .nullable()
+          .openapi({
+            description: "Its disk: a launch is placed there only while the disk_gb promised, its own included, fits total_bytes. " +
+              "Null while its agent has not said (an agent from before disk reports, or one that cannot see the engine's data root): no disk limit is assumed then.",
+          }),
         last_seen_at: timestamp.nullable().openapi({ description: "The agent's last sign of life the machine reported (when it connected, or when it went offline); null if none ever connected" }),
         agent_version: z.string().openapi({ description: 'Version of the connected host agent; "" before one has connected.' }),
         driver_version: z.string().openapi({ description: 'NVIDIA driver version the agent reported; "" when unknown.' }),
