@@ -45,6 +45,12 @@ export async function receiveUploadPart(runtime: FilesRuntime, staging: UploadSt
         status: 413, error: "payload_too_large",
         message: `the instance's uploads would stage more than its disk (${outcome.maxBytes} bytes): nothing of this upload is kept`,
       };
+    case "no_room":
+      return {
+        status: 413, error: "payload_too_large", uploadOffset: outcome.size,
+        message: `the host has no room to stage uploads now (${outcome.reason}): upload ${upload.id} has ${outcome.size} bytes staged; ` +
+          `send the rest from there later (an upload untouched for an hour is removed)`,
+      };
     case "failed":
       return { status: 502, error: "upstream_unavailable", message: `the host could not stage the part: ${outcome.reason}` };
     case "cut_short":

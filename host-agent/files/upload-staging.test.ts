@@ -1,8 +1,10 @@
 // Staged uploads on a real folder: parts appended only at the staged size, one part at a time, never
 // past the room given, which the instance's uploads share (and nothing kept then), a part cut short
 // keeping what arrived, a write the host's disk refuses, and the removals (an instance destroyed, an
-// upload untouched for an hour, a written file, whose size is kept for an hour).
-import { mkdir, readdir, readFile, symlink, utimes } from "node:fs/promises";
+// upload untouched for an hour, a written file, whose size is kept for an hour). The host's room: a
+// cap on what all instances' uploads stage together, counted again by an agent restarted, and the
+// disk's free space, asked of the file system itself.
+import { mkdir, readdir, readFile, statfs, symlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -31,7 +33,7 @@ describe("UploadStaging", () => {
 
   it("answers every part of a written upload with the file's size, counts no room for it, and forgets it after an hour", async () => {
     let now = Date.now();
-    const staging = new UploadStaging(join(dir.path, "written"), () => now);
+    const staging = new UploadStaging(join(dir.path, "written"), { now: () => now });
     const upload = key("written-upload-0001");
     expect(await staging.append(upload, 0, bytes("0123456789"), 20)).toEqual({ kind: "staged", size: 10 });
     await staging.written(upload, 10);
@@ -73,6 +75,38 @@ describe("UploadStaging", () => {
     expect(await staging.append(key("other-instance-upld", "i-cccccccccccccccc"), 0, bytes("123456789"), 10)).toEqual({ kind: "staged", size: 9 });
   });
 
+  it("holds all instances' uploads within the host's cap: a part past it keeps what arrived, and room comes back as uploads go", async () => {
+    const root = join(dir.path, "host-cap");
+    const staging = new UploadStaging(root, { hostBytes: 10 });
+    const first = key("host-cap-upload-0001", "i-aaaaaaaaaaaaaaaa");
+    const second = key("host-cap-upload-0002", "i-bbbbbbbbbbbbbbbb");
+    expect(await staging.append(first, 0, bytes("123456"), 100)).toEqual({ kind: "staged", size: 6 });
+    const part = Readable.from([Buffer.from("abc"), Buffer.from("defg")]);
+    expect(await staging.append(second, 0, part, 100)).toEqual({ kind: "no_room", size: 3, reason: "its uploads stage 9 bytes together, and it takes at most 10" });
+    expect(await staging.size(second)).toBe(3);
+    expect(await staging.append(second, 3, bytes("d"), 100)).toEqual({ kind: "staged", size: 4 });
+    expect(await staging.append(second, 4, bytes("e"), 100)).toMatchObject({ kind: "no_room", size: 4 });
+    // An agent restarted counts what its folder holds.
+    expect(await new UploadStaging(root, { hostBytes: 10 }).append(second, 4, bytes("e"), 100)).toMatchObject({ kind: "no_room", size: 4 });
+    await staging.written(first, 6);
+    expect(await staging.append(second, 4, bytes("efghij"), 100)).toEqual({ kind: "staged", size: 10 });
+    await staging.removeInstance(second.instanceId);
+    expect(await staging.append(key("host-cap-upload-0003"), 0, bytes("0123456789"), 100)).toEqual({ kind: "staged", size: 10 });
+  });
+
+  it("refuses a part while the disk has less free than the host keeps, reading nothing of it", async () => {
+    const root = join(dir.path, "free-space");
+    const disk = await statfs(dir.path);
+    const staging = new UploadStaging(root, { minFreeBytes: disk.bavail * disk.bsize + 2 ** 30 });
+    const body = new PassThrough();
+    body.end("anything");
+    expect(await staging.append(key("free-space-upload-1"), 0, body, 100)).toEqual({
+      kind: "no_room", size: 0, reason: expect.stringMatching(/^its disk has \d+ bytes free, and it keeps \d+ free$/),
+    });
+    expect(body.readableLength).toBe(8);
+    expect(await staging.size(key("free-space-upload-1"))).toBe(0);
+  });
+
   it("keeps what arrived of a part whose sender went away, which the next part resumes from", async () => {
     const staging = new UploadStaging(join(dir.path, "cut-short"));
     const upload = key("cut-short-upload-01");
@@ -104,7 +138,7 @@ describe("UploadStaging", () => {
 
   it("removes an instance's uploads when it is destroyed, and any upload untouched for an hour", async () => {
     let now = Date.now();
-    const staging = new UploadStaging(join(dir.path, "sweep"), () => now);
+    const staging = new UploadStaging(join(dir.path, "sweep"), { now: () => now });
     const gone = key("destroyed-upload-01", "i-bbbbbbbbbbbbbbbb");
     const idle = key("idle-upload-000001");
     const fresh = key("fresh-upload-00001");

@@ -1,7 +1,8 @@
 // Parts of a resumable upload through the agent's files stream, as the MachineDO sends them (files_open,
 // body frames, end), into the local runtime's real folders: a part answers 202 with upload-offset and
 // an empty body, the final part writes the file and answers 204, and a refusal (past the room) waits
-// for the part's whole body before it answers, so the client sees it rather than a broken connection.
+// for the part's whole body before it answers, so the client sees it rather than a broken connection;
+// a part past the host's room keeps what arrived and says so.
 // A download's archive, read from `tar` in small pieces, goes in frames of at least 512 KiB but its last.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -57,9 +58,9 @@ afterAll(() => runtime.close());
 /** One upload per path: a written upload's id answers with its size for an hour, so each case has its own. */
 const uploadIdFor = (path: string) => `files-stream-${path.replace(/[^A-Za-z0-9]/g, "-")}`;
 
-function setUp() {
+function setUp(staging = new UploadStaging(join(state.path, "uploads"))) {
   const transport = new RecordingTransport();
-  const streams = new ProxyStreams({ resolvePort: async () => null, logs: async () => null, exec: async () => null }, transport, createLogger(() => {}), undefined, null, runtime, new UploadStaging(join(state.path, "uploads")));
+  const streams = new ProxyStreams({ resolvePort: async () => null, logs: async () => null, exec: async () => null }, transport, createLogger(() => {}), undefined, null, runtime, staging);
   /** Opens a part and sends its body in `chunks`, then `end` unless told not to. */
   const part = (stream: number, path: string, offset: number, final: boolean, maxBytes: number, chunks: string[], end = true) => {
     const open: ServerMessage = { type: "files_open", stream, instance_id: ID, op: "put", path, upload: { id: uploadIdFor(path), offset, final, max_bytes: maxBytes } };
@@ -96,6 +97,19 @@ describe("files stream: an upload's parts", () => {
     expect(JSON.parse(refused.body)).toEqual({ error: "payload_too_large", message: "the instance's uploads would stage more than its disk (8 bytes): nothing of this upload is kept" });
     part(5, "/data/huge.bin", 3, false, 8, ["x"]);
     expect((await transport.answer(5)).headers).toContainEqual(["upload-offset", "0"]);
+  });
+
+  it("answers a part past the host's room 413 with what is staged, which a later part resumes from", async () => {
+    const { transport, part } = setUp(new UploadStaging(join(state.path, "host-room"), { hostBytes: 6 }));
+    part(7, "/data/crowded.bin", 0, false, 1000, ["0123", "4567"]);
+    const refused = await transport.answer(7);
+    expect(refused).toMatchObject({ status: 413, headers: [["content-type", "application/json"], ["upload-offset", "4"]] });
+    expect(JSON.parse(refused.body)).toEqual({
+      error: "payload_too_large",
+      message: `the host has no room to stage uploads now (its uploads stage 4 bytes together, and it takes at most 6): upload ${uploadIdFor("/data/crowded.bin")} has 4 bytes staged; send the rest from there later (an upload untouched for an hour is removed)`,
+    });
+    part(8, "/data/crowded.bin", 4, false, 1000, ["45"]);
+    expect(await transport.answer(8)).toEqual({ status: 202, headers: [["upload-offset", "6"]], body: "" });
   });
 
   it("refuses a part into a directory that is not there with 404, before staging anything", async () => {
