@@ -11,7 +11,7 @@ import { devCodeIn } from "./dev-code.ts";
 const ROOT = resolve(import.meta.dirname, "..");
 export const DIST = join(ROOT, "dist/host-agent");
 const NODE_RUNTIME = join(ROOT, "node_modules/node/bin/node");
-const INSTALL_FILES = ["install.sh", "firewall.sh", "gpu-rental-agent", "gpu-rental-agent.service", "Dockerfile", "Dockerfile.dockerignore"];
+const INSTALL_FILES = ["install.sh", "firewall.sh", "pull-proxy.sh", "gpu-rental-agent", "gpu-rental-agent.service", "Dockerfile", "Dockerfile.dockerignore"];
 
 /**
  * Optional native add-ons the bundle leaves out: ssh2 (dockerode's ssh:// transport) loads cpu-features

@@ -4,7 +4,10 @@
 #   (or AGENT_TOKEN in the environment instead of --token, to keep it out of the shell history)
 # Options: --network-pool CIDR (default 10.213.0.0/16), --state-dir DIR (default /var/lib/gpu-rental),
 #          --cache-dir DIR (default STATE_DIR/hf-cache), --unenforced-disk accept|refuse (default refuse:
-#          no instances where the engine cannot enforce disk_gb). Run it again to upgrade or change a setting.
+#          no instances where the engine cannot enforce disk_gb), --pull-proxy URL (or PULL_PROXY: dockerd's
+#          image pulls go through this egress guard, an HTTP proxy that refuses private destinations;
+#          pull-proxy.sh writes it as a drop-in of docker.service and restarts docker when it changes).
+#          Run it again to upgrade or change a setting.
 # It copies the agent to /opt/gpu-rental/agent, writes /etc/gpu-rental/agent.env (mode 0600: the
 # token lives only there), sets the tenant firewall rules, installs and starts the systemd unit
 # gpu-rental-agent, and runs `gpu-rental-agent doctor`.
@@ -12,7 +15,7 @@ set -euo pipefail
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
-server="" token="${AGENT_TOKEN:-}" pool="10.213.0.0/16" state_dir="/var/lib/gpu-rental" cache_dir="" unenforced_disk="refuse"
+server="" token="${AGENT_TOKEN:-}" pool="10.213.0.0/16" state_dir="/var/lib/gpu-rental" cache_dir="" unenforced_disk="refuse" pull_proxy="${PULL_PROXY:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --server) server="${2:-}"; shift 2 ;;
@@ -21,6 +24,7 @@ while [ $# -gt 0 ]; do
     --state-dir) state_dir="${2:-}"; shift 2 ;;
     --cache-dir) cache_dir="${2:-}"; shift 2 ;;
     --unenforced-disk) unenforced_disk="${2:-}"; shift 2 ;;
+    --pull-proxy) pull_proxy="${2:-}"; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -33,9 +37,11 @@ cache_dir="${cache_dir:-$state_dir/hf-cache}"
 [[ "$pool" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}$ ]] || die "--network-pool must be an IPv4 CIDR like 10.213.0.0/16"
 [[ "$state_dir" = /* && "$cache_dir" = /* ]] || die "--state-dir and --cache-dir must be absolute paths"
 [[ "$unenforced_disk" =~ ^(accept|refuse)$ ]] || die "--unenforced-disk must be accept or refuse"
+[ -z "$pull_proxy" ] || [[ "$pull_proxy" =~ ^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$ ]] \
+  || die "--pull-proxy (or PULL_PROXY) must be the egress guard's URL, http(s)://HOST[:PORT] (no path, no credentials)"
 
 here="$(cd "$(dirname "$0")" && pwd)"
-for file in agent.mjs node firewall.sh gpu-rental-agent gpu-rental-agent.service; do
+for file in agent.mjs node firewall.sh pull-proxy.sh gpu-rental-agent gpu-rental-agent.service; do
   [ -f "$here/$file" ] || die "$here/$file is missing: run npm run build:agent and copy all of dist/host-agent"
 done
 "$here/node" --version >/dev/null 2>&1 \
@@ -66,6 +72,9 @@ chmod 0600 "$env_file.new" && mv -f "$env_file.new" "$env_file"
 install -d -m 0755 "$state_dir" "$cache_dir"
 
 AGENT_NETWORK_POOL="$pool" "$dest/firewall.sh"
+
+# dockerd's own pulls (from the registries tenants name) through the egress guard.
+[ -z "$pull_proxy" ] || "$here/pull-proxy.sh" "$pull_proxy"
 
 install -m 0644 "$here/gpu-rental-agent.service" /etc/systemd/system/gpu-rental-agent.service
 systemctl daemon-reload

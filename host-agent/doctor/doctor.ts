@@ -11,6 +11,7 @@ import { DF_ARGS, DISK_NEED_BYTES, DISK_WANT_BYTES, checkFreeDisk } from "./disk
 import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
 import { checkResourceSplit } from "./resource-check.ts";
+import { checkContainerToolkit, checkRunc, type EngineVersion } from "./runtime-version-checks.ts";
 import { checkServer, probeUrlOf, serverUrlOf, type ServerAnswer } from "./server-check.ts";
 import { checkTenantNetwork } from "./tenant-network-check.ts";
 import { probeTenantNetwork } from "./tenant-network-probe.ts";
@@ -24,6 +25,8 @@ export async function runDoctor(config: AgentConfig, run: RunCommand, gpusAndEng
     const docker = new Docker();
     const engine = await askEngine(docker);
     results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine));
+    const [ctk, cli, runc] = await Promise.all([run("nvidia-ctk", ["--version"]), run("nvidia-container-cli", ["--version"]), run("runc", ["--version"])]);
+    results.push(checkContainerToolkit(ctk, cli), checkRunc(engine.ok ? await askEngineVersion(docker) : null, runc));
     if (engine.ok) results.push(checkDiskLimits(await probeDiskLimits(docker), config.acceptUnenforcedDisk, engine.info.DockerRootDir));
     if (engine.ok && engine.info.DockerRootDir) {
       results.push(checkFreeDisk("docker data", engine.info.DockerRootDir, await run("df", DF_ARGS(engine.info.DockerRootDir)), DISK_NEED_BYTES, DISK_WANT_BYTES));
@@ -47,6 +50,11 @@ async function askEngine(docker: Docker): Promise<EngineAnswer> {
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
+}
+
+/** The engine's GET /version, or null when it does not answer (the docker check says so). */
+async function askEngineVersion(docker: Docker): Promise<EngineVersion | null> {
+  return (docker.version() as Promise<EngineVersion>).catch(() => null);
 }
 
 async function askServer(config: AgentConfig): Promise<ServerAnswer> {
