@@ -6,7 +6,7 @@ import type { CommandResult } from "../host-command.ts";
 import type { TableRead } from "../tenant-firewall/nft-table.ts";
 import { exitCodeOf, formatReport, type CheckResult } from "./check.ts";
 import { checkFreeDisk, DISK_NEED_BYTES, DISK_WANT_BYTES, parseDfAvailable } from "./disk-check.ts";
-import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
+import { checkDiskLimits, checkEngine, checkNvidiaRuntime, checkUserNamespaces, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
 import { checkResourceSplit } from "./resource-check.ts";
 import { checkServer } from "./server-check.ts";
@@ -138,5 +138,20 @@ describe("doctor finds each missing part", () => {
     expect(parseDfAvailable(doctorFixture("df-healthy.txt"))).toBe(79812564 * 1024);
     expect(parseDfAvailable(doctorFixture("df-nearly-full.txt"))).toBe(51200 * 1024);
     expect(parseDfAvailable(doctorFixture("df-missing-dir.txt"))).toBeNull();
+  });
+});
+
+describe("doctor's user namespaces line", () => {
+  it("passes where dockerd remaps containers' users, and on a rootless engine", () => {
+    const remapped = JSON.parse(doctorFixture("engine-security-options-userns.json")) as string[];
+    expect(checkUserNamespaces(engine({ SecurityOptions: remapped }))).toMatchObject({ status: "ok", detail: "userns-remap: root in a container is an unprivileged user of the host" });
+    expect(checkUserNamespaces(engine({ SecurityOptions: ["name=seccomp,profile=builtin", "name=rootless", "name=cgroupns"] }))).toMatchObject({ status: "ok" });
+  });
+
+  it("warns, without failing, where containers' root is the host's (podman's info here), saying how to remap", () => {
+    const result = checkUserNamespaces(engine(podmanInfo));
+    expect(result).toMatchObject({ status: "warn", detail: "containers' root is the host's root (no userns-remap): a container escape would land as root" });
+    expect(result.fix).toMatch(/"userns-remap": "default" in \/etc\/docker\/daemon.json/);
+    expect(exitCodeOf([result])).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 // Doctor's container engine checks, pure functions of the engine's GET /info answer (the same
-// fields `docker info --format '{{json .}}'` prints): the engine, the NVIDIA runtime; and disk
-// limits, from the engine's answer to a probe container (docker-disk-limits.ts).
+// fields `docker info --format '{{json .}}'` prints): the engine, the NVIDIA runtime, user
+// namespaces; and disk limits, from the engine's answer to a probe container (docker-disk-limits.ts).
 import type { DiskLimits } from "../runtime/docker-disk-limits.ts";
 import { fail, ok, warn, type CheckResult } from "./check.ts";
 
@@ -10,6 +10,8 @@ export interface EngineInfo {
   OperatingSystem?: string;
   DockerRootDir?: string;
   Runtimes?: Record<string, unknown>;
+  /** `name=userns` while dockerd remaps containers' users (userns-remap), `name=rootless` for a rootless engine. */
+  SecurityOptions?: string[];
 }
 
 export type EngineAnswer = { ok: true; info: EngineInfo } | { ok: false; error: string };
@@ -30,6 +32,20 @@ export function checkNvidiaRuntime(answer: EngineAnswer): CheckResult {
     "nvidia runtime",
     `the engine has no nvidia runtime (runtimes: ${runtimes.join(", ") || "none"}), so containers cannot get GPUs`,
     "install the NVIDIA Container Toolkit, then nvidia-ctk runtime configure --runtime=docker && systemctl restart docker",
+  );
+}
+
+/** Whether root in a container is an unprivileged user of the host (dockerd's userns-remap, or a rootless engine): recommended, not needed. */
+export function checkUserNamespaces(answer: EngineAnswer): CheckResult {
+  const name = "user namespaces";
+  if (!answer.ok) return fail(name, "the engine did not answer", "fix the docker check first");
+  const options = answer.info.SecurityOptions ?? [];
+  if (options.includes("name=userns")) return ok(name, "userns-remap: root in a container is an unprivileged user of the host");
+  if (options.includes("name=rootless")) return ok(name, "a rootless engine: root in a container is this engine's unprivileged user");
+  return warn(
+    name,
+    "containers' root is the host's root (no userns-remap): a container escape would land as root",
+    `set "userns-remap": "default" in /etc/docker/daemon.json and restart docker, with no instances on the host (docs/deploy.md, "User namespaces")`,
   );
 }
 

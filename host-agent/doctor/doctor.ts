@@ -8,7 +8,7 @@ import { thisMachine } from "../runtime/docker-runtime.ts";
 import type { RunCommand } from "../host-command.ts";
 import type { CheckResult } from "./check.ts";
 import { DF_ARGS, DISK_NEED_BYTES, DISK_WANT_BYTES, checkFreeDisk } from "./disk-check.ts";
-import { checkDiskLimits, checkEngine, checkNvidiaRuntime, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
+import { checkDiskLimits, checkEngine, checkNvidiaRuntime, checkUserNamespaces, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
 import { checkCuda, checkDriver, checkGpus } from "./gpu-checks.ts";
 import { checkResourceSplit } from "./resource-check.ts";
 import { checkContainerToolkit, checkRunc, type EngineVersion } from "./runtime-version-checks.ts";
@@ -24,7 +24,7 @@ export async function runDoctor(config: AgentConfig, run: RunCommand, gpusAndEng
     results.push(checkDriver(driver), checkGpus(gpus), checkCuda(banner), checkResourceSplit(thisMachine(), gpus.ok ? parseNvidiaSmiCsv(gpus.stdout).length : 0));
     const docker = new Docker();
     const engine = await askEngine(docker);
-    results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine));
+    results.push(checkEngine(engine, process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock"), checkNvidiaRuntime(engine), checkUserNamespaces(engine));
     const [ctk, cli, runc] = await Promise.all([run("nvidia-ctk", ["--version"]), run("nvidia-container-cli", ["--version"]), run("runc", ["--version"])]);
     results.push(checkContainerToolkit(ctk, cli), checkRunc(engine.ok ? await askEngineVersion(docker) : null, runc));
     if (engine.ok) results.push(checkDiskLimits(await probeDiskLimits(docker), config.acceptUnenforcedDisk, engine.info.DockerRootDir));
