@@ -6,11 +6,12 @@
 // next alarm sends it again.
 import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
-import { errorText, log } from "../../core/log.ts";
+import { log } from "../../core/log.ts";
 import { webhookSignature } from "../../core/webhook-signature.ts";
 import type { AlarmCapability, SingleAlarm } from "../outbox/single-alarm.ts";
 import { DELIVERIES_KEPT } from "../contracts/webhooks.ts";
 import type { Sql } from "../sql.ts";
+import { deliveryErrorText } from "./delivery-error.ts";
 import { openSecret } from "./webhook-secret-box.ts";
 
 /** A receiver that has not answered within this long is cut off and the attempt failed. */
@@ -152,8 +153,7 @@ export class WebhookSender implements AlarmCapability {
       if (response.status >= 200 && response.status < 300) return { delivered: true, status: response.status };
       return { delivered: false, status: response.status, error: `HTTP ${response.status}: ${text}` };
     } catch (error) {
-      const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-      return { delivered: false, status: null, error: timedOut ? `no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s` : errorText(error).slice(0, EXCERPT_CHARS) };
+      return { delivered: false, status: null, error: deliveryErrorText(error, row.url, WEBHOOK_TIMEOUT_MS).slice(0, EXCERPT_CHARS) };
     }
   }
 
