@@ -5,6 +5,12 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { fuzzSettingsFrom } from "./test/fuzz/fuzz-settings.ts";
 
+// wrangler.toml's `secrets.required`: the plugin's wrangler takes them from this process's environment
+// (else it warns, for every workerd file, that they are missing); the bindings below give the tests
+// the same values.
+const WORKERD_SECRETS = { ADMIN_TOKEN: "test-admin-token-at-least-32-bytes-long", INSTANCE_TOKEN_SECRET: "test-instance-token-secret-32-bytes-long" };
+for (const [name, value] of Object.entries(WORKERD_SECRETS)) process.env[name] ??= value;
+
 export default defineConfig({
   test: {
     // Logs of passing tests are noise; a failing test shows its own.
@@ -22,7 +28,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ADMIN_TOKEN: "test-admin-token-at-least-32-bytes-long", INSTANCE_TOKEN_SECRET: "test-instance-token-secret-32-bytes-long", RATE_LIMIT_RPS: "1000000", APPS_RATE_LIMIT_RPS: "1000000", ADMIN_RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "3000",
+              bindings: { ...WORKERD_SECRETS, RATE_LIMIT_RPS: "1000000", APPS_RATE_LIMIT_RPS: "1000000", ADMIN_RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "3000",
                 // Stripe's webhooks verified; payments themselves off (no STRIPE_SECRET_KEY): the checkout round trip is end to end.
                 STRIPE_WEBHOOK_SECRET: "whsec_test_workerd" },
               // A per-location limiter small enough to reach, for workers/http/rate-limit.test.ts.
@@ -38,6 +44,8 @@ export default defineConfig({
           // on a loaded machine): a limit for hangs, not a timing check.
           testTimeout: 20_000,
           provide: { fuzz: fuzzSettingsFrom(process.env) },
+          // A Node receiver on the loopback host for webhook deliveries (a Worker cannot listen).
+          globalSetup: ["test/support/webhook-receiver.ts"],
         },
       },
       {

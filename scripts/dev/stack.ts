@@ -53,7 +53,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const secret = instanceTokenSecret(stateDir);
   // Instance web apps on http://{instance id}-{port}.localhost:PORT, which browsers resolve to this machine.
-  const vars = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret, APPS_DOMAIN: `localhost:${options.port}`, ...options.vars };
+  const vars = { APPS_DOMAIN: `localhost:${options.port}`, ...options.vars };
+  // wrangler.toml's `secrets.required`: wrangler dev takes them from its environment (a --var is no
+  // secret to it, and it would warn that they are missing).
+  const secrets = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret };
   const worker = startChild(
     "wrangler",
     NODE,
@@ -65,7 +68,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       "--inspector-port", String(await freePort()),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
-    { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" },
+    { ...process.env, ...secrets, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" },
     options.echo ?? false,
   );
   const agents = new Map<string, Child>();
