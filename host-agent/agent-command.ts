@@ -2,12 +2,14 @@
 // the production agent (main.ts: nvidia-smi's GPUs, the docker runtime) and the dev agent
 // (dev/dev-main.ts), which hands in its stand-ins instead.
 import { join } from "node:path";
+import Docker from "dockerode";
 import { AGENT_VERSION, startAgent } from "./agent.ts";
 import { loadOrCreateHostKey } from "./ssh/host-key.ts";
 import type { AgentConfig, CommandLine } from "./config.ts";
 import { exitCodeOf, formatReport } from "./doctor/check.ts";
 import { runDoctor } from "./doctor/doctor.ts";
 import { discoverNvidiaHost, type NvidiaHost } from "./gpus/nvidia-smi.ts";
+import { diskOf } from "./host-disk.ts";
 import { HostHealth } from "./host-health.ts";
 import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage, type Logger } from "./log.ts";
@@ -15,6 +17,7 @@ import type { GpuSource } from "./metrics/gpu-source.ts";
 import { NvidiaSmiStream } from "./metrics/nvidia-smi-stream.ts";
 import type { HostResources } from "../protocol/resource-share.ts";
 import { DockerRuntime, thisMachine, type DockerRuntimeOptions } from "./runtime/docker-runtime.ts";
+import { ImagePruning } from "./runtime/image-pruning.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
 
@@ -41,10 +44,13 @@ export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage" | "createR
 } = {
   discoverHost: () => discoverNvidiaHost(runHostCommand),
   gpuSource: (config, log) => new NvidiaSmiStream({ intervalMs: config.metricsIntervalMs, log }),
-  createRuntime: (config, { resources, hostGpus, gpuDevices }, dev = {}) =>
-    new DockerRuntime({
-      modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus, gpuDevices, acceptUnenforcedDisk: config.acceptUnenforcedDisk, ...dev,
-    }),
+  createRuntime: (config, { resources, hostGpus, gpuDevices }, dev = {}) => {
+    const docker = new Docker();
+    return new DockerRuntime({
+      modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus, gpuDevices, acceptUnenforcedDisk: config.acceptUnenforcedDisk, docker,
+      images: new ImagePruning(docker, { file: join(config.stateDir, "custom-images.json"), keepMs: config.imageKeepMs }), ...dev,
+    });
+  },
   checksGpusAndEngine: () => true,
 };
 
@@ -96,6 +102,11 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     log.warn("disk_gb cannot be enforced on this host", { reason: disk.reason, unenforced_disk: config.acceptUnenforcedDisk ? "accept" : "refuse" });
     if (!config.acceptUnenforcedDisk) health.set("disk", `disk_gb cannot be enforced here (${disk.reason}) and --unenforced-disk is refuse`);
   }
+  // Instances' disks live in the engine's data root (the local runtime's in the state folder): the hello says its size.
+  const diskDir = docker ? await docker.dataRoot().catch(() => undefined) : config.stateDir;
+  if (diskDir === undefined || (await diskOf(diskDir)) === null) {
+    log.warn("the disk instances live on cannot be seen from here: the hello says none, and placement assumes no disk limit", { dir: diskDir });
+  }
   const agent = startAgent({
     connectUrl: config.connectUrl,
     token: config.token,
@@ -110,7 +121,13 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     metrics: { gpus: agentHost.gpuSource(config, log), intervalMs: config.metricsIntervalMs },
     sshHostKey: await loadOrCreateHostKey(config.stateDir),
     uploadsDir: join(config.stateDir, "uploads"),
+    uploadStagingBytes: config.uploadStagingBytes,
+    diskDir,
   });
+  const stopPruning = docker?.images?.start(
+    (removed) => log.info("tenants' images no container used removed", { images: removed }),
+    (error) => log.warn("removing unused images failed", { error: errorMessage(error) }),
+  );
 
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -118,6 +135,7 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
       if (stopping) return;
       stopping = true;
       log.info("shutting down", { signal });
+      stopPruning?.();
       firewall?.close();
       agent.close().then(
         () => process.exit(0),

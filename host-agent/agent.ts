@@ -9,6 +9,7 @@ import { Backoff } from "./backoff.ts";
 import { CommandRunner } from "./command-runner.ts";
 import { ContainerStates } from "./container-states.ts";
 import { HostHealth } from "./host-health.ts";
+import { diskOf } from "./host-disk.ts";
 import { UploadStaging } from "./files/upload-staging.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import type { GpuSource } from "./metrics/gpu-source.ts";
@@ -42,6 +43,10 @@ export interface AgentOptions {
   sshHostKey?: SshHostKey;
   /** Where parts of resumable uploads are staged (files/upload-staging.ts); without it the agent refuses them. */
   uploadsDir?: string;
+  /** What all instances' uploads may stage together (DEFAULT_STAGING_GB unless said). */
+  uploadStagingBytes?: number;
+  /** A folder on the file system instances' disks live on, whose size and free bytes the hello reports; none: not reported. */
+  diskDir?: string;
 }
 
 export interface RunningAgent {
@@ -50,8 +55,8 @@ export interface RunningAgent {
 }
 
 export function startAgent(options: AgentOptions): RunningAgent {
-  const { connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth(), sshHostKey, uploadsDir } = options;
-  const uploads = uploadsDir === undefined ? null : new UploadStaging(uploadsDir);
+  const { connectUrl, token, runtime, gpus, versions, resources, diskGbEnforced, cacheDir, log, metrics, health = new HostHealth(), sshHostKey, uploadsDir, diskDir } = options;
+  const uploads = uploadsDir === undefined ? null : new UploadStaging(uploadsDir, { hostBytes: options.uploadStagingBytes });
   const stopSweeping = uploads?.startSweeping((error) => log.warn("upload sweep failed", { error: errorMessage(error) }));
   const states = new ContainerStates();
   /**
@@ -73,7 +78,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
     else probes.stop(containerReport.instance_id);
   };
   const buildHello = async (): Promise<AgentMessage> => {
-    const [listed, cachedModels] = await Promise.all([runtime.list(), scanModelCache(cacheDir)]);
+    const [listed, cachedModels, disk] = await Promise.all([runtime.list(), scanModelCache(cacheDir), diskDir === undefined ? null : diskOf(diskDir)]);
     // Containers that outlived an agent restart are probed again.
     for (const { instanceId, state } of listed) if (state === "running" && !probes.probing(instanceId)) probes.start(instanceId);
     return {
@@ -91,6 +96,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
       degraded: health.degraded(),
       host: resources,
       ...(diskGbEnforced === undefined ? {} : { disk_gb_enforced: diskGbEnforced }),
+      ...(disk ? { disk } : {}),
       ...(sshHostKey ? { ssh_host_key: sshHostKey.publicLine } : {}),
     };
   };

@@ -19,6 +19,8 @@ describe("agent command line", () => {
         metricsIntervalMs: 10_000,
         probeImage: "docker.io/library/busybox:1.37",
         acceptUnenforcedDisk: false,
+        uploadStagingBytes: 100 * 2 ** 30,
+        imageKeepMs: 24 * 3_600_000,
       },
     });
   });
@@ -33,8 +35,10 @@ describe("agent command line", () => {
       AGENT_METRICS_INTERVAL_MS: "1000",
       AGENT_PROBE_IMAGE: "mirror.example.com/busybox:1.37",
       AGENT_UNENFORCED_DISK: "accept",
+      AGENT_UPLOAD_STAGING_GB: "0.5",
+      AGENT_IMAGE_KEEP_HOURS: "2",
     };
-    const parsed = parseCommandLine(["--token", "flag"], env);
+    const parsed = parseCommandLine(["--token", "flag", "--image-keep-hours", "0.25"], env);
     expect(parsed.ok && parsed.command === "run" && parsed.config).toEqual({
       connectUrl: "wss://gpu.example.com/agent/v1/connect",
       token: "flag",
@@ -44,6 +48,8 @@ describe("agent command line", () => {
       metricsIntervalMs: 1000,
       probeImage: "mirror.example.com/busybox:1.37",
       acceptUnenforcedDisk: true,
+      uploadStagingBytes: 2 ** 29,
+      imageKeepMs: 15 * 60_000,
     });
   });
 
@@ -61,10 +67,13 @@ describe("agent command line", () => {
   });
 
   it("the usage names every flag and every environment variable the agent reads, and no stand-in of the dev agent", () => {
-    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--help", "--version", "doctor"]) {
+    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--upload-staging-gb", "--image-keep-hours", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
-    for (const name of ["AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_UNENFORCED_DISK", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS"]) {
+    for (const name of [
+      "AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_UNENFORCED_DISK",
+      "AGENT_UPLOAD_STAGING_GB", "AGENT_IMAGE_KEEP_HOURS", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS",
+    ]) {
       expect(USAGE).toContain(name);
     }
     for (const devOnly of ["local", "--gpus", "--cuda-version", "--driver-version", "DEV_"]) expect(USAGE).not.toContain(devOnly);
@@ -91,6 +100,10 @@ describe("agent command line", () => {
       `--server ${server} would send the agent token unencrypted: use https:// (http:// and ws:// are for a server on this machine's loopback only)`,
     ] as [string[], string]),
     [["--server", "https://x", "--token", "t", "--unenforced-disk", "yes"], '--unenforced-disk must be accept or refuse, got "yes"'],
+    ...["0", "1e3", "ten", ".5"].flatMap((value) => [
+      [["--server", "https://x", "--token", "t", "--upload-staging-gb", value], "--upload-staging-gb (or AGENT_UPLOAD_STAGING_GB) must be a number of GB above 0, e.g. 100 or 0.5"],
+      [["--server", "https://x", "--token", "t", "--image-keep-hours", value], "--image-keep-hours (or AGENT_IMAGE_KEEP_HOURS) must be a number of hours above 0, e.g. 24 or 0.5"],
+    ] as [string[], string][]),
     [["start"], 'unknown command "start"; the only command is doctor'],
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],
   ])("rejects %j", (argv, error) => {

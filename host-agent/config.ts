@@ -3,6 +3,8 @@
 // (dev/dev-config.ts) reads the same settings and adds its stand-ins' flags to them.
 import { resolve } from "node:path";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { DEFAULT_STAGING_GB } from "./files/upload-staging.ts";
+import { DEFAULT_IMAGE_KEEP_HOURS } from "./runtime/image-pruning.ts";
 import { DEFAULT_NETWORK_POOL, parsePool } from "./runtime/subnet-pool.ts";
 
 export interface AgentConfig {
@@ -19,6 +21,10 @@ export interface AgentConfig {
   probeImage: string;
   /** Whether the docker runtime takes instances where the engine cannot enforce disk_gb (--unenforced-disk accept). */
   acceptUnenforcedDisk: boolean;
+  /** What all instances' resumable uploads may stage together on this host, in bytes (--upload-staging-gb). */
+  uploadStagingBytes: number;
+  /** How long a tenant's image no container uses stays on the host before it is removed (--image-keep-hours). */
+  imageKeepMs: number;
 }
 
 export type CommandLine<Config> =
@@ -51,6 +57,13 @@ Flags (each falls back to the environment variable beside it):
                                                 refuse (default) takes no instances, the host shows as degraded; accept takes
                                                 them, each instance saying its limit is not enforced
   --probe-image IMAGE     AGENT_PROBE_IMAGE     doctor: the image of its throwaway probe instances (default ${DEFAULT_PROBE_IMAGE})
+  --upload-staging-gb GB
+                          AGENT_UPLOAD_STAGING_GB
+                                                what all instances' resumable uploads may stage together on this host (default
+                                                ${DEFAULT_STAGING_GB}); a part is also refused while STATE_DIR's disk has under 4 GiB free
+  --image-keep-hours H    AGENT_IMAGE_KEEP_HOURS
+                                                a custom image (a tenant's) that no container has used for this long is removed
+                                                (default ${DEFAULT_IMAGE_KEEP_HOURS}; 0.5 is half an hour)
 
 Environment only:
   DOCKER_HOST             the Docker engine (default unix:///var/run/docker.sock)
@@ -69,6 +82,8 @@ export const AGENT_FLAGS = {
   "network-pool": { type: "string" },
   "probe-image": { type: "string" },
   "unenforced-disk": { type: "string" },
+  "upload-staging-gb": { type: "string" },
+  "image-keep-hours": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine<AgentConfig> {
@@ -124,7 +139,14 @@ export function parseSettings(values: FlagValues, env: NodeJS.ProcessEnv): Agent
   const probeImage = values["probe-image"] ?? env.AGENT_PROBE_IMAGE ?? DEFAULT_PROBE_IMAGE;
   const unenforcedDisk = values["unenforced-disk"] ?? env.AGENT_UNENFORCED_DISK ?? "refuse";
   if (unenforcedDisk !== "accept" && unenforcedDisk !== "refuse") return { error: `--unenforced-disk must be accept or refuse, got "${unenforcedDisk}"` };
-  return { connectUrl, token, stateDir, cacheDir, networkPool, metricsIntervalMs, probeImage, acceptUnenforcedDisk: unenforcedDisk === "accept" };
+  const stagingGb = positiveNumber(values["upload-staging-gb"] ?? env.AGENT_UPLOAD_STAGING_GB, DEFAULT_STAGING_GB);
+  if (stagingGb === null) return { error: "--upload-staging-gb (or AGENT_UPLOAD_STAGING_GB) must be a number of GB above 0, e.g. 100 or 0.5" };
+  const keepHours = positiveNumber(values["image-keep-hours"] ?? env.AGENT_IMAGE_KEEP_HOURS, DEFAULT_IMAGE_KEEP_HOURS);
+  if (keepHours === null) return { error: "--image-keep-hours (or AGENT_IMAGE_KEEP_HOURS) must be a number of hours above 0, e.g. 24 or 0.5" };
+  return {
+    connectUrl, token, stateDir, cacheDir, networkPool, metricsIntervalMs, probeImage, acceptUnenforcedDisk: unenforcedDisk === "accept",
+    uploadStagingBytes: Math.floor(stagingGb * 2 ** 30), imageKeepMs: Math.round(keepHours * 3_600_000),
+  };
 }
 
 /** The token travels in clear over ws://: only to this machine itself (`npm run dev`, the tests). */
@@ -147,6 +169,12 @@ function connectUrlFor(server: string): string | null {
   url.search = "";
   url.hash = "";
   return url.toString();
+}
+
+/** A decimal number above 0 (`24`, `0.5`), `fallback` when unset, null when it is something else. */
+function positiveNumber(text: string | undefined, fallback: number): number | null {
+  if (text === undefined || text === "") return fallback;
+  return /^\d+(\.\d+)?$/.test(text) && Number(text) > 0 ? Number(text) : null;
 }
 
 /** An integer of at least 0 from a variable, `fallback` when unset, null when it is something else. */

@@ -17,6 +17,7 @@ import { InstanceNetworks } from "./docker-network.ts";
 import { ensureImage, PULL_STALL_MS, statusOf } from "./docker-pull.ts";
 import { lookupAllAddresses, type RegistryLookup } from "./registry-address.ts";
 import { directoryTar } from "./directory-tar.ts";
+import type { ImagePruning } from "./image-pruning.ts";
 import { execSession } from "./docker-session.ts";
 import type {
   ContainerExit, ContainerRuntime, ContainerUsage, CreateOutcome, Endpoint, ExecProcess, ExecRequest, ListedContainer, LogRequest,
@@ -71,6 +72,8 @@ export interface DockerRuntimeOptions {
    * answers is public (registry-address.ts): the system's resolver unless said otherwise.
    */
   registryLookup?: RegistryLookup;
+  /** Told of a tenant's image before its pull and of a template's image in use, to remove tenants' images once unused (image-pruning.ts); none: never removed. */
+  images?: ImagePruning;
   docker?: Docker;
 }
 
@@ -107,6 +110,16 @@ export class DockerRuntime implements ContainerRuntime {
     return limits;
   }
 
+  /** Where tenants' images are removed once unused; null when they never are. */
+  get images(): ImagePruning | null {
+    return this.#options.images ?? null;
+  }
+
+  /** The engine's data root (its DockerRootDir), where containers' writable layers, instances' disks, live. */
+  async dataRoot(): Promise<string> {
+    return ((await this.#docker.info()) as { DockerRootDir: string }).DockerRootDir;
+  }
+
   async list(): Promise<ListedContainer[]> {
     const containers = await this.#docker.listContainers({ all: true, filters: { label: [`${MANAGED_LABEL}=${this.#scope}`] } });
     return containers
@@ -124,6 +137,9 @@ export class DockerRuntime implements ContainerRuntime {
     }
     // A tenant's own image is pulled every time; a template's pinned one may come from the host.
     const hostLocal = this.#options.hostLocalImages === true && spec.image.startsWith(HOST_LOCAL_PREFIX);
+    // Which are the tenants', removed once no container has used them for a while (image-pruning.ts).
+    if (spec.template === CUSTOM_TEMPLATE && !hostLocal) await this.#options.images?.willPull(spec.image);
+    else await this.#options.images?.templateUses(spec.image);
     await ensureImage(this.#docker, spec.image, onPullProgress, {
       always: spec.template === CUSTOM_TEMPLATE && !hostLocal,
       stallMs: this.#options.pullStallMs ?? PULL_STALL_MS,
