@@ -4,7 +4,7 @@
 // --unenforced-disk accept it takes them, each saying its limit is not enforced. Sets the tenant
 // firewall (firewall.sh), which the agent also checks, and holds the machine-wide firewall test lock.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -61,10 +61,11 @@ describe.skipIf(!process.env.DOCKER_HOST)("the agent on a real engine", () => {
     });
   });
 
-  it("with --unenforced-disk accept, takes instances, each saying its limit is not enforced", async (context) => {
+  it("with --unenforced-disk accept, takes instances, each saying its limit is not enforced; its hello says the engine's data root's disk", async (context) => {
     if (limits.enforced !== false) return context.skip();
     const { fake, hello } = await agentOnEngine(["--unenforced-disk", "accept"]);
-    expect(hello).toMatchObject({ disk_gb_enforced: false, degraded: "" });
+    const dataRoot = await statfs(((await new Docker().info()) as { DockerRootDir: string }).DockerRootDir);
+    expect(hello).toMatchObject({ disk_gb_enforced: false, degraded: "", disk: { total_bytes: dataRoot.blocks * dataRoot.bsize, free_bytes: expect.any(Number) } });
     const id = randomInstanceId();
     fake.send({ type: "command", command_id: "c-taken", op: "create", instance_id: id, spec: testSpec(id, { image: TEST_IMAGE, gpu_indices: [], disk_gb: 12 }) });
     cleanups.push(async () => {
