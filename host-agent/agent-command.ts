@@ -19,6 +19,8 @@ import type { HostResources } from "../protocol/resource-share.ts";
 import { DockerRuntime, thisMachine, type DockerRuntimeOptions } from "./runtime/docker-runtime.ts";
 import { ImagePruning } from "./runtime/image-pruning.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
+import { applyFirewall, firewallScript } from "./tenant-firewall/firewall-script.ts";
+import { followRulesetChanges } from "./tenant-firewall/ruleset-monitor.ts";
 import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
 
 /** What makes one agent: its usage text, its GPUs and what samples them, its runtime, and whether doctor checks the GPUs and the engine. */
@@ -94,8 +96,17 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
   const docker = runtime instanceof DockerRuntime ? runtime : null;
   const health = new HostHealth();
   // Tenants' containers are only as safe as the host firewall around them: checked before the first
-  // hello, then every minute (the dev agent's local runtime has no network of its own).
-  const firewall = docker ? watchFirewall({ run: runHostCommand, pool: config.networkPool, health, log }) : null;
+  // hello, on every ruleset change and every few seconds, put back when it is not in place, instances
+  // off the network meanwhile (the dev agent's local runtime has no network of its own).
+  const script = firewallScript();
+  const firewall = docker
+    ? watchFirewall({
+      run: runHostCommand, pool: config.networkPool, health, log,
+      restore: () => applyFirewall(runHostCommand, script, config.networkPool),
+      setNetworksUp: (up) => docker.setNetworksUp(up),
+      followChanges: (onChange) => followRulesetChanges(onChange, log),
+    })
+    : null;
   await firewall?.check();
   const disk = await docker?.diskLimits();
   if (disk?.enforced === false) {

@@ -2,7 +2,8 @@
 // it finds out about its host at start and says in its hello. This engine cannot enforce disk_gb
 // (overlay on extfs): by default the host takes no instances, degraded with the reason; with
 // --unenforced-disk accept it takes them, each saying its limit is not enforced. Sets the tenant
-// firewall (firewall.sh), which the agent also checks, and holds the machine-wide firewall test lock.
+// firewall (firewall.sh), which the agent also checks and puts back when it goes (a case deletes it),
+// and holds the machine-wide firewall test lock.
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -76,5 +77,18 @@ describe.skipIf(!process.env.DOCKER_HOST)("the agent on a real engine", () => {
     expect(fake.messages().find((m) => m.type === "container" && m.state === "creating")).toEqual({
       type: "container", instance_id: id, state: "creating", message: `disk_gb (12 GB) is not enforced on this host: ${limits.reason}`,
     });
+  });
+
+  it("puts back a tenant table taken away (firewall.sh from the repository here), degraded in the meantime", async () => {
+    const { fake, hello } = await agentOnEngine(["--unenforced-disk", "accept"]);
+    expect(hello).toMatchObject({ degraded: "" });
+    const from = fake.received.length;
+    await promisify(execFile)("nft", ["delete", "table", "inet", "gpu_rental"]);
+    expect(await fake.waitFor("health", () => true, from)).toEqual({
+      type: "health",
+      degraded: expect.stringMatching(/^tenant firewall: the nftables table inet gpu_rental is missing; running instances are off the network until it is back \(fix: /),
+    });
+    expect(await fake.waitFor("health", (m) => m.degraded === "", from)).toEqual({ type: "health", degraded: "" });
+    await promisify(execFile)("nft", ["list", "table", "inet", "gpu_rental"]);
   });
 });

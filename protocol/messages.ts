@@ -134,7 +134,7 @@ export const agentMessage = z.discriminatedUnion("type", [
     /** The public key line of the agent's SSH server (`ssh-ed25519 AAAA…`), generated on its first start; absent from an agent without one. */
     ssh_host_key: z.string().max(16_384).optional(),
   }),
-  /** The hello's `degraded` changed (the agent checks its host every minute). */
+  /** The hello's `degraded` changed (the agent's tenant firewall went missing, or came back). */
   z.object({ type: z.literal("health"), degraded: z.string() }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("container"), ...containerReport.shape }),

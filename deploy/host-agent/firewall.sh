@@ -23,8 +23,11 @@
 # jumps placed in the engines' own chains could be, and were, outranked. Each refusal is a reject
 # (ICMP administratively prohibited): software probing a metadata service fails at once instead of
 # waiting out a timeout. Each rule carries a counter and a comment that names it: the agent checks
-# the table every minute (host-agent/tenant-firewall/rules-check.ts names every rule, in order), and
-# doctor and the tests read the counters (`nft -j list table inet gpu_rental`).
+# the table on every ruleset change and every few seconds (host-agent/tenant-firewall/rules-check.ts
+# has every rule, in order, as nft reports what it matches) and runs this script again when the table
+# is gone or altered, instance bridges down until it is back; doctor and the tests read the counters
+# (`nft -j list table inet gpu_rental`). The agent applies this file, not a copy: a rule changed here
+# changes its line in rules-check.ts too (the tests run this script and check the table it writes).
 # Usage (as root): firewall.sh [POOL]   Idempotent: the table is replaced whole, in one transaction.
 set -euo pipefail
 

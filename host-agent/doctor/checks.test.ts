@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { CommandResult } from "../host-command.ts";
-import type { TableRead } from "../tenant-firewall/nft-table.ts";
+import { readTable, type TableRead } from "../tenant-firewall/nft-table.ts";
 import { exitCodeOf, formatReport, type CheckResult } from "./check.ts";
 import { checkFreeDisk, DISK_NEED_BYTES, DISK_WANT_BYTES, parseDfAvailable } from "./disk-check.ts";
 import { checkDiskLimits, checkEngine, checkNvidiaRuntime, checkUserNamespaces, type EngineAnswer, type EngineInfo } from "./docker-checks.ts";
@@ -30,7 +30,8 @@ const probeAttempts = [
   refused("the host", "10.213.0.17:40001", "to_host/host"),
   refused("a link-local metadata service", "169.254.169.254:80", "from_instance/link-local"),
 ];
-const probed = (attempts: ProbeAttempt[], table: TableRead = { ok: true, table: { chains: [], rules: [], sets: [] } }): ProbeReport => ({ ok: true, attempts, table, bridgeNamed: true });
+const firewallFixture = (name: string): TableRead => readTable(printed(readFileSync(new URL(`../tenant-firewall/fixtures/${name}`, import.meta.url), "utf8")));
+const probed = (attempts: ProbeAttempt[], table = firewallFixture("nft-table-after-traffic.json")): ProbeReport => ({ ok: true, attempts, table, bridgeNamed: true });
 
 describe("doctor on a healthy host", () => {
   it("passes every check and exits 0", () => {
@@ -97,6 +98,8 @@ describe("doctor finds each missing part", () => {
     ["a full disk", () => checkFreeDisk("model cache", "/mnt/gpr-full", printed(doctorFixture("df-nearly-full.txt")), DISK_NEED_BYTES, DISK_WANT_BYTES), "0.0 GiB free in /mnt/gpr-full", /needs 1 GiB/],
     ["tenant network rules missing", () => checkTenantNetwork(probed([{ ...probeAttempts[1]!, reached: true, ruleMet: false }, { ...probeAttempts[2]!, ruleMet: false }], { ok: false, reason: "the nftables table inet gpu_rental is missing", fix: "run firewall.sh as root" }), POOL), "the nftables table inet gpu_rental is missing; an instance reached the host (10.213.0.17:40001)", /firewall.sh/],
     ["tenant network rules bypassed", () => checkTenantNetwork(probed([probeAttempts[0]!, { ...probeAttempts[1]!, reached: true, ruleMet: false }, { ...probeAttempts[2]!, ruleMet: false }]), POOL), "an instance reached the host (10.213.0.17:40001); no packet to a link-local metadata service (169.254.169.254:80) met the rule from_instance/link-local: the table inet gpu_rental is there but bypassed", /look for rules added to table inet gpu_rental/],
+    ["a tenant network rule altered where no probe looks", () => checkTenantNetwork(probed(probeAttempts, firewallFixture("nft-table-private-accepted.json")), POOL),
+      "the table inet gpu_rental chain from_instance rule 5 is (private: ip6 daddr fc00::/7 counter accept) where firewall.sh sets (private: ip6 daddr fc00::/7 counter reject with icmpx admin-prohibited)", /firewall.sh/],
     ["an engine that ignores the bridge name", () => checkTenantNetwork({ ...probed(probeAttempts), bridgeNamed: false } as ProbeReport, POOL), expect.stringContaining("the engine did not name the probe's bridge gpr-…"), /com.docker.network.bridge.name/],
     ["a probe that cannot run", () => checkTenantNetwork({ ok: false, error: "(HTTP code 404) no such image" }, POOL), "the probe instances could not run ((HTTP code 404) no such image)", /--probe-image/],
     ["disk limits it cannot enforce, refused", () => checkDiskLimits({ enforced: false, reason: "--storage-opt is supported only for overlay over xfs with 'pquota' mount option" }, false, "/var/lib/docker"),

@@ -3,8 +3,9 @@
 // each other, to the host (IPv4 or IPv6), to a link-local metadata service, to the host's private
 // network or to a carrier-grade NAT address, each refused by the rule meant for it (its counter
 // moves: a rule no packet meets proves nothing); the agent's own check and doctor's probe see the
-// same, and fail when the rules are missing or bypassed; only the model's own folder of the cache
-// is inside, read-only (not the operator's token); privileges and limits hold. Sets the machine's
+// same, and fail when the rules are missing or bypassed (the agent putting them back:
+// tenant-firewall/rules-watch.test.ts); only the model's own folder of the cache is inside,
+// read-only (not the operator's token); privileges and limits hold. Sets the machine's
 // nftables table inet gpu_rental (for the agent's default pool, left in place: idempotent), takes
 // it away and back for the doctor cases (holding the machine-wide firewall test lock throughout),
 // and adds a network namespace for the test's duration.
@@ -25,11 +26,8 @@ import { exitCodeOf } from "../doctor/check.ts";
 import { checkTenantNetwork } from "../doctor/tenant-network-check.ts";
 import { probeTenantNetwork } from "../doctor/tenant-network-probe.ts";
 import { runHostCommand } from "../host-command.ts";
-import { HostHealth } from "../host-health.ts";
-import { createLogger } from "../log.ts";
 import { NFT_LIST_ARGS, packetsOf, readTable } from "../tenant-firewall/nft-table.ts";
 import { firewallProblem } from "../tenant-firewall/rules-check.ts";
-import { watchFirewall } from "../tenant-firewall/rules-watch.ts";
 import { containerName } from "./docker-container-config.ts";
 import { bridgeName, networkName } from "./docker-network.ts";
 import { DockerRuntime, thisMachine } from "./docker-runtime.ts";
@@ -207,16 +205,13 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
     expect(refusals).toBeGreaterThan(0);
   });
 
-  // The agent's own check (every minute in the agent) and doctor's probe, on the same host.
+  // The agent's own check and doctor's probe, on the same host.
   describe("the agent's check and doctor's probe", () => {
-    const health = new HostHealth();
-    const firewallWatch = watchFirewall({ run: runHostCommand, pool: DEFAULT_NETWORK_POOL, health, log: createLogger(() => {}) });
-    afterAll(() => firewallWatch.close());
+    const agentCheck = async () => firewallProblem(readTable(await runHostCommand("nft", NFT_LIST_ARGS)), DEFAULT_NETWORK_POOL);
     const probe = async () => checkTenantNetwork(await probeTenantNetwork({ docker, pool: DEFAULT_NETWORK_POOL, image: TEST_IMAGE, run: runHostCommand }), DEFAULT_NETWORK_POOL);
 
     it("pass where the install script's rules refuse each attempt", async () => {
-      await firewallWatch.check();
-      expect(health.degraded()).toBe("");
+      expect(await agentCheck()).toBeNull();
       expect(await probe()).toEqual({
         status: "ok",
         name: "tenant network",
@@ -237,13 +232,11 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
         // (netavark's differ between versions), so that attempt may or may not be listed; the host always is.
         expect(result).toMatchObject({ status: "fail", detail: expect.stringMatching(/^the nftables table inet gpu_rental is missing; (an instance reached another instance \(10\.213\.\d+\.\d+:8080\); )?an instance reached the host \(10\.213\.\d+\.\d+:\d+\); an instance reached the host over IPv6/) });
         expect(exitCodeOf([result])).toBe(1);
-        await firewallWatch.check();
-        expect(health.degraded()).toBe("tenant firewall: the nftables table inet gpu_rental is missing (fix: run firewall.sh as root (install.sh does, and the systemd unit runs it before every start))");
+        expect(await agentCheck()).toEqual({ reason: "the nftables table inet gpu_rental is missing", fix: expect.stringContaining("firewall.sh") });
       } finally {
         await setFirewall();
       }
-      await firewallWatch.check();
-      expect(health.degraded()).toBe("");
+      expect(await agentCheck()).toBeNull();
     });
 
     it("fail where the rules are there but something accepts the traffic before them", async () => {
@@ -252,10 +245,9 @@ describe.skipIf(!process.env.DOCKER_HOST)("tenant isolation on a real engine", (
         const result = await probe();
         expect(result).toMatchObject({ status: "fail", detail: expect.stringContaining("an instance reached the host") });
         expect(result.detail).toContain("no packet to another instance");
-        expect(result.detail).toMatch(/the table inet gpu_rental is there but bypassed$/);
+        expect(result.detail).toMatch(/^the table inet gpu_rental chain from_instance rule 1 is \(\(unnamed\): accept\) where firewall.sh sets \(instance: /);
         expect(exitCodeOf([result])).toBe(1);
-        await firewallWatch.check();
-        expect(health.degraded()).toMatch(/^tenant firewall: the table inet gpu_rental chain from_instance has \(unnamed\) accept, instance reject, /);
+        expect((await agentCheck())?.reason).toMatch(/^the table inet gpu_rental chain from_instance rule 1 is \(\(unnamed\): accept\) where firewall.sh sets \(instance: /);
       } finally {
         await setFirewall();
       }

@@ -2,7 +2,9 @@
 // `gpr-…`: containers of different instances never share a bridge, and the host firewall
 // (deploy/host-agent/firewall.sh) knows instance traffic by its bridge (IPv4 and IPv6 alike) and by
 // its pool address, so one tenant cannot connect to another's servers, the host or its network.
+// While that firewall is gone, the agent takes the bridges down (setBridgesUp).
 import type Docker from "dockerode";
+import { failureText, runHostCommand } from "../host-command.ts";
 import { INSTANCE_LABEL, MANAGED_LABEL } from "./docker-container-config.ts";
 import { statusOf } from "./docker-pull.ts";
 import { freeSubnet } from "./subnet-pool.ts";
@@ -61,6 +63,33 @@ export class InstanceNetworks {
     await this.#docker.getNetwork(networkName(instanceId)).remove().catch((error: unknown) => {
       if (statusOf(error) !== 404) throw error;
     });
+  }
+
+  /**
+   * Sets the bridges of these instances' networks down or up. A bridge that is down passes no packet
+   * between its containers and anything else, with no firewall rule to lose: what holds while the
+   * tenant firewall is gone (a flushed ruleset takes every table with it, a fallback's too). Each bridge
+   * is found by its gateway's address, so a network made before bridges were named is found as well.
+   * Returns the bridges set; tries every one before it throws for those that failed.
+   */
+  async setBridgesUp(instanceIds: readonly string[], up: boolean): Promise<string[]> {
+    const gateways = new Set<string>();
+    for (const id of instanceIds) {
+      const network = await oneReadAtATime(() => this.#docker.getNetwork(networkName(id)).inspect()).catch((error: unknown) => (statusOf(error) === 404 ? null : Promise.reject(error)));
+      for (const config of (network as Docker.NetworkInspectInfo | null)?.IPAM?.Config ?? []) if (config.Gateway) gateways.add(config.Gateway);
+    }
+    if (gateways.size === 0) return [];
+    const listed = await runHostCommand("ip", ["-j", "-4", "address", "show"]);
+    if (!listed.ok) throw new Error(`ip -j -4 address show failed (${failureText(listed)})`);
+    const links = JSON.parse(listed.stdout) as { ifname: string; addr_info?: { local?: string }[] }[];
+    const bridges = links.filter((link) => link.addr_info?.some((address) => gateways.has(address.local ?? ""))).map((link) => link.ifname);
+    const failed: string[] = [];
+    for (const bridge of bridges) {
+      const set = await runHostCommand("ip", ["link", "set", "dev", bridge, up ? "up" : "down"]);
+      if (!set.ok) failed.push(`${bridge}: ${failureText(set)}`);
+    }
+    if (failed.length > 0) throw new Error(`ip link set ${up ? "up" : "down"} failed for ${failed.join(", ")}`);
+    return bridges;
   }
 
   async #ensure(instanceId: string): Promise<string> {

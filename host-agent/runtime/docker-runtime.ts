@@ -110,6 +110,11 @@ export class DockerRuntime implements ContainerRuntime {
     return limits;
   }
 
+  /** Takes every instance's network off the host (false) or puts it back (true), while the tenant firewall is gone: the bridges set. */
+  async setNetworksUp(up: boolean): Promise<string[]> {
+    return this.#networks.setBridgesUp((await this.list()).map((c) => c.instanceId), up);
+  }
+
   /** Where tenants' images are removed once unused; null when they never are. */
   get images(): ImagePruning | null {
     return this.#options.images ?? null;

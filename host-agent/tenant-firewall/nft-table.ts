@@ -1,7 +1,8 @@
 // The tenant firewall as nftables reports it: `nft -j list table inet gpu_rental` (the table
 // deploy/host-agent/firewall.sh writes) read into its chains and its rules, each rule named by its
-// comment and carrying its packet counter. A pure function of the command's result.
+// comment, with what it does (rule-text.ts) and its packet counter. A pure function of the command's result.
 import { failureText, type CommandResult } from "../host-command.ts";
+import { ruleText } from "./rule-text.ts";
 
 export const TABLE = "gpu_rental";
 export const NFT_LIST_ARGS = ["-j", "list", "table", "inet", TABLE] as const;
@@ -21,8 +22,8 @@ export interface NftRule {
   comment: string;
   /** Its counter's packets; null for a rule without a counter. */
   packets: number | null;
-  /** The final statement: accept, reject, drop, jump, goto, return ... (null when it has none). */
-  verdict: string | null;
+  /** What it matches and does, in nft's words, counter values left out (rule-text.ts). */
+  text: string;
 }
 
 export interface NftSet {
@@ -38,8 +39,6 @@ export interface NftTable {
 }
 
 export type TableRead = { ok: true; table: NftTable } | { ok: false; reason: string; fix: string };
-
-const VERDICTS = ["accept", "drop", "reject", "jump", "goto", "return", "continue", "queue"];
 
 export function readTable(result: CommandResult): TableRead {
   if (!result.ok) {
@@ -70,13 +69,7 @@ export function readTable(result: CommandResult): TableRead {
       const rule = item.rule as { chain: string; comment?: string; expr?: Record<string, unknown>[] };
       const statements = rule.expr ?? [];
       const counter = statements.find((s) => "counter" in s)?.counter as { packets?: number } | undefined;
-      const last = Object.keys(statements.at(-1) ?? {})[0];
-      rules.push({
-        chain: rule.chain,
-        comment: rule.comment ?? "",
-        packets: counter?.packets ?? null,
-        verdict: last !== undefined && VERDICTS.includes(last) ? last : null,
-      });
+      rules.push({ chain: rule.chain, comment: rule.comment ?? "", packets: counter?.packets ?? null, text: ruleText(statements) });
     }
   }
   return { ok: true, table: { chains, rules, sets } };

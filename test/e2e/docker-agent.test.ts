@@ -77,7 +77,7 @@ describe.skipIf(missing !== null)(`the real agent on the Docker runtime${missing
   };
 
   beforeAll(async () => {
-    // The agent checks the firewall before its first hello and every minute: no other test may take it away meanwhile.
+    // The agent checks the firewall before its first hello and puts it back when it goes: no other test may take it away meanwhile.
     unlockFirewall = await lockFirewall();
     await promisify(execFile)("bash", [FIREWALL_SCRIPT, DEFAULT_NETWORK_POOL]);
     stack = await startE2eStack({ IMAGE_REGISTRIES: "localhost", DEV_LOCAL_IMAGES: "1" });
