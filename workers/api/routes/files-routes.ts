@@ -72,7 +72,8 @@ const putRoute = callerRoute([400, 404, 409, 413, 502], {
     "With `upload` (the client's id) and `offset`, the body is `application/octet-stream`, the bytes of the single file `path` from `offset`, " +
     "staged by the host: files of any size go up in parts (each at most 512 MB), resumable. A part answers 202 with `Upload-Offset`, the bytes staged so far; " +
     "the part with `final=1` writes the file into the instance (its directory must exist) and answers 204. A part whose `offset` is not `Upload-Offset` is 409 conflict, " +
-    "with `Upload-Offset` to resume from; the instance's uploads staging more than its disk together is 413 payload_too_large. An upload untouched for an hour is forgotten. " +
+    "with `Upload-Offset` to resume from; the instance's uploads staging more than its disk together is 413 payload_too_large, and so is a part while the host has no room to stage it " +
+    "(the host's cap on all its uploads, or its disk nearly full), with `Upload-Offset`: what is staged stays, to go on from later. An upload untouched for an hour is forgotten. " +
     "Once written, an upload's id answers for an hour with the file's size as `Upload-Offset`: its final part sent again from there (its answer was lost) is 204 again, any other part 409 conflict.",
   request: { params: InstanceIdParam, query: putQuery },
   responses: {
