@@ -10,6 +10,8 @@ const RESTART_MS = 5_000;
 export function followRulesetChanges(onChange: () => void, log: Logger): { close(): void } {
   let closed = false;
   let restart: NodeJS.Timeout | undefined;
+  // Said once per cause: an agent that may not run nft monitor (not root) would say it every few seconds.
+  let lastEnd = "";
   let stop = () => {};
   const start = () => {
     const child = spawn("nft", ["monitor"], { stdio: ["ignore", "pipe", "pipe"] });
@@ -20,7 +22,8 @@ export function followRulesetChanges(onChange: () => void, log: Logger): { close
     const end = (why: string) => {
       if (ended || closed) return;
       ended = true;
-      log.warn("nft monitor ended: the tenant firewall is checked on its timer until it runs again", { why, output: output.trim() });
+      if (`${why} ${output}` !== lastEnd) log.warn("nft monitor ended: the tenant firewall is checked on its timer until it runs again", { why, output: output.trim() });
+      lastEnd = `${why} ${output}`;
       restart = setTimeout(start, RESTART_MS);
     };
     child.on("error", (error) => end(error.message));
