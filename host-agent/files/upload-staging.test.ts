@@ -94,6 +94,17 @@ describe("UploadStaging", () => {
     expect(await staging.append(key("host-cap-upload-0003"), 0, bytes("0123456789"), 100)).toEqual({ kind: "staged", size: 10 });
   });
 
+  it("an agent restarted takes what it removes off what its folder held, once", async () => {
+    const root = join(dir.path, "restart-count");
+    const before = new UploadStaging(root);
+    await before.append(key("restart-count-upld-1", "i-aaaaaaaaaaaaaaaa"), 0, bytes("123456"), 100);
+    await before.append(key("restart-count-upld-2", "i-bbbbbbbbbbbbbbbb"), 0, bytes("1234"), 100);
+    const staging = new UploadStaging(root, { hostBytes: 10 });
+    await staging.removeInstance("i-aaaaaaaaaaaaaaaa");
+    expect(await staging.append(key("restart-count-upld-3"), 0, bytes("1234567"), 100)).toMatchObject({ kind: "no_room", size: 0 });
+    expect(await staging.append(key("restart-count-upld-3"), 0, bytes("123456"), 100)).toEqual({ kind: "staged", size: 6 });
+  });
+
   it("refuses a part while the disk has less free than the host keeps, reading nothing of it", async () => {
     const root = join(dir.path, "free-space");
     const disk = await statfs(dir.path);

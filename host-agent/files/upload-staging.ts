@@ -269,6 +269,8 @@ export class UploadStaging {
   }
 
   async #remove(key: UploadKey): Promise<void> {
+    // Counted before the file goes (the first count reads the folder), so its bytes come off once.
+    await this.#staged();
     const size = key.uploadId.endsWith(WRITTEN) ? 0 : await this.size(key);
     await rm(this.#file(key), { force: true });
     this.#count(-size);
