@@ -104,6 +104,16 @@ describe("control frame codec", () => {
     expect(decodeAgentMessage(JSON.stringify({ ...hello, driver_version: "550.54.15", cuda_version: "12.4" })).ok).toBe(true);
   });
 
+  it("takes a hello's disk in whole bytes, and a hello without one (an older agent's)", () => {
+    const hello = { type: "hello", protocol: 1, agent_version: "0.1.0", runtime: "docker", hostname: "box", driver_version: "", cuda_version: "", gpus: [], containers: [], cached_models: [] };
+    const disk = { total_bytes: 2 ** 40, free_bytes: 2 ** 39 };
+    expect(decodeAgentMessage(JSON.stringify({ ...hello, disk }))).toEqual({ ok: true, message: { ...hello, disk } });
+    expect(decodeAgentMessage(JSON.stringify(hello))).toEqual({ ok: true, message: hello });
+    for (const bad of [{ total_bytes: -1, free_bytes: 0 }, { total_bytes: 1.5, free_bytes: 0 }, { total_bytes: 10 }]) {
+      expect(decodeAgentMessage(JSON.stringify({ ...hello, disk: bad }))).toEqual({ ok: false, reason: expect.stringContaining("disk") });
+    }
+  });
+
   it("takes a spec and a hello from before readiness, without http_ports or readiness", () => {
     const { http_ports: _, ...olderSpec } = spec;
     expect(decodeServerMessage(JSON.stringify({ type: "command", command_id: "c", op: "create", instance_id: ID, spec: olderSpec }))).toEqual({
