@@ -15,6 +15,7 @@ import { runHostCommand } from "./host-command.ts";
 import { createLogger, errorMessage, type Logger } from "./log.ts";
 import type { GpuSource } from "./metrics/gpu-source.ts";
 import { NvidiaSmiStream } from "./metrics/nvidia-smi-stream.ts";
+import { logUncaughtFaults } from "./process-faults.ts";
 import type { HostResources } from "../protocol/resource-share.ts";
 import { DockerRuntime, thisMachine, type DockerRuntimeOptions } from "./runtime/docker-runtime.ts";
 import { ImagePruning } from "./runtime/image-pruning.ts";
@@ -140,6 +141,9 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     (error) => log.warn("removing unused images failed", { error: errorMessage(error) }),
   );
 
+  // From here on the agent carries tenants' streams: a fault in one is logged, not the end of all
+  // (process-faults.ts). A failure while starting still ends the process, for systemd to restart it.
+  logUncaughtFaults(log);
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {

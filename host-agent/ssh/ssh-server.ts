@@ -4,7 +4,9 @@
 // instance: `shell` and `exec` as a process in its container (a PTY when asked, the window followed,
 // the exit status returned), the `sftp` subsystem as the image's own sftp-server (so sftp, scp and
 // rsync's clients work), `direct-tcpip` (`ssh -L`) to one of its own ports, `env` for TERM, LANG
-// and LC_* only. Nothing else: no agent or X11 forwarding, no remote forwarding.
+// and LC_* only. Nothing else: no agent or X11 forwarding, no remote forwarding. Every value a client
+// sends is checked before use (client-values.ts), and whatever goes wrong in one channel ends that
+// channel: one tenant's client never takes the agent, and every host's session with it, down.
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from "ssh2";
@@ -12,6 +14,7 @@ import { SSH_CIPHERS } from "../../standards/ssh-ciphers.ts";
 import type { Logger } from "../log.ts";
 import type { ContainerRuntime, ExecRequest } from "../runtime/runtime.ts";
 import { capWindow, ChannelSlots } from "./channel-limits.ts";
+import { changedTerminal, envAllowed, isEnvValue, isPort, requestedTerminal } from "./client-values.ts";
 import type { SshHostKey } from "./host-key.ts";
 import { SessionEnder } from "./session-ender.ts";
 
@@ -42,7 +45,6 @@ export const NO_SFTP_SERVER =
 /** The subsystem's command: the first sftp-server the image has, else that message on stderr and status 127. */
 export const SFTP_COMMAND =
   `for server in ${SFTP_SERVER_PATHS.join(" ")}; do if [ -x "$server" ]; then exec "$server"; fi; done; echo "${NO_SFTP_SERVER}" >&2; exit 127`;
-const ALLOWED_ENV = /^(TERM|LANG|LC_[A-Z_]+)$/;
 
 /** A connection's options and what ends it from the agent's side. */
 type ConnectionContext = SshConnectionOptions & { ender: SessionEnder };
@@ -52,6 +54,7 @@ export function serveSshConnection(socket: Duplex, options: SshConnectionOptions
   const config = { hostKeys: [options.hostKey.privateKey], ident: "gpu-rental", algorithms: { cipher: SSH_CIPHERS } };
   const ender = new SessionEnder(() => socket.destroy());
   const server = new ssh2.Server(config as ConstructorParameters<typeof ssh2.Server>[0], (client) => handleClient(client, { ...options, ender }));
+  server.on("error", (error: Error) => options.log.info("ssh connection ended", { instance_id: options.instanceId, error: error.message }));
   server.injectSocket(socket as never);
   return ender;
 }
@@ -85,53 +88,69 @@ function handleClient(client: Connection, options: ConnectionContext): void {
       openSession(session, options);
     });
     client.on("tcpip", (accept, reject, info) => {
-      if (!LOOPBACK.has(info.destIP) || !slots.take()) return reject();
+      if (!LOOPBACK.has(info.destIP) || !isPort(info.destPort) || !slots.take()) return reject();
       const refuse = () => {
         slots.free();
         reject();
       };
-      void options.runtime.resolvePort(options.instanceId, info.destPort).then(
+      options.runtime.resolvePort(options.instanceId, info.destPort).then(
         (endpoint) => (endpoint ? forwardPort(accept(), endpoint.host, endpoint.port, slots) : refuse()),
         refuse,
-      );
+      ).catch((error: unknown) => options.log.warn("ssh forward failed", { ...ids, error: String(error) }));
     });
     // Remote forwarding and the like: refused.
     client.on("request", (_accept, reject) => reject?.());
   });
 }
 
-function forwardPort(channel: ServerChannel, host: string, port: number, slots: ChannelSlots): void {
+function forwardPort(channel: ServerChannel | undefined, host: string, port: number, slots: ChannelSlots): void {
+  // ssh2 answers a channel's accept only once, with no channel after its connection ended.
+  if (!channel) return slots.free();
   capWindow(channel);
   channel.once("close", () => slots.free());
   const upstream = connect(port, host);
   channel.pipe(upstream).pipe(channel);
   upstream.on("error", () => channel.close());
+  channel.on("error", () => upstream.destroy());
   channel.on("close", () => upstream.destroy());
 }
 
 function openSession(session: Session, options: ConnectionContext): void {
   const request: ExecRequest = { command: null, env: {}, pty: null };
   let resize: ((cols: number, rows: number) => void) | null = null;
-  session.on("pty", (accept, _reject, info) => {
-    request.pty = { cols: info.cols || 80, rows: info.rows || 24 };
+  session.on("pty", (accept, reject, info) => {
+    const size = requestedTerminal(info.cols, info.rows);
+    if (!size || (info.term && !isEnvValue(info.term))) return reject?.();
+    request.pty = size;
     if (info.term) request.env.TERM = info.term;
     accept?.();
   });
   session.on("env", (accept, reject, info) => {
-    if (!ALLOWED_ENV.test(info.key)) return reject?.();
+    if (!envAllowed(info.key, info.val, Object.keys(request.env).length)) return reject?.();
     request.env[info.key] = info.val;
     accept?.();
   });
-  session.on("window-change", (accept, _reject, info) => {
-    if (request.pty) request.pty = { cols: info.cols, rows: info.rows };
-    resize?.(info.cols, info.rows);
+  session.on("window-change", (accept, reject, info) => {
+    const size = changedTerminal(info.cols, info.rows);
+    if (!size) return reject?.();
+    if (request.pty) request.pty = size;
+    resize?.(size.cols, size.rows);
     accept?.();
   });
-  session.on("shell", (accept) => void run(accept(), { ...request, command: null }, options, (fn) => (resize = fn)));
-  session.on("exec", (accept, _reject, info) => void run(accept(), { ...request, command: info.command }, options, (fn) => (resize = fn)));
+  const start = (channel: ServerChannel | undefined, started: ExecRequest) => {
+    // A second shell or exec on a session that has one gets no channel from ssh2: nothing to run.
+    if (!channel) return;
+    channel.on("error", (error: Error) => options.log.info("ssh channel ended", { instance_id: options.instanceId, error: error.message }));
+    run(channel, started, options, (fn) => (resize = fn)).catch((error: unknown) => {
+      options.log.warn("ssh session failed", { instance_id: options.instanceId, error: String(error) });
+      channel.close();
+    });
+  };
+  session.on("shell", (accept) => start(accept(), { ...request, command: null }));
+  session.on("exec", (accept, _reject, info) => start(accept(), { ...request, command: info.command }));
   session.on("subsystem", (accept, reject, info) => {
     if (info.name !== "sftp") return reject();
-    void run(accept(), { ...request, command: SFTP_COMMAND, pty: null }, options, (fn) => (resize = fn));
+    start(accept(), { ...request, command: SFTP_COMMAND, pty: null });
   });
   session.on("auth-agent", (_accept, reject) => reject?.());
   session.on("x11", (_accept, reject) => reject?.());
@@ -152,6 +171,8 @@ async function run(channel: ServerChannel, request: ExecRequest, options: Connec
   const untrack = options.ender.track(channel.stderr, () => process.kill());
   onResize((cols, rows) => process.resize(cols, rows));
   channel.on("data", () => options.onActivity?.());
+  // The process may end while the client still types: what it can no longer take is dropped.
+  process.stdin.on("error", () => undefined);
   channel.pipe(process.stdin);
   const outputs = [process.stdout, process.stderr].filter((stream) => stream !== null);
   process.stdout.pipe(channel, { end: false });
