@@ -7,7 +7,7 @@ import { decodeDataFrame, encodeDataFrame, type DataFrame, type DataKind } from 
 import type { AgentMessage, ServerMessage } from "../protocol/messages.ts";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { Backoff } from "./backoff.ts";
-import type { Logger } from "./log.ts";
+import { errorMessage, type Logger } from "./log.ts";
 import type { StreamTransport } from "./proxy/stream-transport.ts";
 
 export interface AgentConnectionOptions {
@@ -24,6 +24,8 @@ export interface AgentConnectionOptions {
   onWelcome?(message: Extract<ServerMessage, { type: "welcome" }>): void;
   /** The socket is gone: whatever was bound to it (proxied streams) must end. */
   onDisconnect(): void;
+  /** Handling a frame of `stream` threw: that stream must end; the connection and every other stream go on. */
+  onStreamFault(stream: number): void;
   /** Time allowed between hello and welcome. */
   welcomeTimeoutMs?: number;
   /** A connection that lasted this long resets the backoff. */
@@ -96,6 +98,20 @@ export class AgentConnection implements StreamTransport {
     clearTimeout(forced);
   }
 
+  /**
+   * Hands one frame to its handler. A handler that throws is the agent's own fault in that stream, and
+   * ends that stream only: the throw never reaches the socket's reader, which would stop reading every
+   * frame after it, for every tenant on the host.
+   */
+  #deliver(handle: () => void, type: string, stream: number | undefined): void {
+    try {
+      handle();
+    } catch (error) {
+      this.#options.log.error("frame handling failed", { type, ...(stream === undefined ? {} : { stream }), error: errorMessage(error) });
+      if (stream !== undefined) this.#options.onStreamFault(stream);
+    }
+  }
+
   #connect(): void {
     const { url, token, log } = this.#options;
     // An all-zero mask lets `ws` skip XOR-ing every payload byte in JavaScript (half the agent's CPU on
@@ -149,13 +165,13 @@ export class AgentConnection implements StreamTransport {
       if (isBinary) {
         const frame = decodeDataFrame(bytes);
         if ("error" in frame) return log.warn("malformed data frame ignored", { reason: frame.error });
-        return this.#options.onData(frame);
+        return this.#deliver(() => this.#options.onData(frame), "data", frame.stream);
       }
       const decoded = decodeServerMessage(bytes.toString("utf8"));
       if (!decoded.ok) return log.warn("malformed frame ignored", { reason: decoded.reason });
       const message = decoded.message;
       if (message.type === "heartbeat_ack") return;
-      if (message.type !== "welcome") return this.#options.onMessage(message);
+      if (message.type !== "welcome") return this.#deliver(() => this.#options.onMessage(message), message.type, "stream" in message ? message.stream : undefined);
       if (message.protocol !== PROTOCOL_VERSION) log.warn("server speaks another protocol version", { server: message.protocol, agent: PROTOCOL_VERSION });
       if (welcomeTimer) clearTimeout(welcomeTimer);
       if (heartbeat) clearInterval(heartbeat);

@@ -135,6 +135,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
       if (refused) log.warn("data frame refused", { reason: refused });
     },
     onDisconnect: () => streams.closeAll(),
+    onStreamFault: (stream) => streams.endFaulted(stream),
     onWelcome: (welcome) => streams.serverSettles(welcome.settles_streams === true),
   });
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());

@@ -60,6 +60,11 @@ export abstract class AgentStream<M extends { stream: number }> implements MuxSt
     this.#onClosed();
   }
 
+  /** Handling one of its frames threw (the agent's own fault): the stream fails, and nothing else does. */
+  faulted(): void {
+    this.fail("the host's agent failed on this stream");
+  }
+
   /** Tells the MachineDO the stream failed, then drops it. */
   protected fail(reason: string): void {
     if (this.#closed) return;

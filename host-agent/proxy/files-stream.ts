@@ -59,6 +59,7 @@ export class FilesStream extends ResponseStream<FilesOpenMessage> {
     const upload = this.#upload;
     if (this.closed) return;
     if (!upload) return this.fail("a files get takes no body");
+    if (upload.writableEnded) return this.fail("request body data after its end");
     if (!this.receive(payload.byteLength)) return this.fail("request body exceeded the flow-control window");
     upload.write(payload, () => this.consumed(payload.byteLength));
   }

@@ -22,7 +22,13 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
     if (this.closed) return;
     if (!endpoint) return this.fail("upstream_unavailable");
     const { method, path, headers, port, has_body: hasBody } = this.message;
-    const req = request({ host: endpoint.host, port: endpoint.port, method, path, headers: upstreamRequestHeaders(headers, port), agent: upstreamAgent });
+    let req: ClientRequest;
+    try {
+      req = request({ host: endpoint.host, port: endpoint.port, method, path, headers: upstreamRequestHeaders(headers, port), agent: upstreamAgent });
+    } catch {
+      // Node refuses a method or path it cannot write (not a token, unescaped characters): no request to make.
+      return this.fail("upstream_unavailable");
+    }
     this.#request = req;
     req.on("response", (res) => this.#relayResponse(res));
     req.on("error", (error) => this.fail(this.#response ? `upstream error: ${error.message}` : "upstream_unavailable"));

@@ -189,6 +189,11 @@ export class ProxyStreams {
     if (message.type === "abort" || message.type === "ws_close") this.#budget.drop(message.stream);
   }
 
+  /** Handling a frame of stream `id` threw: that stream ends, telling the MachineDO; the others go on. */
+  endFaulted(id: number): void {
+    this.#streams.get(id)?.faulted();
+  }
+
   /** The connection to the MachineDO is gone: no stream can continue. */
   closeAll(): void {
     this.#streams.disconnectAll();
