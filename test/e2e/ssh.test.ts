@@ -7,10 +7,11 @@
 // part at the wrong offset refused with the size to resume from.
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, createReadStream, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { testTempDir, useTempDir } from "../support/agent/temp-dir.ts";
 import { freePort, poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { missingOpenSsh, openSshRequired } from "./support/openssh.ts";
 import { cliEnv, runCommand, runGpu } from "./support/gpu-cli.ts";
@@ -22,6 +23,8 @@ import { connect, type AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
 
 const stack = useE2eStack();
+/** What the host's own server answers, outside every instance. */
+const HOST_ANSWER = "the host answered";
 let env: NodeJS.ProcessEnv;
 let home: string;
 let keyFile: string;
@@ -38,8 +41,10 @@ const streamedSha256 = async (file: string) => {
 /** The system ssh with the block `gpu ssh-config --write` wrote, and the test's key alone. */
 const ssh = (...args: string[]) => runCommand("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", ...args], env);
 
+const homeDir = useTempDir("gpu-ssh-home-");
+
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), "gpu-ssh-home-"));
+  home = homeDir.path;
   env = cliEnv(home, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });
   keyFile = join(home, "id_ed25519");
   if (!missingOpenSsh) execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e@test", "-f", keyFile]);
@@ -122,23 +127,36 @@ describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ?
     }
   });
 
-  it("ssh -L to an address outside the instance, or a port it does not have, is refused: the connection closes unanswered", async () => {
-    for (const target of ["169.254.169.254:80", stack.baseUrl.replace(/^http:\/\//, ""), "localhost:9"]) {
-      const localPort = await freePort();
-      const tunnel = spawn("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
-        "-N", "-L", `127.0.0.1:${localPort}:${target}`, `gpu-${instance.id}`], { env, stdio: "ignore" });
-      try {
-        // Once the tunnel listens, a connection through it is closed without a byte: the server refused the channel.
-        const answer = await poll(() => throughTunnel(localPort), (r) => r !== "not listening");
-        expect(answer, target).toBe("");
-      } finally {
-        tunnel.kill();
+  it("ssh -L to an address outside the instance, or a port it does not have, is refused: each target answers from the host, never through the tunnel", async () => {
+    // Every target answers from the host, so only a refusal keeps its answer out of the tunnel: a
+    // server of the host's on all its addresses (on loopback, a port the instance does not have; on
+    // the host's own network address), and the stack's Worker.
+    const server = createServer((_request, response) => response.end(HOST_ANSWER));
+    await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const hostAddress = Object.values(networkInterfaces()).flat().find((address) => address?.family === "IPv4" && !address.internal)?.address;
+    const targets = [`localhost:${port}`, `127.0.0.1:${port}`, ...(hostAddress ? [`${hostAddress}:${port}`] : []), stack.baseUrl.replace(/^http:\/\//, "")];
+    try {
+      for (const target of targets) {
+        expect(await throughTunnel(Number(target.split(":").pop()), target.slice(0, target.lastIndexOf(":"))), `${target} from the host`).toMatch(/^HTTP\/1\.1 \d{3} /);
+        const localPort = await freePort();
+        const tunnel = spawn("ssh", ["-F", join(home, ".ssh", "config"), "-i", keyFile, "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes",
+          "-N", "-L", `127.0.0.1:${localPort}:${target}`, `gpu-${instance.id}`], { env, stdio: "ignore" });
+        try {
+          // Once the tunnel listens, a connection through it is closed without a byte: the server refused the channel.
+          const answer = await poll(() => throughTunnel(localPort), (r) => r !== "not listening");
+          expect(answer, target).toBe("");
+        } finally {
+          tunnel.kill();
+        }
       }
+    } finally {
+      server.close();
     }
   });
 
   it("sftp, scp and rsync -e ssh move files both ways, byte for byte, through the image's own sftp-server and rsync", async () => {
-    const local = mkdtempSync(join(tmpdir(), "gpu-ssh-files-"));
+    const local = testTempDir("gpu-ssh-files-");
     const tree = join(local, "tree");
     mkdirSync(join(tree, "nested"), { recursive: true });
     writeFileSync(join(tree, "weights.bin"), randomBytes(3 * 1024 * 1024 + 17));
@@ -188,10 +206,11 @@ function checksums(root: string, prefix = ""): Record<string, string> {
 }
 
 describe("gpu cp", () => {
+  const treeDir = useTempDir("gpu-cp-");
   let tree: string;
 
   beforeAll(() => {
-    tree = join(mkdtempSync(join(tmpdir(), "gpu-cp-")), "dataset");
+    tree = join(treeDir.path, "dataset");
     mkdirSync(join(tree, "nested", "deeper"), { recursive: true });
     writeFileSync(join(tree, "big.bin"), randomBytes(6 * 1024 * 1024 + 17));
     writeFileSync(join(tree, "nested", "notes.txt"), "résumé ✓\n");
@@ -200,22 +219,22 @@ describe("gpu cp", () => {
 
   it("copies a directory tree to /data and back under a new name, every file the same", async () => {
     expect(await gpu("cp", tree, `${instance.id}:/data`)).toMatchObject({ code: 0, stdout: "", stderr: "" });
-    const back = join(mkdtempSync(join(tmpdir(), "gpu-cp-back-")), "copy");
+    const back = join(testTempDir("gpu-cp-back-"), "copy");
     expect(await gpu("cp", `${instance.id}:/data/dataset`, back)).toMatchObject({ code: 0, stdout: "" });
     expect(checksums(back)).toEqual(checksums(tree));
     expect(Object.keys(checksums(back))).toHaveLength(3);
     // One file, into an existing directory.
-    const into = mkdtempSync(join(tmpdir(), "gpu-cp-into-"));
+    const into = testTempDir("gpu-cp-into-");
     expect((await gpu("cp", `${instance.id}:/data/dataset/nested/notes.txt`, into)).code).toBe(0);
     expect(readFileSync(join(into, "notes.txt"), "utf8")).toBe("résumé ✓\n");
     // /data itself, under the name given.
-    const whole = join(mkdtempSync(join(tmpdir(), "gpu-cp-whole-")), "all");
+    const whole = join(testTempDir("gpu-cp-whole-"), "all");
     expect((await gpu("cp", `${instance.id}:/data/`, whole)).code).toBe(0);
     expect(checksums(join(whole, "dataset"))).toEqual(checksums(tree));
   });
 
   it("copies a 96 MiB file both ways whole (tar's end comes before the stream's)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpu-cp-big-"));
+    const dir = testTempDir("gpu-cp-big-");
     writeFileSync(join(dir, "weights.bin"), randomBytes(96 * 1024 * 1024));
     expect((await gpu("cp", join(dir, "weights.bin"), `${instance.id}:/data`)).code).toBe(0);
     const back = await gpu("cp", `${instance.id}:/data/weights.bin`, join(dir, "back.bin"));
@@ -224,7 +243,7 @@ describe("gpu cp", () => {
   }, 60_000);
 
   it("copies a 600 MB file up in parts of 256 MiB and back, the same bytes", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpu-cp-parts-"));
+    const dir = testTempDir("gpu-cp-parts-");
     const file = join(dir, "model.safetensors");
     // Sparse, with random blocks at each part's edges: never held in memory, and a part out of place would show.
     const size = 600 * 1000 * 1000 + 13;
@@ -242,7 +261,7 @@ describe("gpu cp", () => {
   }, 300_000);
 
   it("a directory too big for one tar goes in several, its big files in parts: the same tree comes back", async () => {
-    const root = mkdtempSync(join(tmpdir(), "gpu-cp-bigdir-"));
+    const root = testTempDir("gpu-cp-bigdir-");
     const tree = join(root, "corpus");
     mkdirSync(join(tree, "shards", "empty"), { recursive: true });
     for (let i = 0; i < 6; i++) writeFileSync(join(tree, "shards", `shard-${i}.txt`), randomBytes(40_000));
@@ -281,7 +300,7 @@ describe("gpu cp", () => {
     expect(again.headers.get("upload-offset")).toBe("6");
     const last = await put(Number(again.headers.get("upload-offset")), "world\n", true);
     expect(last.status).toBe(204);
-    const copy = join(mkdtempSync(join(tmpdir(), "gpu-cp-resumed-")), "resumed.txt");
+    const copy = join(testTempDir("gpu-cp-resumed-"), "resumed.txt");
     expect((await gpu("cp", `${instance.id}:/data/resumed.txt`, copy)).code).toBe(0);
     expect(readFileSync(copy, "utf8")).toBe("hello world\n");
     // The upload is done: for an hour its id answers with the file's size, and its final part sent again (its answer lost) is 204.
@@ -293,7 +312,7 @@ describe("gpu cp", () => {
     expect((await put(6, "world\n", true)).status).toBe(409);
 
     // gpu cp's uploader, going on with an upload of which the host has the first 1000 bytes: its part from 0 is refused, and it resumes from there.
-    const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-resume-")), "resume.bin");
+    const local = join(testTempDir("gpu-cp-resume-"), "resume.bin");
     const content = randomBytes(10_000);
     writeFileSync(local, content);
     const begun = await fetch(`${stack.baseUrl}/v1/instances/${instance.id}/files?path=/data/resume.bin&upload=${id}-cli&offset=0`, {
@@ -393,13 +412,13 @@ describe("gpu cp", () => {
     expect((await gpu("cp", tree, `${stopped.id}:/data`)).code).toBe(0);
     expect((await stack.api("POST", `/v1/instances/${stopped.id}/stop`)).status).toBe(204);
     await poll(() => stack.api<Instance>("GET", `/v1/instances/${stopped.id}`), (r) => r.body.status === "stopped");
-    const back = join(mkdtempSync(join(tmpdir(), "gpu-cp-stopped-")), "out");
+    const back = join(testTempDir("gpu-cp-stopped-"), "out");
     expect(await gpu("cp", `${stopped.id}:/data/dataset`, back)).toMatchObject({ code: 0 });
     expect(checksums(back)).toEqual(checksums(tree));
-    const upload = join(mkdtempSync(join(tmpdir(), "gpu-cp-up-")), "later.txt");
+    const upload = join(testTempDir("gpu-cp-up-"), "later.txt");
     writeFileSync(upload, "written while stopped\n");
     expect((await gpu("cp", upload, `${stopped.id}:/data`)).code).toBe(0);
-    const again = join(mkdtempSync(join(tmpdir(), "gpu-cp-again-")), "later.txt");
+    const again = join(testTempDir("gpu-cp-again-"), "later.txt");
     expect((await gpu("cp", `${stopped.id}:/data/later.txt`, again)).code).toBe(0);
     expect(readFileSync(again, "utf8")).toBe("written while stopped\n");
 
@@ -414,12 +433,12 @@ describe("gpu cp", () => {
     expect((await stack.api("DELETE", `/v1/instances/${stopped.id}`)).status).toBe(204);
     await poll(() => stack.api<Instance>("GET", `/v1/instances/${stopped.id}`), (r) => r.body.status === "destroyed");
     await poll(async () => existsSync(stagingFolder), (exists) => !exists);
-    const gone = await gpu("cp", `${stopped.id}:/data/dataset`, join(tmpdir(), "never"));
+    const gone = await gpu("cp", `${stopped.id}:/data/dataset`, join(testTempDir("gpu-cp-never-"), "never"));
     expect(gone).toMatchObject({ code: 1, stderr: expect.stringContaining("(conflict, HTTP 409)") });
   });
 
   it("refuses a path that does not exist (404), a relative path, and two local paths", async () => {
-    const missing = await gpu("cp", `${instance.id}:/data/no-such-thing`, join(tmpdir(), "never"));
+    const missing = await gpu("cp", `${instance.id}:/data/no-such-thing`, join(testTempDir("gpu-cp-never-"), "never"));
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
     const noDir = await gpu("cp", tree, `${instance.id}:/data/no-such-dir`);
     expect(noDir).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
@@ -431,7 +450,7 @@ describe("gpu cp", () => {
 /** What a GET through the tunnel's local port gets back before the connection closes; "not listening" before the tunnel is up. */
 /** A file of `bytes` random bytes, made in a new temporary folder and uploaded to /data/<name> in parts of `partBytes` through `baseUrl`. */
 async function uploadThrough(baseUrl: string, name: string, bytes: number, partBytes: number): Promise<{ local: string; content: Buffer }> {
-  const local = join(mkdtempSync(join(tmpdir(), "gpu-cp-through-")), name);
+  const local = join(testTempDir("gpu-cp-through-"), name);
   const content = randomBytes(bytes);
   writeFileSync(local, content);
   await uploadInParts({
@@ -468,9 +487,9 @@ async function edgeProxy(hooks: {
   return { url: `http://127.0.0.1:${(edge.address() as AddressInfo).port}`, close: () => new Promise((resolve) => edge.close(() => resolve())) };
 }
 
-function throughTunnel(port: number): Promise<string> {
+function throughTunnel(port: number, host = "127.0.0.1"): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
+    const socket = connect(port, host);
     let received = "";
     let connected = false;
     socket.on("connect", () => {
@@ -480,6 +499,10 @@ function throughTunnel(port: number): Promise<string> {
     socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
     socket.on("close", () => resolve(connected ? received : "not listening"));
     socket.on("error", () => undefined);
-    socket.setTimeout(10_000, () => socket.destroy());
+    // Neither a refusal nor an answer: never taken for one.
+    socket.setTimeout(10_000, () => {
+      resolve("no answer in 10 s");
+      socket.destroy();
+    });
   });
 }
