@@ -7,3 +7,5 @@ export const accountOf = (env: Env, accountId: string) => env.ACCOUNTS.getByName
 export const machineOf = (env: Env, machineId: number) => env.MACHINES.getByName(String(machineId));
 /** `email` already trimmed and lower-cased: one object per address however it was typed. */
 export const emailOf = (env: Env, email: string) => env.EMAILS.getByName(email);
+/** The object of a Stripe PaymentIntent (`pi_...`) a Checkout Session of this service was paid by. */
+export const stripePaymentOf = (env: Env, paymentIntentId: string) => env.PAYMENTS.getByName(paymentIntentId);

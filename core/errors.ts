@@ -6,6 +6,7 @@ export type ErrorCode =
   | "invalid"
   | "unauthorized"
   | "forbidden"
+  | "account_frozen"
   | "insufficient_funds"
   | "not_found"
   | "no_capacity"
@@ -22,6 +23,7 @@ export const STATUS_OF = {
   invalid: 400,
   unauthorized: 401,
   forbidden: 403,
+  account_frozen: 403,
   insufficient_funds: 402,
   not_found: 404,
   no_capacity: 409,

@@ -38,7 +38,7 @@ describe.each(ENVIRONMENTS)("wrangler deploy --dry-run --env %s", (environment) 
     const { output } = run;
     expect(output).toContain("--dry-run: exiting now.");
     for (const binding of [
-      "env.ACCOUNTS (AccountDO)", "env.FLEET (FleetDO)", "env.MACHINES (MachineDO)", "env.EMAILS (EmailDO)", "env.RATE_LIMITER (300 requests/10s)",
+      "env.ACCOUNTS (AccountDO)", "env.FLEET (FleetDO)", "env.MACHINES (MachineDO)", "env.EMAILS (EmailDO)", "env.PAYMENTS (PaymentDO)", "env.RATE_LIMITER (300 requests/10s)",
       "env.APPS_RATE_LIMITER (3000 requests/10s)",
     ]) {
       expect(output).toContain(binding);

@@ -49,7 +49,7 @@ GPU rental, local stack
   admin token    ${adminToken}
   machines       dev-1 (8 x rtx4090), dev-2 (2 x h100-80gb), local runtime
   state          ${stateDir}
-  payments       ${stripe ? `on, Stripe stand-in at ${stripe.url} (its Checkout page pays)` : "off (--stripe-stand-in turns them on locally)"}
+  payments       ${stripe ? `on, Stripe stand-in at ${stripe.url} (its Checkout page pays; README "Billing": disputes, fraud warnings)` : "off (--stripe-stand-in turns them on locally)"}
 
 Try:
   curl -H "Authorization: Bearer ${stack.setup.account.key}" ${base}/gpus

@@ -5,8 +5,9 @@ import { AccountDO } from "../durable-objects/account/account-do.ts";
 import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
 import { EmailDO } from "../durable-objects/email/email-do.ts";
 import { MachineDO } from "../durable-objects/machine/machine-do.ts";
+import { PaymentDO } from "../durable-objects/payment/payment-do.ts";
 import { createWorker } from "./worker.ts";
 
-export { AccountDO, EmailDO, FleetDO, MachineDO };
+export { AccountDO, EmailDO, FleetDO, MachineDO, PaymentDO };
 
 export default createWorker(null, { strongSecrets: true });

@@ -13,11 +13,12 @@ describe("the API's refusals in the dashboard's words", () => {
     });
   });
 
-  it("words capacity, busy GPUs, the GPU limit and the rate limit, and leaves any other message as the API wrote it", () => {
+  it("words capacity, busy GPUs, the GPU limit, a frozen account and the rate limit, and leaves any other message as the API wrote it", () => {
     expect(plainError(refusal("no_capacity", "no machine has 8 free rtx4090 GPU(s) right now")).text).toContain("No machine has that many");
     expect(plainError(refusal("gpus_busy", "x")).text).toContain("taken by someone else");
     expect(plainError(refusal("conflict", "the account may hold at most 16 GPUs at once (max_gpus) and holds 16")).action).toEqual({ label: "Your instances", to: "/instances" });
     expect(plainError(refusal("rate_limited", "x")).text).toContain("Wait a few seconds");
+    expect(plainError(refusal("account_frozen", "the account is frozen")).text).toContain("on hold while one of its payments is reviewed");
     expect(plainError(refusal("conflict", "cannot stop an instance whose status is stopped"))).toEqual({ text: "cannot stop an instance whose status is stopped" });
   });
 });

@@ -29,6 +29,8 @@ export function plainError(error: GpuApiError, money: MoneyContext = {}): PlainE
       return { text: "No machine has that many of these GPUs free right now. Try fewer GPUs, another model, or again in a few minutes.", details };
     case "gpus_busy":
       return { text: "Its GPUs are taken by someone else now. Start it again later, or launch a new instance.", details };
+    case "account_frozen":
+      return { text: "Your account is on hold while one of its payments is reviewed: launches and starts wait until the operator clears it. Running instances go on.", details };
     case "rate_limited":
       return { text: "Too many requests at once. Wait a few seconds and try again.", details };
     case "conflict":

@@ -1,5 +1,5 @@
 // AccountDO, one per account: a table of contents, each call handed to the part that owns it. Authority for: the
-// account row, its API keys, password hash and sessions, balance, ledger and the Stripe payments applied to it, its
+// account row, its API keys, password hash and sessions, balance, ledger, the Stripe payments and disputes applied to it and its freeze, its
 // instances (status, desired state, billing, when an idle one is stopped), their events and idempotency keys, its webhooks and their deliveries;
 // not for GPUs (MachineDO), prices (FleetDO; frozen here per instance) nor emails (EmailDO). A credential is checked
 // on the same call as what it allows; key changes, stops, destroys and sign-outs wait for their MachineDOs' acks.
@@ -8,18 +8,19 @@ import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
 import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
-import type { AccountInfo, NewLoginAccount } from "../contracts/accounts.ts";
+import type { AccountInfo, AccountLimitChanges, NewLoginAccount, OperatorAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
-import type { PaymentEvent } from "../contracts/payments.ts";
+import type { CreatedCheckout, FraudWarning, PaymentEvent } from "../contracts/payments.ts";
 import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
+import { freezeForWarning, frozenReason, setFrozen } from "./account-freeze.ts";
 import { AccountRecord, noSuchAccount } from "./account-record.ts";
 import { AppOpeners } from "./app-openers.ts";
 import { Callers } from "./credential-check.ts";
 import { Expiry } from "./expiry.ts";
-import { limitGpus } from "./gpu-limit.ts";
+import { limitGpus, maxGpus } from "./gpu-limit.ts";
 import { IdleStop } from "./idle-stop.ts";
 import { InstanceActions, type InstanceChanges } from "./instance-actions.ts";
 import type { Instance } from "./instance-row.ts";
@@ -86,9 +87,24 @@ export class AccountDO extends DurableObject<Env> {
     return this.record.info() ? this.changed(this.settlement.credit(amountMicros, note)) : noSuchAccount();
   }
 
-  /** The operator's GPU limit for this account (null: ACCOUNT_MAX_GPUS); the account and its limit after. */
-  setMaxGpus(limit: number | null): Ok<{ account: AccountInfo; max_gpus: number }> | Failure {
-    return this.record.info() ? { ok: true, account: this.record.info()!, ...limitGpus(this.logins.sql, this.env, limit) } : noSuchAccount();
+  /** The account as the operator sees it: its GPU limit, and whether (and why) it is frozen. */
+  operatorView(): Ok<{ account: OperatorAccount }> | Failure {
+    const { sql } = this.logins;
+    const info = this.record.info();
+    if (!info) return noSuchAccount();
+    const reason = frozenReason(sql);
+    return { ok: true, account: { ...info, max_gpus: maxGpus(sql, this.env), frozen: reason !== null, frozen_reason: reason } };
+  }
+
+  /** The operator's GPU limit (null: ACCOUNT_MAX_GPUS) and freeze; the account as the operator sees it after. */
+  setLimits(changes: AccountLimitChanges): Ok<{ account: OperatorAccount }> | Failure {
+    const { sql } = this.logins;
+    if (!this.record.info()) return noSuchAccount();
+    this.logins.transaction(() => {
+      if (changes.max_gpus !== undefined) limitGpus(sql, changes.max_gpus);
+      if (changes.frozen !== undefined) setFrozen(sql, changes.frozen);
+    });
+    return this.operatorView();
   }
 
   async createApiKey(name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
@@ -215,8 +231,20 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.callers.admits(credential)) ? { ok: true, ...usageReport(this.logins.sql, query) } : callerRefused();
   }
 
+  // ---- from the Worker, about Stripe ----
+  /** A Checkout Session the Worker created for this account, recorded before its address is handed out. */
+  recordCheckout(checkout: CreatedCheckout): Ok<object> | Failure {
+    return this.record.info() ? this.settlement.payments.recordCheckout(checkout) : noSuchAccount();
+  }
+
   receivePayment(event: PaymentEvent): Ok<{ applied: boolean }> | Failure {
     return this.record.info() ? this.changed(this.settlement.payments.apply(event)) : noSuchAccount();
+  }
+
+  /** Stripe's early fraud warning on a payment of this account: it is frozen (account-freeze.ts); `frozen`: false when this warning froze it before. */
+  receiveFraudWarning(warning: FraudWarning): Ok<{ frozen: boolean }> | Failure {
+    if (!this.record.info()) return noSuchAccount();
+    return { ok: true, frozen: this.logins.transaction(() => freezeForWarning(this.logins.sql, warning)) };
   }
 
   async sshKeysFor(credential: string, call: SshKeyCall): Promise<SshKeyResult> {

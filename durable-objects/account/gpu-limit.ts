@@ -13,10 +13,9 @@ export function maxGpus(sql: Sql, env: Env): number {
   return own ?? defaultMaxGpus(env);
 }
 
-/** Sets the operator's limit for this account (null: back to ACCOUNT_MAX_GPUS); the limit now in force. */
-export function limitGpus(sql: Sql, env: Env, limit: number | null): { max_gpus: number } {
+/** Sets the operator's limit for this account (null: back to ACCOUNT_MAX_GPUS). */
+export function limitGpus(sql: Sql, limit: number | null): void {
   sql`UPDATE account SET max_gpus = ${limit}`;
-  return { max_gpus: maxGpus(sql, env) };
 }
 
 /** 409 conflict when `adding` more GPUs would take the account over its limit. */

@@ -12,6 +12,7 @@ import type { Delivery } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import type { AccountRecord } from "./account-record.ts";
 import { settleAll, settleInstance } from "./billing.ts";
+import { frozenRefusal } from "./account-freeze.ts";
 import { IDEMPOTENCY_TTL_MS } from "./expiry.ts";
 import { gpuLimitRefusal } from "./gpu-limit.ts";
 import { addEvent, findInstance, type InstanceRow } from "./instance-row.ts";
@@ -50,7 +51,7 @@ export class InstanceActions {
         if (row) return { ok: true, instance: await views.show(row) };
       }
     }
-    const refused = this.shortOfOneHour(plan.price_hour_micros) ?? gpuLimitRefusal(sql, env, plan.gpu_count);
+    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(plan.price_hour_micros) ?? gpuLimitRefusal(sql, env, plan.gpu_count);
     if (refused) return refused;
     const placement = await fleetOf(env).placementCandidates(plan);
     if (!placement.ok) return placement;
@@ -116,7 +117,7 @@ export class InstanceActions {
     const row = findInstance(sql, id);
     if (!row) return noInstance(id);
     if (row.status !== "stopped" && row.status !== "error") return fail("conflict", `cannot start an instance whose status is ${row.status}`);
-    const refused = this.shortOfOneHour(row.price_hour_micros) ?? gpuLimitRefusal(sql, env, row.gpu_count);
+    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(row.price_hour_micros) ?? gpuLimitRefusal(sql, env, row.gpu_count);
     if (refused) return refused;
     const generation = row.generation + 1;
     const reserved = await machineOf(env, row.machine_id!).reserveForStart(id, row.gpu_count, generation);

@@ -3,8 +3,8 @@
 // sum of the ledger; each row keeps the balance after its last change.
 import type { Sql } from "../sql.ts";
 
-/** `payment` and `refund`: money in through Stripe, and back out (payments.ts). */
-export type LedgerKind = "credit" | "debit" | "charge" | "payment" | "refund";
+/** `payment` and `refund`: money in through Stripe, and back out (payments.ts); `dispute`: taken by a dispute, or given back when it is won (disputes.ts). */
+export type LedgerKind = "credit" | "debit" | "charge" | "payment" | "refund" | "dispute";
 
 /** A balance stays within ±$1 billion, so sums of balances and amounts stay exact integers (below 2^53). */
 export const MAX_BALANCE_MICROS = 1e15;

@@ -1,13 +1,17 @@
 // Money in from Stripe, applied exactly once however often and in whatever order Stripe delivers
 // its events (it retries for days): a paid Checkout Session credits the account once per session
-// id; a refund debits what Stripe says was refunded of a charge beyond what was debited already.
-// The Worker has verified each event's signature; this object is the authority for whether it has
-// been applied: the `payments` row is written in the same transaction as the ledger's, and so is
-// the account's webhook event (payment.succeeded, payment.refunded).
+// id, and only a session this service created for the account (recorded here before its address
+// was handed out); a refund debits what Stripe says was refunded of a charge beyond what was debited
+// already; a dispute takes its amount and a won one gives it back (disputes.ts). The Worker has
+// verified each event's signature; this object is the authority for whether it has been applied:
+// the `payments` row is written in the same transaction as the ledger's, and so is the account's
+// webhook event (payment.succeeded, payment.refunded).
 import { clock, iso } from "../../core/clock.ts";
-import type { PaymentEvent } from "../contracts/payments.ts";
+import { fail, type Failure } from "../../core/errors.ts";
+import type { CreatedCheckout, PaymentEvent } from "../contracts/payments.ts";
 import type { Sql } from "../sql.ts";
 import { settleAll } from "./billing.ts";
+import { applyDispute } from "./disputes.ts";
 import { changeBalance } from "./ledger.ts";
 import { recordWebhookEvent } from "./webhook-events.ts";
 
@@ -25,12 +29,39 @@ export class Payments {
     this.parts = parts;
   }
 
-  /** `applied`: false for an event applied before (or a refund older than one applied). */
-  apply(event: PaymentEvent): { ok: true; applied: boolean } {
-    const applied = this.parts.transaction(() => (event.kind === "paid" ? this.credit(event) : this.debit(event)));
-    // A refund can use the balance up: what runs stops, as when funds run out.
-    if (applied && event.kind === "refunded") this.parts.settleNow();
+  /** A Checkout Session the Worker created for this account: the only kind a payment credits. */
+  recordCheckout(checkout: CreatedCheckout): { ok: true } {
+    this.parts.sql`INSERT OR IGNORE INTO checkouts (session_id, amount_micros, created_at)
+      VALUES (${checkout.session_id}, ${checkout.amount_micros}, ${iso(clock.now())})`;
+    return { ok: true };
+  }
+
+  /** `applied`: false for an event applied before (or a refund older than one applied); a session not created for this account is refused. */
+  apply(event: PaymentEvent): { ok: true; applied: boolean } | Failure {
+    if (event.kind === "paid" && !this.createdHere(event.session_id, event.created_s)) {
+      return fail("not_found", `Checkout Session ${event.session_id} was not created by this service for this account`);
+    }
+    const applied = this.parts.transaction(() => {
+      switch (event.kind) {
+        case "paid":
+          return this.credit(event);
+        case "refunded":
+          return this.debit(event);
+        default:
+          return applyDispute(this.parts.sql, event);
+      }
+    });
+    // A refund or a dispute can use the balance up: what runs stops, as when funds run out.
+    if (applied && event.kind !== "paid") this.parts.settleNow();
     return { ok: true, applied };
+  }
+
+  /** Recorded at its creation; or, for an account from before the recording, created by Stripe before it began. */
+  private createdHere(sessionId: string, createdS: number): boolean {
+    const { sql } = this.parts;
+    if (sql`SELECT 1 FROM checkouts WHERE session_id = ${sessionId}`.length > 0) return true;
+    const from = sql<{ from_s: number | null }>`SELECT checkouts_recorded_from_s AS from_s FROM account`[0]?.from_s ?? null;
+    return from !== null && createdS < from;
   }
 
   private credit(event: Extract<PaymentEvent, { kind: "paid" }>): boolean {

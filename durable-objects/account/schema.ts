@@ -98,6 +98,23 @@ export function addAccountSchemaAdditions(sql: Sql): void {
   // Its host's SSH server's public key line, from the reservation and the host's reports; null until the host has one.
   addColumnIfMissing(sql, "instances", "ssh_host_key", "TEXT");
   addHourlyCharges(sql);
+  addStripeRecords(sql);
+}
+
+/** Checkout Sessions created for the account, Stripe's disputes and early fraud warnings applied to it, and its freeze. */
+function addStripeRecords(sql: Sql): void {
+  // payments.ts: only a session recorded here when it was created is credited. An account from before
+  // the recording credits, as it did, the sessions Stripe created before it began (seconds, Stripe's clock).
+  sql`CREATE TABLE IF NOT EXISTS checkouts (session_id TEXT PRIMARY KEY, amount_micros INTEGER NOT NULL, created_at TEXT NOT NULL)`;
+  if (addColumnIfMissing(sql, "account", "checkouts_recorded_from_s", "INTEGER")) {
+    sql`UPDATE account SET checkouts_recorded_from_s = ${Math.floor(Date.now() / 1000)}`;
+  }
+  // disputes.ts: each dispute's amount and whether it is taken (`debited`) or given back (`won`).
+  sql`CREATE TABLE IF NOT EXISTS disputes (
+    dispute_id TEXT PRIMARY KEY, charge_id TEXT NOT NULL, amount_micros INTEGER NOT NULL, state TEXT NOT NULL, updated_at TEXT NOT NULL)`;
+  // account-freeze.ts: why the account is frozen (null: it is not), and each warning that froze it, once.
+  addColumnIfMissing(sql, "account", "frozen_reason", "TEXT");
+  sql`CREATE TABLE IF NOT EXISTS fraud_warnings (warning_id TEXT PRIMARY KEY, charge_id TEXT NOT NULL, received_at TEXT NOT NULL)`;
 }
 
 /** Charge rows per instance and hour (charge-rows.ts): what each covers, and each instance's open row. */

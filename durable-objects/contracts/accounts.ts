@@ -15,6 +15,22 @@ export interface AccountInfo {
   low_balance_micros: number;
 }
 
+/** What the operator sees of an account: besides the account, its GPU limit and whether (and why) it is frozen. */
+export interface OperatorAccount extends AccountInfo {
+  max_gpus: number;
+  /** Launches and starts are refused while frozen (a Stripe early fraud warning, or the operator). */
+  frozen: boolean;
+  /** Why it is frozen; null when it is not. */
+  frozen_reason: string | null;
+}
+
+/** The operator's changes of an account's limits: each left out stays as it is. */
+export interface AccountLimitChanges {
+  /** null: back to ACCOUNT_MAX_GPUS. */
+  max_gpus?: number | null;
+  frozen?: boolean;
+}
+
 /** EmailDO -> AccountDO: the account to create, once the email is claimed for `accountId`. */
 export interface NewLoginAccount {
   accountId: string;

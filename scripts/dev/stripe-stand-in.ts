@@ -4,11 +4,15 @@
 // (a wrong key, a missing or unknown parameter, an amount under $0.50, an idempotency key reused
 // with other parameters) in Stripe's error shape. Its Checkout page pays a session: the session
 // turns paid and the stand-in sends `checkout.session.completed` to the service's webhook, signed
-// with the `stripe` package's own test-header helper, as Stripe signs it.
+// with the `stripe` package's own test-header helper, as Stripe signs it. A paid session can then be
+// disputed (and the dispute won or lost) or warned of as fraud (stripe-payment-events.ts), by a call
+// or by a POST to the stand-in: /stand-in/sessions/{id}/dispute, /stand-in/disputes/{id}/close
+// (status=won or lost), /stand-in/sessions/{id}/early_fraud_warning.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import Stripe from "stripe";
+import { paymentEvents, type PaymentEvents } from "./stripe-payment-events.ts";
+import { webhookSender } from "./stripe-webhook-sender.ts";
 
 export interface StandInSession {
   id: string;
@@ -35,6 +39,11 @@ export interface StripeStandIn {
   sessions: Map<string, StandInSession>;
   /** Pays the session as a customer on the Checkout page would, and sends its webhook; the webhook's answer status. */
   pay(sessionId: string): Promise<number>;
+  /** A paid session's payer disputes it: charge.dispute.created. */
+  dispute(sessionId: string): ReturnType<PaymentEvents["dispute"]>;
+  closeDispute: PaymentEvents["closeDispute"];
+  /** Radar's early fraud warning on a paid session's charge. */
+  warnOfFraud(sessionId: string): ReturnType<PaymentEvents["warnOfFraud"]>;
   stop(): Promise<void>;
 }
 
@@ -65,6 +74,8 @@ const CREATE_PARAMS = new Set(["mode", "line_items", "client_reference_id", "met
 export async function startStripeStandIn(options: StandInOptions): Promise<StripeStandIn> {
   const sessions = new Map<string, StandInSession>();
   const idempotency = new Map<string, { body: string; session: StandInSession }>();
+  const sendEvent = webhookSender(options.webhookUrl, options.webhookSecret);
+  const after = paymentEvents(sendEvent);
   let base = "";
 
   const create = (form: URLSearchParams, idempotencyKey: string | undefined): StandInSession => {
@@ -119,14 +130,14 @@ export async function startStripeStandIn(options: StandInOptions): Promise<Strip
     const session = sessions.get(sessionId);
     if (!session) throw new Error(`no session ${sessionId}`);
     Object.assign(session, { payment_status: "paid", status: "complete", payment_intent: `pi_test_${sessionId.slice(8)}`, url: null });
-    const payload = JSON.stringify({
-      id: `evt_test_${randomBytes(12).toString("hex")}`, object: "event", api_version: "2025-11-17.clover", created: Math.floor(Date.now() / 1000),
-      livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type: "checkout.session.completed", data: { object: session },
-    });
-    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret });
-    const answer = await fetch(options.webhookUrl(), { method: "POST", headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": signature }, body: payload });
-    await answer.arrayBuffer();
-    return answer.status;
+    return sendEvent("checkout.session.completed", session);
+  };
+
+  const paidSession = (sessionId: string): StandInSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw new StripeError(404, "invalid_request_error", `No such checkout.session: '${sessionId}'`);
+    if (session.payment_status !== "paid") throw new StripeError(400, "invalid_request_error", `checkout.session ${sessionId} is not paid`);
+    return session;
   };
 
   const server = createServer((req, res) => {
@@ -140,6 +151,7 @@ export async function startStripeStandIn(options: StandInOptions): Promise<Strip
     const url = new URL(req.url ?? "/", base);
     const body = await readBody(req);
     if (url.pathname.startsWith("/pay/")) return checkoutPage(req, res, url.pathname.slice("/pay/".length));
+    if (url.pathname.startsWith("/stand-in/")) return afterPayment(req, res, url, body);
     const auth = req.headers.authorization ?? "";
     if (auth !== `Bearer ${options.secretKey}` || !/^sk_(test|live)_/.test(options.secretKey)) {
       throw new StripeError(401, "invalid_request_error", "Invalid API Key provided");
@@ -154,6 +166,20 @@ export async function startStripeStandIn(options: StandInOptions): Promise<Strip
       const session = sessions.get(decodeURIComponent(retrieve[1]!));
       if (!session) throw new StripeError(404, "invalid_request_error", `No such checkout.session: '${retrieve[1]}'`, "id");
       return send(res, 200, session);
+    }
+    throw new StripeError(404, "invalid_request_error", `Unrecognized request URL (${req.method}: ${url.pathname}).`);
+  }
+
+  /** The POSTs that play what befalls a paid session (a dispute, its end, a fraud warning), for `npm run dev`. */
+  async function afterPayment(req: IncomingMessage, res: ServerResponse, url: URL, body: string): Promise<void> {
+    const path = url.pathname.split("/").map(decodeURIComponent);
+    if (req.method === "POST" && path[2] === "sessions" && path[4] === "dispute") return send(res, 200, await after.dispute(paidSession(path[3]!)));
+    if (req.method === "POST" && path[2] === "sessions" && path[4] === "early_fraud_warning") return send(res, 200, await after.warnOfFraud(paidSession(path[3]!)));
+    if (req.method === "POST" && path[2] === "disputes" && path[4] === "close") {
+      const status = new URLSearchParams(body).get("status") ?? url.searchParams.get("status");
+      if (status !== "won" && status !== "lost") throw new StripeError(400, "invalid_request_error", "status: must be won or lost", "status");
+      if (!after.disputes.has(path[3]!)) throw new StripeError(404, "invalid_request_error", `No such dispute: '${path[3]}'`, "id");
+      return send(res, 200, await after.closeDispute(path[3]!, status));
     }
     throw new StripeError(404, "invalid_request_error", `Unrecognized request URL (${req.method}: ${url.pathname}).`);
   }
@@ -178,6 +204,9 @@ export async function startStripeStandIn(options: StandInOptions): Promise<Strip
     url: base,
     sessions,
     pay,
+    dispute: (sessionId) => after.dispute(paidSession(sessionId)),
+    closeDispute: after.closeDispute,
+    warnOfFraud: (sessionId) => after.warnOfFraud(paidSession(sessionId)),
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -97,6 +97,47 @@ describe("adding funds by card", () => {
   });
 });
 
+describe("after the payment: disputes and fraud warnings, as the stand-in sends them", () => {
+  const operator = (method: string, path: string, body?: unknown) => fetch(`${stack.baseUrl}/admin/v1${path}`, {
+    method, headers: { authorization: `Bearer ${stack.adminToken}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (response) => ({ status: response.status, body: await response.json() }));
+
+  it("a dispute takes the payment back, and winning it gives it back; a fraud warning freezes launches until the operator clears it", async () => {
+    const as = await stranger();
+    const me = (await as("GET", "/v1/me")).body as { account: { id: string } };
+    const checkout = await as("POST", "/v1/billing/checkout", { amount_micros: 20_000_000 });
+    expect(await stripe.pay(checkout.body.id)).toBe(200);
+
+    const opened = await stripe.dispute(checkout.body.id);
+    expect(opened.status).toBe(200);
+    expect((await as("GET", "/v1/me")).body.balance_micros).toBe(0);
+    expect((await stripe.closeDispute(opened.dispute.id, "won")).status).toBe(200);
+    expect((await as("GET", "/v1/me")).body.balance_micros).toBe(20_000_000);
+    const disputes = ((await as("GET", "/v1/billing/ledger")).body.items as { kind: string; amount_micros: number }[]).filter((e) => e.kind === "dispute");
+    expect(disputes.map((e) => e.amount_micros)).toEqual([20_000_000, -20_000_000]);
+
+    expect((await stripe.warnOfFraud(checkout.body.id)).status).toBe(200);
+    expect(await as("POST", "/v1/instances", launch)).toMatchObject({ status: 403, body: { error: "account_frozen" } });
+    expect(await operator("GET", `/accounts/${me.account.id}`)).toMatchObject({ status: 200, body: { frozen: true, frozen_reason: expect.stringContaining("early fraud warning") } });
+    expect((await operator("PATCH", `/accounts/${me.account.id}`, { frozen: false })).body).toMatchObject({ frozen: false });
+    const launched = await as("POST", "/v1/instances", launch);
+    expect(launched.status).toBe(201);
+    await as("DELETE", `/v1/instances/${launched.body.id}`);
+  });
+
+  it("plays them by a POST to the stand-in too, as `npm run dev -- --stripe-stand-in` offers: a session not paid is refused in Stripe's shape", async () => {
+    const as = await stranger();
+    const checkout = await as("POST", "/v1/billing/checkout", { amount_micros: 5_000_000 });
+    const unpaid = await fetch(`${stripe.url}/stand-in/sessions/${checkout.body.id}/dispute`, { method: "POST" });
+    expect(unpaid.status).toBe(400);
+    expect(await unpaid.json()).toMatchObject({ error: { type: "invalid_request_error", message: expect.stringContaining("not paid") } });
+    await stripe.pay(checkout.body.id);
+    const disputed = await fetch(`${stripe.url}/stand-in/sessions/${checkout.body.id}/dispute`, { method: "POST" });
+    expect(await disputed.json()).toMatchObject({ status: 200, dispute: { id: expect.stringMatching(/^dp_test_/), status: "needs_response" } });
+    expect((await as("GET", "/v1/me")).body.balance_micros).toBe(0);
+  });
+});
+
 describe("gpu topup", () => {
   it("prints the Checkout address and, with --wait, stays until the payment is credited", async () => {
     const as = await stranger();

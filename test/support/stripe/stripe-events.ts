@@ -18,7 +18,7 @@ export function checkoutSession(id: string, accountId: string, cents: number, pa
   return {
     id, object: "checkout.session", mode: "payment", currency: "usd", amount_total: cents, amount_subtotal: cents, payment_status: paymentStatus,
     status: paymentStatus === "paid" ? "complete" : "open", client_reference_id: accountId, metadata: { account_id: accountId },
-    payment_intent: `pi_${id.slice(3)}`,
+    payment_intent: `pi_${id.slice(3)}`, created: Math.floor(Date.now() / 1000),
   };
 }
 
@@ -27,6 +27,22 @@ export function refundedCharge(id: string, accountId: string, cents: number, ref
   return {
     id, object: "charge", amount: cents, amount_refunded: refundedCents, currency: "usd", refunded: refundedCents === cents,
     metadata: { account_id: accountId }, payment_intent: `pi_${id.slice(3)}`,
+  };
+}
+
+/** A dispute of `cents` on charge `chargeId` of PaymentIntent `paymentIntent`, as charge.dispute.* events carry it. */
+export function dispute(id: string, chargeId: string, paymentIntent: string, cents: number, status = "needs_response"): Record<string, unknown> {
+  return {
+    id, object: "dispute", amount: cents, currency: "usd", charge: chargeId, payment_intent: paymentIntent, status, reason: "fraudulent",
+    is_charge_refundable: false, livemode: false, metadata: {}, created: Math.floor(Date.now() / 1000),
+  };
+}
+
+/** Radar's early fraud warning on charge `chargeId` of PaymentIntent `paymentIntent`, as radar.early_fraud_warning.created carries it. */
+export function earlyFraudWarning(id: string, chargeId: string, paymentIntent: string): Record<string, unknown> {
+  return {
+    id, object: "radar.early_fraud_warning", actionable: true, charge: chargeId, payment_intent: paymentIntent, fraud_type: "made_with_stolen_card",
+    livemode: false, created: Math.floor(Date.now() / 1000),
   };
 }
 

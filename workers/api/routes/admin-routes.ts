@@ -70,10 +70,17 @@ const createAccount = adminRoute([400], {
   description: "Creates an account with an optional starting balance (written to its ledger as a credit).",
   request: { body: jsonBody(CreateAccountBody, false) }, responses: { 201: json(AdminAccount, "The account") },
 });
+const getAccount = adminRoute([404], {
+  method: "get", path: "/accounts/{id}", summary: "An account, its limit and whether it is frozen",
+  description: "The account with its balance, its GPU limit, and whether (and why) it is frozen.",
+  request: { params: AccountParam }, responses: { 200: json(AdminAccount, "The account") },
+});
 const setLimits = adminRoute([400, 404], {
-  method: "patch", path: "/accounts/{id}", summary: "Set an account's limits",
-  description: "`max_gpus`: how many GPUs the account may hold at once in any live status (a launch or start beyond it is 409 conflict); null goes back to ACCOUNT_MAX_GPUS.",
-  request: { params: AccountParam, body: jsonBody(AccountLimitsBody) }, responses: { 200: json(AdminAccount, "The account with its limit") },
+  method: "patch", path: "/accounts/{id}", summary: "Set an account's limits, or clear its freeze",
+  description: "`max_gpus`: how many GPUs the account may hold at once in any live status (a launch or start beyond it is 409 conflict); null goes back to ACCOUNT_MAX_GPUS. " +
+    "`frozen`: false clears a freeze (after Stripe's early fraud warning the account's launches and starts are 403 account_frozen until then), true sets one. " +
+    "Either or both; what is left out stays.",
+  request: { params: AccountParam, body: jsonBody(AccountLimitsBody) }, responses: { 200: json(AdminAccount, "The account with its limit and freeze") },
 });
 const credit = adminRoute([400, 404], {
   method: "post", path: "/accounts/{id}/credits", summary: "Credit (or debit) an account",
@@ -119,11 +126,13 @@ export const adminRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
   .openapi(createAccount, async (c) => {
     const { balance_micros } = optional(c.req.valid("json"));
     const id = newAccountId();
-    return c.json({ ...(await accountOf(c.env, id).initialize(id, balance_micros ?? 0)), max_gpus: defaultMaxGpus(c.env) }, 201);
+    const account = await accountOf(c.env, id).initialize(id, balance_micros ?? 0);
+    return c.json({ ...account, max_gpus: defaultMaxGpus(c.env), frozen: false, frozen_reason: null }, 201);
   })
+  .openapi(getAccount, async (c) => c.json(unwrap(await accountOf(c.env, c.req.valid("param").id).operatorView()).account, 200))
   .openapi(setLimits, async (c) => {
-    const changed = unwrap(await accountOf(c.env, c.req.valid("param").id).setMaxGpus(c.req.valid("json").max_gpus));
-    return c.json({ ...changed.account, max_gpus: changed.max_gpus }, 200);
+    const { max_gpus, frozen } = c.req.valid("json");
+    return c.json(unwrap(await accountOf(c.env, c.req.valid("param").id).setLimits({ max_gpus, frozen })).account, 200);
   })
   .openapi(credit, async (c) => {
     const { amount_micros, note } = c.req.valid("json");

@@ -10,11 +10,12 @@ const callerSecurity: Record<string, string[]>[] = [{ bearerAuth: [] }, { sessio
 /**
  * A route any key or session may call. Besides `ownErrors` it can give 401 (the credential), 429,
  * and, when it changes something, 403 (a session's request must come from this service's pages).
+ * A status the route describes itself keeps the route's description.
  */
 export function callerRoute<P extends string, R extends Omit<RouteConfig, "path" | "security"> & { path: P }>(
   ownErrors: Exclude<ErrorStatus, 401 | 403 | 429>[],
   route: R,
 ) {
   const originRule = isUnsafeMethod(route.method) ? [403 as const] : [];
-  return createRoute({ security: callerSecurity, ...route, responses: { ...route.responses, ...errors(401, ...originRule, ...ownErrors) } });
+  return createRoute({ security: callerSecurity, ...route, responses: { ...errors(401, ...originRule, ...ownErrors), ...route.responses } });
 }

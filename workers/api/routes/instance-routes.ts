@@ -8,7 +8,7 @@ import type { ApiEnv } from "../context.ts";
 import type { LaunchPlan } from "../../../core/launch-plan.ts";
 import { allowedRegistries, localImagesAllowed } from "../image-registry.ts";
 import { planLaunch } from "../launch-rules.ts";
-import { InstanceIdParam, json, jsonBody } from "../schemas/common.ts";
+import { InstanceIdParam, json, jsonBody, launchForbidden } from "../schemas/common.ts";
 import { EventList, Instance, InstanceList, LaunchBody, UpdateBody } from "../schemas/instance.ts";
 import { validationHook } from "../validation.ts";
 import { callerRoute } from "./caller-route.ts";
@@ -29,9 +29,10 @@ const launchRoute = callerRoute([400, 402, 409], {
     "Places the instance on one machine with `gpu_count` free GPUs of `gpu_model` and starts creating it: 201 with " +
     "status `creating`, then `running` (or `error` with the reason in `status_message`). The balance must cover one " +
     "hour of its price (`price_hour_micros` of the GPU model x `gpu_count`, frozen at launch). An `Idempotency-Key` " +
-    "makes a retried launch with the same body return the first instance for 24 hours.",
+    "makes a retried launch with the same body return the first instance for 24 hours. 403 account_frozen while the operator holds the account " +
+    "(after a fraud warning on one of its payments).",
   request: { headers: IdempotencyHeader, body: jsonBody(LaunchBody) },
-  responses: { 201: json(Instance, "The new instance, status creating") },
+  responses: { 201: json(Instance, "The new instance, status creating"), ...launchForbidden },
 });
 
 const listRoute = callerRoute([], {
@@ -61,16 +62,16 @@ const eventsRoute = callerRoute([404], {
 });
 
 /** A change of the instance's run that answers 204 once done. */
-const action = (method: "post" | "delete", path: string, summary: string, description: string, codes: (402 | 404 | 409)[]) =>
-  callerRoute(codes, { method, path, summary, description, request: { params: InstanceIdParam }, responses: { 204: { description: "Done" } } });
+const action = (method: "post" | "delete", path: string, summary: string, description: string, codes: (402 | 404 | 409)[], refusals = {}) =>
+  callerRoute(codes, { method, path, summary, description, request: { params: InstanceIdParam }, responses: { 204: { description: "Done" }, ...refusals } });
 
 const stopRoute = action("post", "/instances/{id}/stop", "Stop, keeping data",
   "Stops the container and billing and releases the GPUs; the data is kept. Allowed in running, starting and creating; otherwise 409 conflict.",
   [404, 409]);
 const startRoute = action("post", "/instances/{id}/start", "Start a stopped instance",
   "Starts a stopped (or failed) instance again on the same machine: status `starting`, then `running`. 409 gpus_busy when its " +
-  "GPUs were taken meanwhile, 402 when the balance does not cover one hour, 409 conflict in any other status.",
-  [402, 404, 409]);
+  "GPUs were taken meanwhile, 402 when the balance does not cover one hour, 403 account_frozen while the account is frozen, 409 conflict in any other status.",
+  [402, 404, 409], launchForbidden);
 const destroyRoute = action("delete", "/instances/{id}", "Destroy the instance and its data",
   "Removes the container and its data for good; billing stops. Allowed in any status but destroyed (409 conflict).",
   [404, 409]);

@@ -1,15 +1,17 @@
 // Card payments through Stripe Checkout: the config the dashboard reads, a Checkout Session to pay
-// through (key, or session with the Origin rule), and Stripe's webhook, which credits the account
-// once the payment is made. The AccountDO applies each payment once (account/payments.ts); this
-// file only talks to Stripe and verifies what it sends.
+// through (key, or session with the Origin rule), recorded by the account before its address is
+// handed out, and Stripe's webhook, which credits the account once the payment is made (and debits
+// refunds and disputes, freezes it on a fraud warning). The AccountDO applies each event once
+// (account/payments.ts); this file only talks to Stripe and verifies what it sends.
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import Stripe from "stripe";
 import { accountOf } from "../../../core/env.ts";
-import { ApiError } from "../../../core/errors.ts";
+import { ApiError, unwrap } from "../../../core/errors.ts";
 import { log } from "../../../core/log.ts";
 import type { ApiEnv } from "../context.ts";
 import { paymentBounds, stripeClient, webhookSecret } from "../payments/payment-config.ts";
-import { paymentOf } from "../payments/stripe-events.ts";
+import { deliverFact } from "../payments/deliver-fact.ts";
+import { factOf } from "../payments/stripe-events.ts";
 import { errors, json, jsonBody } from "../schemas/common.ts";
 import { CheckoutRequest, CheckoutSession, PaymentConfig, WebhookReceipt } from "../schemas/payments.ts";
 import { validationHook } from "../validation.ts";
@@ -48,8 +50,10 @@ const webhookRoute = createRoute({
   method: "post", path: "/billing/stripe/webhook", summary: "Stripe's events (for Stripe only)",
   description:
     "Stripe's events, verified by their `Stripe-Signature` (signed within 5 minutes) against STRIPE_WEBHOOK_SECRET: " +
-    "`checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` credit the session's amount once; " +
-    "`charge.refunded` debits what was refunded, once. Any other event is acknowledged and ignored. 400 bad_request for a " +
+    "`checkout.session.completed` (paid) and `checkout.session.async_payment_succeeded` credit the session's amount once, for a session " +
+    "created by POST /v1/billing/checkout alone; `charge.refunded` debits what was refunded, once; `charge.dispute.created` debits the " +
+    "disputed amount and `charge.dispute.closed` (won) credits it back, once each; `radar.early_fraud_warning.created` freezes the account's " +
+    "launches and starts until the operator clears it. Any other event, or one about nothing of this service's, is acknowledged and changes nothing. 400 bad_request for a " +
     "missing, wrong or stale signature (nothing changes); 409 conflict when the service has no webhook secret.",
   responses: { 200: json(WebhookReceipt, "Received"), ...errors(400, 409) },
 });
@@ -68,6 +72,7 @@ export const paymentRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
     if (!(await accountOf(c.env, c.var.accountId).authenticate(c.var.credential))) throw new ApiError("unauthorized", "API key or session missing, wrong or revoked");
     const idempotencyKey = c.req.valid("header")["idempotency-key"];
     const session = await createSession(stripe, c.var.accountId, amount_micros, new URL(c.req.url).origin, idempotencyKey);
+    unwrap(await accountOf(c.env, c.var.accountId).recordCheckout({ session_id: session.id, amount_micros }));
     return c.json({ id: session.id, url: session.url ?? "", expires_at: new Date(session.expires_at * 1000).toISOString() }, 201);
   })
   .openapi(webhookRoute, async (c) => {
@@ -82,11 +87,8 @@ export const paymentRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
     } catch (error) {
       throw new ApiError("bad_request", `Stripe-Signature: ${error instanceof Error ? error.message : "not valid"}`);
     }
-    const payment = paymentOf(event);
-    if (payment) {
-      const applied = await accountOf(c.env, payment.accountId).receivePayment(payment.event);
-      if (!applied.ok) log("warn", "a Stripe payment for no account of this service", { account_id: payment.accountId, stripe_event: event.id });
-    }
+    const fact = factOf(event);
+    if (fact) await deliverFact(c.env, fact, event);
     return c.json({ received: true as const }, 200);
   });
 

@@ -49,16 +49,21 @@ export const AdminAccount = z
     balance_micros: z.number().int().openapi({ description: "The balance in micro-dollars (at creation, the opening balance)" }),
     max_gpus: z.number().int().openapi({ description: "GPUs the account may hold at once in any live status: its own limit, or ACCOUNT_MAX_GPUS" }),
     low_balance_micros: lowBalance,
+    frozen: z.boolean().openapi({ description: "Whether its launches and starts are refused (403 account_frozen): after Stripe's early fraud warning on one of its payments, or set by the operator, until the operator clears it" }),
+    frozen_reason: z.string().nullable().openapi({ description: "Why it is frozen (the Stripe warning, its fraud type and charge; or `frozen by the operator`); null when it is not" }),
   })
   .openapi("AdminAccount");
 
 export const AccountLimitsBody = z
   .object({
     max_gpus: z.number("must be an integer from 0 to 10000, or null").int("must be an integer from 0 to 10000, or null")
-      .min(0, "must be an integer from 0 to 10000, or null").max(10_000, "must be an integer from 0 to 10000, or null").nullable()
+      .min(0, "must be an integer from 0 to 10000, or null").max(10_000, "must be an integer from 0 to 10000, or null").nullable().optional()
       .openapi({ description: "GPUs the account may hold at once in any live status; null: back to ACCOUNT_MAX_GPUS" }),
+    frozen: z.boolean("must be true or false").optional()
+      .openapi({ description: "false clears a freeze (its launches and starts are taken again); true freezes the account" }),
   })
   .strict()
+  .refine((body) => body.max_gpus !== undefined || body.frozen !== undefined, "must set max_gpus, frozen or both")
   .openapi("AccountLimits");
 
 export const CreditBody = z

@@ -26,6 +26,11 @@ export const jsonBody = <T extends z.ZodType>(schema: T, required = true) => ({ 
 
 export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 502;
 
+/** The 403 of a launch or start, which a frozen account gets besides the Origin rule's. */
+export const launchForbidden = {
+  403: json(ErrorBody, "The account is frozen (account_frozen: launches and starts are refused until the operator clears it), or signed in with the session cookie but Origin is missing or not this service (forbidden)"),
+};
+
 /** The error responses a route can give, documented with the one error shape. */
 export function errors(...statuses: ErrorStatus[]) {
   const described: Record<number, string> = {
