@@ -2,6 +2,7 @@
 // API's host keys (one line per instance, under its alias `gpu-<id>`, so a changed key is refused and
 // no prompt asks about authenticity), and the options that reach an instance through `gpu ssh-proxy`,
 // AES-GCM first among its ciphers (standards/ssh-ciphers.ts).
+import { realpathSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Instance } from "../../client/index.ts";
@@ -16,9 +17,12 @@ export const sshConfigPath = (env: NodeJS.ProcessEnv) => join(dirname(configPath
 /** A word of a command line for the shell ssh runs ProxyCommand with. */
 const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
-/** This very CLI, as a command line: the Node running it and its script. */
+/**
+ * This very CLI, as a command line that outlives the shell it was typed in: the Node running it and
+ * its script's real path (an installed `gpu` is a link into the repository or the global folder).
+ */
 export function gpuCommand(): string[] {
-  return [process.execPath, ...process.execArgv, process.argv[1]!];
+  return [process.execPath, ...process.execArgv, realpathSync(process.argv[1]!)];
 }
 
 /** Writes each instance's host key under its alias, keeping the lines of instances not listed. */

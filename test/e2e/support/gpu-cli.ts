@@ -25,9 +25,9 @@ export async function runGpu(args: string[], env: NodeJS.ProcessEnv, input?: str
   return collect(spawn(process.execPath, [GPU, ...args], { env, cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] }), input);
 }
 
-/** Runs any command line (npx, script) with the same capture. */
-export async function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  return collect(spawn(command, args, { env, cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] }));
+/** Runs any command line (npx, script, an installed gpu) with the same capture, in the repository unless told. */
+export async function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<CliResult> {
+  return collect(spawn(command, args, { env, cwd, stdio: ["pipe", "pipe", "pipe"] }));
 }
 
 /** On a pseudo-terminal: stdin, stdout and stderr are all the pty, so the output is both, as a person sees it. */
