@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { HttpPort, PortReadiness } from "../protocol/messages.ts";
 import { freePort } from "./dev/free-port.ts";
 import type { Endpoint } from "./runtime/runtime.ts";
-import { ReadinessProbes } from "./readiness-probes.ts";
+import { PROBE_USER_AGENT, ReadinessProbes } from "./readiness-probes.ts";
 import { shutServer } from "../test/support/agent/loopback-server.ts";
 import { waitUntil } from "../test/support/agent/wait-until.ts";
 
@@ -53,7 +53,7 @@ describe("readiness probes", () => {
     await waitUntil(() => (reports.length > 0 ? true : undefined), "ready");
     await waitUntil(() => (requests.length >= 3 ? true : undefined), "checks while ready");
     expect(reports).toEqual([{ instance_id: ID, ready_ports: [8000] }]);
-    expect(requests[0]).toMatchObject({ url: "/health?full=1", headers: { host: "localhost:8000" } });
+    expect(requests[0]).toMatchObject({ url: "/health?full=1", headers: { host: "localhost:8000", "user-agent": PROBE_USER_AGENT } });
     expect(probes.snapshot()).toEqual([{ instance_id: ID, ready_ports: [8000] }]);
     probes.close();
   });

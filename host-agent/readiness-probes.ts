@@ -17,6 +17,13 @@ export interface ProbeTiming {
   timeoutMs: number;
 }
 
+/**
+ * Every probe's User-Agent, so the server inside can tell a probe from use (kube-probe's way): the dev
+ * container leaves probes out of the requests its synthetic GPUs follow, so an instance nobody uses
+ * reads idle however often it is probed.
+ */
+export const PROBE_USER_AGENT = "gpu-rental-readiness-probe";
+
 export const DEFAULT_PROBE_TIMING: ProbeTiming = { untilReadyMs: 1_000, whileReadyMs: 10_000, timeoutMs: 5_000 };
 
 interface ProbedContainer {
@@ -87,11 +94,11 @@ export class ReadinessProbes {
   }
 }
 
-/** A GET of `path` with the container port as its Host, as the proxy sends it: true for any status below 500. */
+/** A GET of `path` with the container port as its Host, as the proxy sends it, and the probe's User-Agent: true for any status below 500. */
 function answersBelow500(endpoint: Endpoint, containerPort: number, path: string, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request({
-      host: endpoint.host, port: endpoint.port, path, method: "GET", headers: { host: `localhost:${containerPort}` },
+      host: endpoint.host, port: endpoint.port, path, method: "GET", headers: { host: `localhost:${containerPort}`, "user-agent": PROBE_USER_AGENT },
       timeout: timeoutMs, signal, agent: false,
     });
     req.on("response", (res) => {

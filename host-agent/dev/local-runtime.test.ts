@@ -1,15 +1,20 @@
 // The local runtime with real child processes: lifecycle, readiness delay, data kept on stop,
-// removal on destroy, containers found again by a new runtime on the same state dir, and their logs.
+// removal on destroy, containers found again by a new runtime on the same state dir, their logs, the
+// requests they report (the synthetic GPUs' load), probes left out, and sessions: in /data, sized.
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { NODE_BINARY } from "../../test/support/agent/node-binary.ts";
 import { testSpec } from "../../test/support/agent/specs.ts";
 import { healthAnswers, waitUntil } from "../../test/support/agent/wait-until.ts";
+import { USAGE_REPORT_MS } from "./container/usage-report.ts";
+import { dataMountWorks } from "./data-root.ts";
 import { LocalRuntime } from "./local-runtime.ts";
+import { PROBE_USER_AGENT } from "../readiness-probes.ts";
 import type { ContainerExit, LogLine } from "../runtime/runtime.ts";
 
 const ID = "i-aaaaaaaaaaaaaaaa";
@@ -98,6 +103,53 @@ describe("local runtime", () => {
     await waitUntil(() => (exits.length > 0 ? true : undefined), "exit report");
     expect(exits).toEqual([{ instanceId: ID, state: "error", message: "container process exited with code 2" }]);
     expect(await broken.list()).toEqual([{ instanceId: ID, state: "stopped" }]);
+  });
+
+  it("reports the requests the dev container served, which its synthetic GPUs follow, leaving out the agent's readiness probes", async () => {
+    const { runtime } = await newRuntime(undefined, 50);
+    await runtime.create(testSpec(ID), () => {});
+    await runtime.start(ID);
+    const base = `http://127.0.0.1:${(await runtime.resolvePort(ID, 8000))?.port}`;
+    const probe = () => fetch(`${base}/health`, { headers: { "user-agent": PROBE_USER_AGENT } }).then((r) => r.ok, () => false);
+    await waitUntil(async () => ((await probe()) ? true : undefined), "ready");
+    for (let n = 0; n < 5; n++) await probe();
+    await fetch(`${base}/v1/models`);
+    await fetch(`${base}/health`);
+    const served = async () => (await runtime.usage())[0]?.requestsServed ?? null;
+    await waitUntil(async () => ((await served() ?? 0) >= 2 ? true : undefined), "the requests reported");
+    // Two reports later, nothing else was counted.
+    await sleep(2 * USAGE_REPORT_MS);
+    expect(await served()).toBe(2);
+  });
+
+  it.skipIf(!dataMountWorks)("runs a session in the instance's data folder, which is /data there as it is for files (gpu cp)", async () => {
+    const { runtime, stateDir } = await newRuntime(undefined, 50);
+    await runtime.create(testSpec(ID), () => {});
+    await runtime.start(ID);
+    await writeFile(join(stateDir, "containers", ID, "data", "in.txt"), "put there");
+    const session = await runtime.exec(ID, { command: 'pwd; echo "$HOME"; cat /data/in.txt; echo; echo made > /data/out.txt', env: {}, pty: null });
+    let stdout = "";
+    session!.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    expect(await session!.exit).toBe(0);
+    expect(stdout).toBe("/data\n/data\nput there\n");
+    expect(await readFile(join(stateDir, "containers", ID, "data", "out.txt"), "utf8")).toBe("made\n");
+    let tar = "";
+    for await (const chunk of (await runtime.readArchive(ID, "/data/out.txt"))!) tar += (chunk as Buffer).toString("latin1");
+    expect(tar).toContain("made\n");
+  });
+
+  it("gives a session the terminal size asked, and a new size when the client's window changes", async () => {
+    const { runtime } = await newRuntime(undefined, 50);
+    await runtime.create(testSpec(ID), () => {});
+    await runtime.start(ID);
+    const command = 'stty size; until [ "$(stty size)" = "40 120" ]; do sleep 0.05; done; echo resized';
+    const session = (await runtime.exec(ID, { command, env: {}, pty: { cols: 100, rows: 30 } }))!;
+    let stdout = "";
+    session.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    await waitUntil(() => (stdout.includes("30 100") ? true : undefined), "the first size");
+    session.resize(120, 40);
+    await waitUntil(() => (stdout.includes("resized") ? true : undefined), "the new size");
+    expect(await session.exit).toBe(0);
   });
 
   it("refuses to start or stop an instance it has no container for, and has no logs or HTTP ports for it", async () => {

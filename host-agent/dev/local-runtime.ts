@@ -1,6 +1,7 @@
 // The local runtime: each "container" is a child process of the dev container server (or, when asked,
-// the real Jupyter: jupyter-container.ts), with its spec, data folder and log under
-// <stateDir>/containers/<instance_id>/ (for machines without a container engine).
+// the real Jupyter: jupyter-container.ts), with its spec, data folder, log and the empty folder its
+// shells' root is built on (data-root.ts) under <stateDir>/containers/<instance_id>/ (for machines
+// without a container engine).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
@@ -143,7 +144,9 @@ export class LocalRuntime implements ContainerRuntime {
   async exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null> {
     const entry = this.#running.get(instanceId);
     if (!entry) return null;
-    const session = localSession(join(this.#dir(instanceId), "data"), request);
+    const dir = this.#dir(instanceId);
+    await mkdir(join(dir, "root"), { recursive: true });
+    const session = localSession(join(dir, "data"), join(dir, "root"), request);
     entry.sessions.add(session);
     void session.exit.then(() => entry.sessions.delete(session));
     return session;

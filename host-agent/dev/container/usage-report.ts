@@ -1,7 +1,9 @@
 // The dev container's usage, told to the local runtime (its parent) over the IPC channel once a
 // second: its CPU time and memory, as an engine would read them for a container, and the requests
-// its servers have taken, which the dev host's synthetic GPUs turn into utilisation, memory and power.
-import type { Server } from "node:http";
+// its servers have taken (readiness probes left out), which the dev host's synthetic GPUs turn into
+// utilisation, memory and power.
+import type { IncomingMessage, Server } from "node:http";
+import { PROBE_USER_AGENT } from "../../readiness-probes.ts";
 
 export const USAGE_REPORT_MS = 1_000;
 
@@ -13,12 +15,19 @@ export interface DevUsageReport {
   requests_served: number;
 }
 
-/** Counts every request and upgrade of `servers` and reports the totals while a parent listens. */
+/**
+ * Counts every request and upgrade of `servers` but the agent's readiness probes (a probe is not use:
+ * counted, one every 10 s kept an untouched instance's GPUs at 9 %, over the idle line) and reports the
+ * totals while a parent listens.
+ */
 export function reportUsageToParent(servers: Server[]): void {
   let requests = 0;
+  const count = (req: IncomingMessage) => {
+    if (req.headers["user-agent"] !== PROBE_USER_AGENT) requests++;
+  };
   for (const server of servers) {
-    server.on("request", () => requests++);
-    server.on("upgrade", () => requests++);
+    server.on("request", count);
+    server.on("upgrade", count);
   }
   if (!process.send) return;
   const report = () => {
