@@ -2,7 +2,8 @@
 // account row, its API keys, password hash and sessions, balance, ledger, the Stripe payments and disputes applied to it and its freeze, its
 // instances (status, desired state, billing, when an idle one is stopped), their events and idempotency keys, its webhooks and their deliveries;
 // not for GPUs (MachineDO), prices (FleetDO; frozen here per instance) nor emails (EmailDO). A credential is checked
-// on the same call as what it allows; key changes, stops, destroys and sign-outs wait for their MachineDOs' acks.
+// on the same call as what it allows; key changes, stops, destroys and sign-outs wait for their MachineDOs' acks,
+// and the end of a key, a session or an SSH key ends what it opened on them (credential-ends.ts).
 import { DurableObject } from "cloudflare:workers";
 import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
@@ -10,6 +11,7 @@ import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, AccountLimitChanges, NewLoginAccount, OperatorAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
+import type { Opener } from "../contracts/opener.ts";
 import type { CreatedCheckout, FraudWarning, PaymentEvent } from "../contracts/payments.ts";
 import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
@@ -18,7 +20,8 @@ import { sqlFor } from "../sql.ts";
 import { freezeForWarning, frozenReason, setFrozen } from "./account-freeze.ts";
 import { AccountRecord, noSuchAccount } from "./account-record.ts";
 import { AppOpeners } from "./app-openers.ts";
-import { Callers } from "./credential-check.ts";
+import { Callers, openerOf } from "./credential-check.ts";
+import { CredentialEnds } from "./credential-ends.ts";
 import { Expiry } from "./expiry.ts";
 import { limitGpus, maxGpus } from "./gpu-limit.ts";
 import { IdleStop } from "./idle-stop.ts";
@@ -48,12 +51,13 @@ export class AccountDO extends DurableObject<Env> {
   private readonly instances: InstanceActions;
   private readonly keys: KeyChanges;
   private readonly apps: AppOpeners;
+  private readonly ends: CredentialEnds;
   private readonly settlement: Settlement;
   private readonly reports: MachineReports;
   private readonly webhooks: WebhookEndpoints;
   private readonly alarms: SingleAlarm;
   private readonly queue = new SerialQueue();
-  private readonly sshKeys = new SshKeys(sqlFor(this.ctx.storage), (fn) => this.ctx.storage.transactionSync(fn));
+  private readonly sshKeys: SshKeys;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -71,6 +75,8 @@ export class AccountDO extends DurableObject<Env> {
     this.instances = new InstanceActions({ ...parts, views: this.views });
     this.keys = new KeyChanges(parts);
     this.apps = new AppOpeners(parts);
+    this.ends = new CredentialEnds(parts);
+    this.sshKeys = new SshKeys(sql, transaction, this.ends);
     this.settlement = new Settlement({ ...parts, instances: this.instances, alarms: this.alarms });
     this.reports = new MachineReports(sql, transaction, this.settlement);
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
@@ -155,12 +161,21 @@ export class AccountDO extends DurableObject<Env> {
     return this.change(key, () => this.instances[action](id));
   }
 
-  /** The proxy's slow path (a key the MachineDO cannot judge, an instance it does not know): a key or the instance's token, or a signed-in session alone for the terminal; names its machine. */
-  async openProxy(credential: string, id: string, caller: "bearer" | "session" = "bearer"): Promise<Ok<{ machine_id: number }> | Failure> {
-    const who = (await this.callers.who(credential))?.kind;
-    if (!(caller === "session" ? who === "session" : who === "key" || (await this.views.isTokenOf(id, credential)))) return callerRefused();
+  /**
+   * The proxy's slow path (a key the MachineDO cannot judge, an instance it does not know), and the
+   * opening of a terminal or a log stream: names the instance's machine, and the `opener` the stream is
+   * noted with there (null: the instance's token), which ends it when it ends. `caller`: who may open
+   * it, a key or the instance's token (`bearer`), a signed-in session alone (`session`, the terminal),
+   * or a key or a session (`account`, the logs).
+   */
+  async openProxy(credential: string, id: string, caller: "bearer" | "session" | "account" = "bearer"): Promise<Ok<{ machine_id: number; opener: Opener | null }> | Failure> {
+    const who = await this.callers.who(credential);
+    const admitted = caller === "session" ? who?.kind === "session"
+      : caller === "account" ? who !== null
+      : who?.kind === "key" || (await this.views.isTokenOf(id, credential));
+    if (!admitted) return callerRefused();
     const row = this.views.visible(id);
-    return row ? { ok: true, machine_id: row.machine_id! } : noInstance(id);
+    return row ? { ok: true, machine_id: row.machine_id!, opener: who && openerOf(who) } : noInstance(id);
   }
 
   /** A web app's one-time ticket, for any caller; in the queue, so a sign-out cannot slip in (app-openers.ts). */
@@ -192,22 +207,26 @@ export class AccountDO extends DurableObject<Env> {
     return read.ok ? { ok: true, account: read.account, session: signedIn.session } : read;
   }
 
-  /** Ends the session `credential` names (`everywhere`: every one), and the web apps they opened (app-openers.ts), queued after any openApp. */
+  /**
+   * Ends the session `credential` names (`everywhere`: every one), and what they opened on the hosts
+   * (credential-ends.ts): queued after any openApp, answered once every host has confirmed.
+   */
   async signOut(credential: string, everywhere = false): Promise<Ok<object> | Failure> {
     const caller = await this.callers.who(credential);
     const sessionId = caller?.kind === "session" ? caller.sessionId : null;
     if (everywhere && sessionId === null) return callerRefused();
-    if (sessionId !== null) (everywhere ? revokeAllSessions : revokeSession)(this.logins.sql, sessionId);
-    if (everywhere) await this.queue.run(() => this.apps.passwordChanged(sessionId!));
-    return this.changed((await this.queue.run(() => this.apps.signedOut(sessionId))) ?? { ok: true });
+    const ended = sessionId === null ? [] : everywhere ? revokeAllSessions(this.logins.sql) : revokeSession(this.logins.sql, sessionId);
+    return this.changed((await this.queue.run(() => this.ends.signedOut(ended))) ?? { ok: true });
   }
 
+  /** A new password ends every other session, and what they opened on the hosts (credential-ends.ts). */
   async changePassword(credential: string, current: string, next: string): Promise<Ok<object> | Failure> {
     const caller = await this.callers.who(credential);
     if (caller?.kind !== "session") return fail("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie)");
     const changed = await replacePassword(this.logins, caller.sessionId, current, next);
-    if (changed.ok) await this.queue.run(() => this.apps.passwordChanged(caller.sessionId));
-    return this.changed(changed);
+    if (!changed.ok) return changed;
+    await this.queue.run(() => this.ends.passwordChanged(changed.ended));
+    return this.changed({ ok: true });
   }
 
   // ---- self-service: API and SSH keys, the ledger, webhooks ----
@@ -248,7 +267,8 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   async sshKeysFor(credential: string, call: SshKeyCall): Promise<SshKeyResult> {
-    return (call.op === "allowed" && (await this.views.isTokenOf(call.instance_id, credential))) || (await this.callers.admits(credential)) ? this.sshKeys.handle(call) : callerRefused();
+    const admitted = (call.op === "allowed" && (await this.views.isTokenOf(call.instance_id, credential))) || (await this.callers.admits(credential));
+    return admitted ? this.changed(await this.sshKeys.handle(call)) : callerRefused();
   }
 
   async webhooksFor(credential: string, call: WebhookCall): Promise<WebhookAnswer | Failure> {

@@ -1,10 +1,12 @@
 // The account's key set as the MachineDOs hosting its instances hold it, to admit proxied requests
 // without asking this object: the SHA-256 of every live key and a version that increases with every
 // key change. This object is the authority; a change reaches every holder through the outbox, and a
-// revocation is answered only once every holder has acknowledged it.
-import type { KeySet, MachineDirective } from "../contracts/object-messages.ts";
-import type { Delivery, Outbox } from "../outbox/outbox.ts";
+// revocation is answered only once every holder has acknowledged it: a holder ends the streams a key
+// no longer in the set opened (machine/stream-credentials.ts).
+import type { KeySet } from "../contracts/object-messages.ts";
+import type { Delivery } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
+import type { MachineDirectives } from "./machine-directives.ts";
 
 /** The set as it stands (version 0 before the first key change). */
 export function currentKeySet(sql: Sql, accountId: string): KeySet {
@@ -13,15 +15,9 @@ export function currentKeySet(sql: Sql, accountId: string): KeySet {
   return { account_id: accountId, version, hashes };
 }
 
-/**
- * After a key change, inside its transaction: a new version of the set, queued for every machine that
- * may hold an older one (those of instances not destroyed, and any still waiting for a delivery).
- */
-export function pushKeySet(sql: Sql, outbox: Outbox<MachineDirective>, accountId: string): Delivery[] {
+/** After a key change, inside its transaction: a new version of the set, queued for every machine that may hold an older one. */
+export function pushKeySet(sql: Sql, directives: MachineDirectives, accountId: string): Delivery[] {
   sql`INSERT INTO key_set (id, version) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET version = version + 1`;
   const keySet = currentKeySet(sql, accountId);
-  const holders = new Set(sql<{ machine_id: number }>`
-    SELECT DISTINCT machine_id FROM instances WHERE machine_id IS NOT NULL AND status != 'destroyed'`.map((row) => String(row.machine_id)));
-  for (const { destination } of outbox.pending()) holders.add(destination);
-  return [...holders].map((machineId) => outbox.enqueue(machineId, { kind: "key_set", key_set: keySet }));
+  return directives.hosts().map((machineId) => directives.enqueue(machineId, { kind: "key_set", key_set: keySet }));
 }

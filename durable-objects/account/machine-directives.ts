@@ -1,5 +1,5 @@
 // What this account tells the MachineDOs of its instances, through its outbox: desired-state changes,
-// key sets and the end of app sessions, in order per machine. A change a request must see applied
+// key sets and the end of sessions and SSH keys, in order per machine. A change a request must see applied
 // (a stop, a destroy, a revocation, a sign-out) is delivered now and confirmed before the answer: a
 // host that does not acknowledge in time makes the request 500, saying the change is being applied.
 import { clock } from "../../core/clock.ts";
@@ -12,6 +12,8 @@ import type { Sql } from "../sql.ts";
 import type { AccountRecord } from "./account-record.ts";
 
 export class MachineDirectives extends Outbox<MachineDirective> {
+  private readonly db: Sql;
+
   constructor(sql: Sql, env: Env, record: AccountRecord, alarms: SingleAlarm) {
     super(sql, {
       name: "machine directive",
@@ -20,6 +22,18 @@ export class MachineDirectives extends Outbox<MachineDirective> {
       logIds: (machineId) => ({ account_id: record.info()?.id, machine_id: Number(machineId) }),
       queued: () => alarms.backstop(),
     });
+    this.db = sql;
+  }
+
+  /**
+   * The machines that may hold anything of this account (a key set, a web app, a stream): those of its
+   * instances not destroyed, and any still waiting for a delivery (a destroy among them).
+   */
+  hosts(): string[] {
+    const hosts = new Set(this.db<{ machine_id: number }>`
+      SELECT DISTINCT machine_id FROM instances WHERE machine_id IS NOT NULL AND status != 'destroyed'`.map((row) => String(row.machine_id)));
+    for (const { destination } of this.pending()) hosts.add(destination);
+    return [...hosts];
   }
 
   /** Delivers now and waits; null once every one is acknowledged, else 500 `internal` saying `pendingMessage`. */

@@ -38,9 +38,9 @@ export function createAccountSchema(sql: Sql): void {
     key TEXT PRIMARY KEY, body_hash TEXT NOT NULL, instance_id TEXT NOT NULL, created_ms INTEGER NOT NULL)`;
   // reports.ts: the last report applied from each machine.
   sql`CREATE TABLE IF NOT EXISTS machine_seq (machine_id INTEGER PRIMARY KEY, last_seq INTEGER NOT NULL)`;
-  // app-openers.ts: which machines each browser session opened web apps on.
-  sql`CREATE TABLE IF NOT EXISTS app_openers (session_id TEXT NOT NULL, machine_id INTEGER NOT NULL, opened_ms INTEGER NOT NULL,
-    PRIMARY KEY (session_id, machine_id))`;
+  // Which machines each browser session opened web apps on, while a session's end went to those alone;
+  // it goes to every host of the account now (credential-ends.ts).
+  sql`DROP TABLE IF EXISTS app_openers`;
   upgradeLegacyOutbox(sql);
   addAccountSchemaAdditions(sql);
   // webhook-schema.ts: endpoints, events, deliveries, and the triggers that record events.

@@ -1,7 +1,9 @@
 // Browser sessions: `gps_<account id>_<secret>`, sent as the `gpr_session` cookie. Only a SHA-256
 // of each is stored. A session ends when revoked (sign-out, sign-out everywhere, a password change
 // elsewhere), after 30 days without use, and 90 days after it began whatever its use; its use is recorded at most once a minute, as an API key's is, so a request
-// does not pay a storage write.
+// does not pay a storage write. The AccountDO is the authority for which sessions are live; a revoked
+// session's end reaches the hosts of the account, which end the terminals, log streams and web apps it
+// opened (credential-ends.ts).
 import { sessionTokens } from "../../core/credentials.ts";
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { iso } from "../../core/clock.ts";
@@ -38,14 +40,17 @@ export function findLiveSession(sql: Sql, tokenHash: string, nowMs: number): str
   return row.id;
 }
 
-export function revokeSession(sql: Sql, sessionId: string): void {
-  sql`DELETE FROM sessions WHERE id = ${sessionId}`;
+/** The ids of the sessions revoked: `sessionId`, or none when it had ended already. */
+export function revokeSession(sql: Sql, sessionId: string): string[] {
+  return sql<{ id: string }>`DELETE FROM sessions WHERE id = ${sessionId} RETURNING id`.map((row) => row.id);
 }
 
-export function revokeAllSessions(sql: Sql): void {
-  sql`DELETE FROM sessions`;
+/** The ids of the sessions revoked. */
+export function revokeAllSessions(sql: Sql): string[] {
+  return sql<{ id: string }>`DELETE FROM sessions RETURNING id`.map((row) => row.id);
 }
 
-export function revokeOtherSessions(sql: Sql, keepSessionId: string): void {
-  sql`DELETE FROM sessions WHERE id != ${keepSessionId}`;
+/** The ids of the sessions revoked. */
+export function revokeOtherSessions(sql: Sql, keepSessionId: string): string[] {
+  return sql<{ id: string }>`DELETE FROM sessions WHERE id != ${keepSessionId} RETURNING id`.map((row) => row.id);
 }

@@ -68,8 +68,8 @@ export async function signInWithPassword(store: LoginStore, email: string, passw
   return { ok: true, session: session.token };
 }
 
-/** Sets a new password if `current` is right, and ends every session but `sessionId`. */
-export async function replacePassword(store: LoginStore, sessionId: string, current: string, next: string): Promise<{ ok: true } | Failure> {
+/** Sets a new password if `current` is right, and ends every session but `sessionId` (`ended`: their ids). */
+export async function replacePassword(store: LoginStore, sessionId: string, current: string, next: string): Promise<{ ok: true; ended: string[] } | Failure> {
   // A session exists only after a sign-in, so the account has a password.
   const stored = storedPassword(store.sql)!;
   // Not 401: the session is fine, a field is wrong.
@@ -81,8 +81,7 @@ export async function replacePassword(store: LoginStore, sessionId: string, curr
     const changed = store.sql<{ hash: string }>`UPDATE password SET algorithm = ${fresh.algorithm}, iterations = ${fresh.iterations},
       salt = ${fresh.salt}, hash = ${fresh.hash}, updated_at = ${iso(store.nowMs())} WHERE hash = ${stored.hash} RETURNING hash`;
     if (changed.length === 0) return fail("conflict", "the password was changed by another request meanwhile; try again");
-    revokeOtherSessions(store.sql, sessionId);
-    return { ok: true as const };
+    return { ok: true as const, ended: revokeOtherSessions(store.sql, sessionId) };
   });
 }
 

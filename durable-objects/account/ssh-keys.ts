@@ -1,12 +1,15 @@
 // An account's SSH public keys: added (one of each, at most MAX_SSH_KEYS), listed, removed. The
 // AccountDO is the authority; the SSH bridge reads the live set when a connection opens, so a removed
-// key is refused from the next connection on. A key's last use comes from its MachineDOs' reports.
+// key is refused from the next connection on, and its removal reaches every host of the account,
+// which ends the connections that authenticated with it (credential-ends.ts); the removal is answered
+// once they all have. A key's last use comes from its MachineDOs' reports.
 import { clock, iso } from "../../core/clock.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import type { SshKeyType } from "../../core/ssh-public-key.ts";
 import { MAX_SSH_KEYS, type AllowedSshKey, type SshKeyAnswer, type SshKeyCall, type SshKeyItem } from "../contracts/ssh-keys.ts";
 import type { Sql } from "../sql.ts";
+import type { CredentialEnds } from "./credential-ends.ts";
 
 export type { SshKeyCall };
 export type SshKeyResult = SshKeyAnswer | Failure;
@@ -24,18 +27,20 @@ export function createSshKeySchema(sql: Sql): void {
 export class SshKeys {
   private readonly sql: Sql;
   private readonly transaction: <T>(fn: () => T) => T;
+  private readonly ends: CredentialEnds;
 
-  constructor(sql: Sql, transaction: <T>(fn: () => T) => T) {
+  constructor(sql: Sql, transaction: <T>(fn: () => T) => T, ends: CredentialEnds) {
     this.sql = sql;
     this.transaction = transaction;
+    this.ends = ends;
   }
 
-  handle(call: SshKeyCall): SshKeyAnswer | Failure {
+  async handle(call: SshKeyCall): Promise<SshKeyAnswer | Failure> {
     if (call.op === "list") return { ok: true, items: this.rows().map(toItem) };
     if (call.op === "add") return this.add(call);
     if (call.op === "allowed") return { ok: true, allowed: this.allowed() };
-    const removed = this.sql<{ id: string }>`DELETE FROM ssh_keys WHERE id = ${call.id} RETURNING id`;
-    return removed.length > 0 ? { ok: true } : fail("not_found", `no SSH key ${call.id} in this account`);
+    const remove = () => this.sql<{ id: string }>`DELETE FROM ssh_keys WHERE id = ${call.id} RETURNING id`.length > 0;
+    return this.ends.sshKeyRemoved(call.id, remove, `no SSH key ${call.id} in this account`);
   }
 
   /** The keys an SSH connection opened now may authenticate with. */

@@ -4,12 +4,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { decodeLogsRequest, logsRequestUrl, type LogsRequest } from "./logs-request.ts";
 
-const request: LogsRequest = { instanceId: "i-abcdefghijklmnop", tail: 10_000, follow: true, format: "events", requestId: "req_abcdefghijklmnopqrst" };
+const request: LogsRequest = { instanceId: "i-abcdefghijklmnop", tail: 10_000, follow: true, format: "events", requestId: "req_abcdefghijklmnopqrst",
+  opener: { kind: "key", key_sha256: "ab".repeat(32) } };
 
 describe("logs request", () => {
   it("round-trips through the MachineDO fetch's URL", () => {
     expect(decodeLogsRequest(new URL(logsRequestUrl(request)))).toEqual({ ok: true, request });
-    const text = { ...request, tail: 1, follow: false, format: "text" as const, requestId: "" };
+    const text = { ...request, tail: 1, follow: false, format: "text" as const, requestId: "", opener: { kind: "session" as const, session_id: "ses-abcdefghijkl" } };
     expect(decodeLogsRequest(new URL(logsRequestUrl(text)))).toEqual({ ok: true, request: text });
   });
 
@@ -20,6 +21,9 @@ describe("logs request", () => {
     ["an unknown format", { format: "xml" }, "format"],
     ["a malformed instance id", { instanceId: "i-UPPER" }, "instanceId"],
     ["a malformed request id", { requestId: "req_<script>" }, "requestId"],
+    ["an opener that is not JSON", { opener: "{oops" }, "opener"],
+    ["an opener of no known kind", { opener: JSON.stringify({ kind: "instance_token" }) }, "opener"],
+    ["a key opener that is no SHA-256", { opener: JSON.stringify({ kind: "key", key_sha256: "gpk_x" }) }, "opener.key_sha256"],
   ])("refuses %s, naming where", (_, change, where) => {
     const url = new URL(logsRequestUrl(request));
     for (const [name, value] of Object.entries(change)) url.searchParams.set(name, value);

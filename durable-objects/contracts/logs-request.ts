@@ -3,6 +3,7 @@
 // passes through as it comes. Encoded and checked by the two functions below, nowhere else.
 import { z } from "zod";
 import { MAX_LOG_TAIL } from "../../protocol/index.ts";
+import { openerSchema, type Opener } from "./opener.ts";
 
 export interface LogsRequest {
   instanceId: string;
@@ -14,6 +15,8 @@ export interface LogsRequest {
   format: "text" | "events";
   /** The Worker's id of the request, for the stream's log lines ("" when it has none). */
   requestId: string;
+  /** The caller's key or session, as its account admitted it (AccountDO.openProxy): revoking it ends a followed stream. */
+  opener: Opener | null;
 }
 
 const logsRequest: z.ZodType<LogsRequest> = z.object({
@@ -22,6 +25,14 @@ const logsRequest: z.ZodType<LogsRequest> = z.object({
   follow: z.enum(["true", "false"]).transform((value) => value === "true"),
   format: z.enum(["text", "events"]),
   requestId: z.string().regex(/^(req_[a-z2-7]{20})?$/).default(""),
+  opener: z.string().transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "is not JSON" });
+      return z.NEVER;
+    }
+  }).pipe(openerSchema.nullable()),
 });
 
 export const LOGS_PATH = "/logs";
@@ -29,7 +40,7 @@ export const LOGS_PATH = "/logs";
 export function logsRequestUrl(request: LogsRequest): string {
   const query = new URLSearchParams({
     instanceId: request.instanceId, tail: String(request.tail), follow: String(request.follow), format: request.format,
-    requestId: request.requestId,
+    requestId: request.requestId, opener: JSON.stringify(request.opener),
   });
   return `https://machine${LOGS_PATH}?${query}`;
 }

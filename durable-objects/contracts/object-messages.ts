@@ -1,5 +1,6 @@
 // Messages between Durable Objects, delivered by retried outboxes and applied idempotently.
 import type { ContainerSpec, ContainerState } from "../../protocol/messages.ts";
+import type { Opener } from "./opener.ts";
 
 /** MachineDO -> AccountDO, numbered per machine; the AccountDO applies each seq once, in order. */
 export type MachineReport =
@@ -34,7 +35,20 @@ export interface KeySet {
   hashes: string[];
 }
 
-/** The sessions of `account_id` that have ended (sign-out, a password change): the app sessions they opened end too. */
+/**
+ * Credentials of `account_id` that have ended, sent to every host of the account: browser sessions (a
+ * sign-out, a password change) and SSH keys removed from the account. What they opened there ends: the
+ * web apps a session opened, and every stream opened with them (stream-credentials.ts). An API key is
+ * not listed: a key set without it says it has ended.
+ */
+export interface CredentialsEnded {
+  kind: "credentials_ended";
+  account_id: string;
+  session_ids: string[];
+  ssh_key_ids: string[];
+}
+
+/** Queued by AccountDOs before CredentialsEnded existed, to the hosts a session opened web apps on: the same, for sessions alone. */
 export interface EndAppSessions {
   kind: "end_app_sessions";
   account_id: string;
@@ -42,26 +56,21 @@ export interface EndAppSessions {
 }
 
 /** What an AccountDO's outbox carries to a MachineDO, in order. (Rows queued before key sets existed are desired-state changes.) */
-export type MachineDirective = DesiredStateChange | { kind: "key_set"; key_set: KeySet } | EndAppSessions;
+export type MachineDirective = DesiredStateChange | { kind: "key_set"; key_set: KeySet } | CredentialsEnded | EndAppSessions;
 
 export const isKeySetDirective = (directive: MachineDirective): directive is { kind: "key_set"; key_set: KeySet } =>
   "kind" in directive && directive.kind === "key_set";
 
-export const isEndAppSessionsDirective = (directive: MachineDirective): directive is EndAppSessions =>
-  "kind" in directive && directive.kind === "end_app_sessions";
-
-/**
- * Who opened an instance web app: an API key (by its SHA-256, checked against the account's key set
- * on every request) or a browser session (by its id; the AccountDO ends its app sessions when it ends).
- */
-export type AppOpener = { kind: "key"; key_sha256: string } | { kind: "session"; session_id: string };
+export const isCredentialsEndedDirective = (directive: MachineDirective): directive is CredentialsEnded | EndAppSessions =>
+  "kind" in directive && (directive.kind === "credentials_ended" || directive.kind === "end_app_sessions");
 
 /** AccountDO -> MachineDO: a one-time ticket for an instance web app, for a caller the account has admitted. */
 export interface AppTicketRequest {
   account_id: string;
   instance_id: string;
   port: number;
-  opener: AppOpener;
+  /** A key is checked against the account's key set on every request; a session's end ends the app (CredentialsEnded). */
+  opener: Opener;
   /** The account's key set, so a key that opens an app is known to the machine from the first request. */
   key_set: KeySet;
 }

@@ -3,8 +3,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {
-  decodeProxyRequest, encodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalOf, refusalResponse, type ProxyRequest,
+  decodeProxyRequest, encodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalOf, refusalResponse, type ProxyCredential,
+  type ProxyRequest,
 } from "./proxy-request.ts";
+import type { Opener } from "./opener.ts";
 
 const request: ProxyRequest = {
   instanceId: "i-aaaaaaaaaaaaaaaa",
@@ -25,7 +27,9 @@ describe("proxy request", () => {
     expect(decodeProxyRequest(headers.get(PROXY_REQUEST_HEADER))).toEqual({ ok: true, request });
     const websocket = { ...request, method: "GET", websocket: { protocols: ["chat.v1"] } };
     expect(decodeProxyRequest(encodeProxyRequest(websocket))).toEqual({ ok: true, request: websocket });
-    for (const credential of [{ kind: "instance_token", token: "gpi_x" }, { kind: "admitted_by_account" }] as const) {
+    const admitted: Opener[] = [{ kind: "key", key_sha256: "cd".repeat(32) }, { kind: "session", session_id: "ses-abcdefghijkl" }];
+    const credentials: ProxyCredential[] = [{ kind: "instance_token", token: "gpi_x" }, ...[null, ...admitted].map((opener) => ({ kind: "admitted_by_account" as const, opener }))];
+    for (const credential of credentials) {
       expect(decodeProxyRequest(encodeProxyRequest({ ...request, credential }))).toEqual({ ok: true, request: { ...request, credential } });
     }
   });
@@ -40,6 +44,8 @@ describe("proxy request", () => {
     ["no credential", JSON.stringify({ ...request, credential: undefined }), "credential"],
     ["a key that is no SHA-256", JSON.stringify({ ...request, credential: { kind: "key", key_sha256: "gpk_acc-x_y" } }), "credential.key_sha256"],
     ["an unknown credential kind", JSON.stringify({ ...request, credential: { kind: "session" } }), "credential"],
+    ["an admission that does not say who", JSON.stringify({ ...request, credential: { kind: "admitted_by_account" } }), "credential.opener"],
+    ["an admitted session that is no session id", JSON.stringify({ ...request, credential: { kind: "admitted_by_account", opener: { kind: "session", session_id: "x" } } }), "credential.opener.session_id"],
   ])("is refused when %s, naming where", (_, value, where) => {
     const decoded = decodeProxyRequest(value);
     expect(decoded.ok).toBe(false);

@@ -7,6 +7,7 @@
 // a fetch, and both values are encoded and schema-checked by the functions below, nowhere else.
 import { z } from "zod";
 import { STATUS_OF, type ErrorCode } from "../../core/errors.ts";
+import { openerSchema, type Opener } from "./opener.ts";
 
 /** Where a proxied exchange goes, and what it asks there. */
 export interface ProxyTarget {
@@ -27,8 +28,11 @@ export type ProxyCredential =
   | { kind: "key"; key_sha256: string }
   /** An instance token, itself: the MachineDO derives the expected one and compares. */
   | { kind: "instance_token"; token: string }
-  /** The slow path's second hop: the account (AccountDO.openProxy) has admitted the caller. */
-  | { kind: "admitted_by_account" }
+  /**
+   * The slow path's second hop: the account (AccountDO.openProxy) has admitted the caller, and says
+   * who it was, so revoking that credential ends what it opens (null: an instance token).
+   */
+  | { kind: "admitted_by_account"; opener: Opener | null }
   /** An instance web app's session (the `gpr_app` cookie of its origin), by its SHA-256 only (machine/app-sessions.ts). */
   | { kind: "app_session"; session_sha256: string };
 
@@ -59,7 +63,7 @@ const proxyRequest: z.ZodType<ProxyRequest> = z.object({
   credential: z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("key"), key_sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
     z.object({ kind: z.literal("instance_token"), token: z.string() }),
-    z.object({ kind: z.literal("admitted_by_account") }),
+    z.object({ kind: z.literal("admitted_by_account"), opener: openerSchema.nullable() }),
     z.object({ kind: z.literal("app_session"), session_sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
   ]),
   requestId: z.string(),

@@ -4,6 +4,8 @@
 // every proxied request, so kept in memory as well; written only when a set changes. A set is
 // forgotten with the account's last container here (the ledger says when): the AccountDO stops
 // pushing to a machine once its instances there are destroyed, and a later launch brings the set anew.
+// A key a newer set no longer holds was revoked: `dropped` is told, whichever way the set came (an
+// outbox delivery, a launch, an app ticket), and the streams the key opened end (stream-credentials.ts).
 import { constantTimeEqual } from "../../core/hash.ts";
 import type { KeySet } from "../contracts/object-messages.ts";
 import type { Sql } from "../sql.ts";
@@ -11,9 +13,11 @@ import type { Sql } from "../sql.ts";
 export class AccountKeySets {
   private readonly sql: Sql;
   private readonly cache = new Map<string, KeySet>();
+  private readonly dropped: (accountId: string, keySha256s: string[]) => void;
 
-  constructor(sql: Sql) {
+  constructor(sql: Sql, dropped: (accountId: string, keySha256s: string[]) => void) {
     this.sql = sql;
+    this.dropped = dropped;
     sql`CREATE TABLE IF NOT EXISTS account_key_sets (account_id TEXT PRIMARY KEY, version INTEGER NOT NULL, hashes TEXT NOT NULL)`;
   }
 
@@ -23,6 +27,8 @@ export class AccountKeySets {
     this.sql`INSERT OR REPLACE INTO account_key_sets (account_id, version, hashes)
              VALUES (${set.account_id}, ${set.version}, ${JSON.stringify(set.hashes)})`;
     this.cache.set(set.account_id, set);
+    const revoked = held?.hashes.filter((hash) => !set.hashes.includes(hash)) ?? [];
+    if (revoked.length > 0) this.dropped(set.account_id, revoked);
   }
 
   /**

@@ -7,13 +7,15 @@
 // had when the ticket was issued): a stop leaves it (the app answers 409 not_running), a start that
 // begins a new run and a destroy end it (401). It lives at most 12 hours, and never longer than
 // whatever opened it: an API key must still be in the account's key set on every request, and the
-// AccountDO ends the app sessions of a browser session when that session ends (endOpenedBy).
+// AccountDO ends the app sessions of a browser session when that session ends (endOpenedBy). The
+// app's WebSockets end with what opened the app too (openerOf, stream-credentials.ts).
 import { clock } from "../../core/clock.ts";
 import { appSessionTokens, appTickets } from "../../core/credentials.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { constantTimeEqual, sha256Hex } from "../../core/hash.ts";
 import { APP_SESSION_TTL_MS, APP_TICKET_TTL_MS } from "../contracts/credential-lifetimes.ts";
-import type { AppOpener, AppTicketRequest } from "../contracts/object-messages.ts";
+import type { AppTicketRequest } from "../contracts/object-messages.ts";
+import type { Opener } from "../contracts/opener.ts";
 import type { ProxyRefusal } from "../contracts/proxy-request.ts";
 import { REOPEN_APP } from "../contracts/refusals.ts";
 import type { Sql } from "../sql.ts";
@@ -28,7 +30,7 @@ interface Grant {
   instance_id: string;
   port: number;
   account_id: string;
-  opener_kind: AppOpener["kind"];
+  opener_kind: Opener["kind"];
   /** The key's SHA-256 or the session's id. */
   opener_id: string;
   /** The container's generation when the ticket was issued: its run. */
@@ -110,6 +112,13 @@ export class AppSessions {
           ? "the app session belongs to another app"
           : this.refusal(session, container);
     return refusal === null ? null : { kind: "refused", code: "unauthorized", message: refusal };
+  }
+
+  /** The key or session that opened the app the session `sessionSha256` belongs to (admitted: it exists): what its WebSockets end with. */
+  openerOf(sessionSha256: string): Opener | null {
+    const session = this.find("session", sessionSha256);
+    if (!session) return null;
+    return session.opener_kind === "key" ? { kind: "key", key_sha256: session.opener_id } : { kind: "session", session_id: session.opener_id };
   }
 
   /** Ends what the account's ended browser sessions opened: their app sessions and unspent tickets. */

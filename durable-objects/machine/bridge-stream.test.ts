@@ -27,6 +27,9 @@ class TestStream extends BridgeStream {
   onDisconnect(): void {
     this.finish();
   }
+  revoke(): void {
+    this.finish();
+  }
   push(payload: Uint8Array): void {
     this.queue(DataKind.wsBinary, payload);
   }

@@ -64,6 +64,8 @@ export abstract class BridgeStream implements MuxStream {
   abstract onData(kind: DataKind, payload: Uint8Array): void;
   abstract onAbort(reason: string): void;
   abstract onDisconnect(): void;
+  /** The credential that opened the stream has ended (stream-credentials.ts): it ends, telling the agent and the client `reason`. */
+  abstract revoke(reason: string): void;
 
   /** The agent's side is complete: only a kind that carries a body acts on it (a WebSocket ends with ws_close). */
   onEnd(): void {}

@@ -17,6 +17,7 @@ import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-str
 export const MAX_REQUEST_BODY_BYTES = 512 * 1024 * 1024;
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const encoder = new TextEncoder();
 
 export class HttpStream extends BridgeStream {
   readonly carries = "http";
@@ -109,6 +110,18 @@ export class HttpStream extends BridgeStream {
     if (this.finished) return;
     this.log("warn", this.answered ? "proxied response cut short: the host disconnected" : "proxied request failed: the host disconnected");
     this.endResponse(upstreamUnavailable("the host disconnected"), "the host disconnected");
+  }
+
+  /**
+   * Before the head the client gets a 401 saying `reason`; after it an event stream (a followed log)
+   * is told in a comment, which its readers skip, and ends; any other body breaks off.
+   */
+  revoke(reason: string): void {
+    if (this.finished) return;
+    this.log("info", "stream ended: the credential that opened it ended", { reason });
+    this.sendAbort(reason);
+    if (this.eventStream) this.writer?.write(encoder.encode(`: ${reason}\n\n`)).catch(() => undefined);
+    this.endResponse(errorResponse("unauthorized", reason), reason);
   }
 
   /** The proxy side gave up (body too large, client gone, no answer in time): tell the agent too. */

@@ -4,7 +4,9 @@
 // whether the machine is online (agent-session.ts, agent-socket.ts, liveness.ts), whether it takes
 // new instances (host-health.ts: its agent says when it is degraded), and which
 // credentials open the proxy of its containers (proxy-admission.ts, from the key sets AccountDOs push:
-// account-key-sets.ts), and the tickets and sessions of its instances' web apps (app-sessions.ts).
+// account-key-sets.ts), the tickets and sessions of its instances' web apps (app-sessions.ts), and
+// which credential opened each of its long-lived streams, which end as the AccountDO says it ended
+// (stream-credentials.ts).
 // It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what happens through its
 // outbox, all timed by one alarm. It also carries proxied streams and container log streams
 // (proxy-bridge.ts), and keeps its instances' usage history as their hosts report it (metrics-store.ts)
@@ -27,12 +29,16 @@ import type { ContainerSpec } from "../../protocol/messages.ts";
 import type { ResourceShare } from "../../protocol/resource-share.ts";
 import type { LogFields } from "../../core/log.ts";
 import {
-  isEndAppSessionsDirective, isKeySetDirective, type AppTicketRequest, type DesiredStateChange, type MachineDirective, type ReserveRequest,
+  isCredentialsEndedDirective, isKeySetDirective, type AppTicketRequest, type CredentialsEnded, type DesiredStateChange, type EndAppSessions,
+  type MachineDirective, type ReserveRequest,
 } from "../contracts/object-messages.ts";
+import type { Opener } from "../contracts/opener.ts";
 import type { IdleAnswer, IdleQuery } from "../contracts/idle-stop.ts";
 import { decodeFilesRequest, FILES_PATH } from "../contracts/files-request.ts";
 import { decodeLogsRequest, LOGS_PATH } from "../contracts/logs-request.ts";
-import { decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse } from "../contracts/proxy-request.ts";
+import {
+  decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse, type ProxyCredential,
+} from "../contracts/proxy-request.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
 import { AccountKeySets } from "./account-key-sets.ts";
@@ -79,7 +85,7 @@ export class MachineDO extends DurableObject<Env> {
     this.bridge = new ProxyBridge(() => this.agent.current(), this.activity);
     // Everything the alarm times here is about real time passing: the platform's clock.
     this.alarms = new SingleAlarm(ctx, () => Date.now());
-    this.keySets = new AccountKeySets(sql);
+    this.keySets = new AccountKeySets(sql, (accountId, keySha256s) => this.bridge.credentials.end(accountId, { keySha256s }));
     this.health = new MachineHealth(sql);
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms, keySets: this.keySets });
     this.metrics = new MetricsStore(sql, (instanceId) => (this.ledger.container(instanceId)?.desired ?? "destroyed") !== "destroyed");
@@ -147,7 +153,7 @@ export class MachineDO extends DurableObject<Env> {
     const changes: DesiredStateChange[] = [];
     for (const directive of directives) {
       if (isKeySetDirective(directive)) this.keySets.apply(directive.key_set);
-      else if (isEndAppSessionsDirective(directive)) this.appSessions.endOpenedBy(directive.account_id, directive.session_ids);
+      else if (isCredentialsEndedDirective(directive)) this.credentialsEnded(directive);
       else changes.push(directive);
     }
     if (changes.length > 0) this.ledger.applyDesiredStates(changes);
@@ -157,6 +163,13 @@ export class MachineDO extends DurableObject<Env> {
       this.metrics.forget(change.instance_id);
       this.activity.forget(change.instance_id);
     }
+  }
+
+  /** Sessions and SSH keys of an account ended: the web apps and streams they opened here end. */
+  private credentialsEnded(ended: CredentialsEnded | EndAppSessions): void {
+    this.appSessions.endOpenedBy(ended.account_id, ended.session_ids);
+    const sshKeyIds = ended.kind === "credentials_ended" ? ended.ssh_key_ids : [];
+    this.bridge.credentials.end(ended.account_id, { sessionIds: ended.session_ids, sshKeyIds });
   }
 
   // ---- usage history (metrics-store.ts) ----
@@ -221,7 +234,10 @@ export class MachineDO extends DurableObject<Env> {
       const { code, message } = runningRefusal(target.instanceId, row)!;
       return refusalResponse({ kind: "refused", code, message }, request.body);
     }
-    const owner = { instanceId: target.instanceId, accountId: row.account_id };
+    const opener = this.openerOf(target.credential);
+    const ended = this.bridge.credentials.refusal(row.account_id, opener);
+    if (ended) return refusalResponse({ kind: "refused", code: "unauthorized", message: ended }, request.body);
+    const owner = { instanceId: target.instanceId, accountId: row.account_id, opener };
     const response = target.websocket
       ? await this.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds, target.session)
       : await this.bridge.openHttp(target, owner, request.body, logIds);
@@ -229,6 +245,20 @@ export class MachineDO extends DurableObject<Env> {
     response.headers.delete(PROXY_REFUSAL_HEADER);
     response.headers.set("x-request-id", target.requestId);
     return response;
+  }
+
+  /** The key or session an admitted caller presented, or that opened its web app (null: an instance token). */
+  private openerOf(credential: ProxyCredential): Opener | null {
+    switch (credential.kind) {
+      case "key":
+        return { kind: "key", key_sha256: credential.key_sha256 };
+      case "admitted_by_account":
+        return credential.opener;
+      case "app_session":
+        return this.appSessions.openerOf(credential.session_sha256);
+      case "instance_token":
+        return null;
+    }
   }
 
   /** The ids of a log line about one of this machine's containers. */
@@ -270,8 +300,11 @@ export class MachineDO extends DurableObject<Env> {
     if (!row || row.desired === "destroyed") return noLogs();
     const offline = this.record.isOnline() ? null : hostOffline(instanceId);
     if (offline) return errorResponse(offline.code, offline.message);
+    const { opener } = decoded.request;
+    const ended = this.bridge.credentials.refusal(row.account_id, opener);
+    if (ended) return errorResponse("unauthorized", ended);
     const requestId = decoded.request.requestId || undefined;
-    const owner = { instanceId, accountId: row.account_id };
+    const owner = { instanceId, accountId: row.account_id, opener };
     const response = await this.bridge.openLogs(decoded.request, owner, () => ({ request_id: requestId, ...this.containerLogIds(instanceId) }));
     if (response.status !== 404) return response;
     await response.body?.cancel();

@@ -10,6 +10,8 @@ import { STREAMS_PER_ACCOUNT, STREAMS_PER_INSTANCE, type StreamOwner } from "./s
 
 const target: ProxyTarget = { instanceId: "i-aaaaaaaaaaaaaaaa", port: 8000, target: "/x?y=1", method: "GET", headers: [] };
 const owner: StreamOwner = { instanceId: target.instanceId, accountId: "a-test" };
+/** Who opened the log streams (the bridge takes it from the owner; the request carries it to the MachineDO). */
+const opener = { kind: "key", key_sha256: "ab".repeat(32) } as const;
 const MiB = 1024 * 1024;
 
 function recordingSocket() {
@@ -160,7 +162,7 @@ describe("ProxyBridge", () => {
   it("opens a logs stream like a GET: logs_open, then the agent's response relayed", async () => {
     const { socket, controls } = recordingSocket();
     const bridge = new ProxyBridge(() => socket);
-    const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events", requestId: "" }, owner);
+    const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events", requestId: "", opener }, owner);
     const [open] = controls();
     expect(open).toEqual({ type: "logs_open", stream: expect.any(Number), instance_id: "i-aaaaaaaaaaaaaaaa", tail: 7, follow: true, format: "events" });
     bridge.onMessage({ type: "http_response", stream: open.stream, status: 200, headers: [["content-type", "text/event-stream"]] });
@@ -175,7 +177,7 @@ describe("ProxyBridge", () => {
     try {
       const { socket, controls } = recordingSocket();
       const bridge = new ProxyBridge(() => socket);
-      const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 1, follow: false, format: "text", requestId: "" }, owner);
+      const pending = bridge.openLogs({ instanceId: "i-aaaaaaaaaaaaaaaa", tail: 1, follow: false, format: "text", requestId: "", opener }, owner);
       vi.advanceTimersByTime(LOGS_ANSWER_TIMEOUT_MS);
       const response = await pending;
       expect(response.status).toBe(502);
@@ -208,7 +210,7 @@ describe("ProxyBridge's caps on open streams", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(await refused.json()).toEqual({ error: "rate_limited", message: expect.stringContaining(`instance ${owner.instanceId} has ${STREAMS_PER_INSTANCE} streams open`) });
-    expect((await bridge.openLogs({ instanceId: owner.instanceId, tail: 1, follow: false, format: "text", requestId: "" }, owner)).status).toBe(429);
+    expect((await bridge.openLogs({ instanceId: owner.instanceId, tail: 1, follow: false, format: "text", requestId: "", opener }, owner)).status).toBe(429);
     expect(controls().length).toBe(sent);
     expect(bridge.openStreams).toBe(STREAMS_PER_INSTANCE);
   });

@@ -1,8 +1,9 @@
 // The MachineDO's end of the proxy multiplexer: opens proxied HTTP exchanges, WebSockets and
 // container log streams (answered by the agent as HTTP responses) over the one agent socket (it
 // assigns the stream ids) and routes the agent's frames to them through the shared stream table.
-// Streams live in memory only: an open stream keeps the MachineDO awake, and when the agent socket
-// goes away every stream is failed at once so nothing waits forever.
+// It notes which credential opened each WebSocket and log stream, and ends them when it ends
+// (stream-credentials.ts). Streams live in memory only: an open stream keeps the MachineDO awake,
+// and when the agent socket goes away every stream is failed at once so nothing waits forever.
 import { log, type LogFields } from "../../core/log.ts";
 import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
 import type { FilesRequest } from "../contracts/files-request.ts";
@@ -12,6 +13,7 @@ import { upstreamUnavailable, type BridgeStream, type StreamLink } from "./bridg
 import { ReadBufferBudget } from "./body-reads.ts";
 import { HttpStream } from "./http-stream.ts";
 import { QueueBudget } from "./queue-budget.ts";
+import { StreamCredentials } from "./stream-credentials.ts";
 import { StreamQuota, type StreamOwner, type StreamWatcher } from "./stream-quota.ts";
 import { UploadBudget } from "./upload-budget.ts";
 import { WsStream } from "./ws-stream.ts";
@@ -32,6 +34,8 @@ export class ProxyBridge {
   private readonly readBuffers = new ReadBufferBudget();
   /** What streams have sent to the agent that it has not yet handed on, all streams together. */
   private readonly uploads = new UploadBudget();
+  /** Which credential opened each WebSocket and log stream, to end them when it ends. */
+  readonly credentials = new StreamCredentials();
   private nextId = 1;
 
   private readonly socket: () => WebSocket | null;
@@ -61,7 +65,7 @@ export class ProxyBridge {
   openLogs(request: LogsRequest, owner: StreamOwner, logIds: () => LogFields = () => ({})): Promise<Response> {
     return this.openHttpStream(owner, "GET", null, () => ({ ...logIds(), stream: "logs" }), (id) => ({
       type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
-    }), LOGS_ANSWER_TIMEOUT_MS, false);
+    }), LOGS_ANSWER_TIMEOUT_MS, false, true);
   }
 
   /**
@@ -85,6 +89,7 @@ export class ProxyBridge {
     const link = this.link(socket, id, owner, () => stream, () => ({ ...logIds(), stream: session?.kind ?? "websocket" }), release);
     const stream = new WsStream(id, link, this.queues, owner.accountId);
     this.streams.add(id, stream);
+    this.credentials.opened(id, owner.accountId, owner.opener ?? null, (reason) => stream.revoke(reason));
     if (session?.kind === "ssh") this.sshOffers.set(id, { instanceId: target.instanceId, keyIds: session.keys.map((key) => key.id) });
     link.sendControl(openingOf(id, target, protocols, session));
     return stream.accepted;
@@ -109,7 +114,9 @@ export class ProxyBridge {
   sshKeyUsed(stream: number, keyId: string): string | null {
     const offer = this.sshOffers.get(stream);
     this.sshOffers.delete(stream);
-    return offer?.keyIds.includes(keyId) ? offer.instanceId : null;
+    if (!offer?.keyIds.includes(keyId)) return null;
+    this.credentials.sshKeyUsed(stream, keyId);
+    return offer.instanceId;
   }
 
   /** Routes a binary frame; returns a reason when it is not acceptable. */
@@ -126,11 +133,13 @@ export class ProxyBridge {
 
   /**
    * `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502;
-   * `traffic`: whether it counts as the instance being used (StreamQuota.take).
+   * `traffic`: whether it counts as the instance being used (StreamQuota.take); `longLived`: whether it
+   * may stay open for long (a followed log), and so ends when the credential that opened it does. A
+   * proxied exchange does not: it is one request, and the next one of a revoked credential is refused.
    */
   private openHttpStream(
     owner: StreamOwner, method: string, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields,
-    opening: (id: number) => ServerMessage, headTimeoutMs?: number, traffic = true,
+    opening: (id: number) => ServerMessage, headTimeoutMs?: number, traffic = true, longLived = false,
   ): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
@@ -140,6 +149,7 @@ export class ProxyBridge {
     const link = this.link(socket, id, owner, () => stream, () => ({ stream: "http", ...logIds() }), release);
     const stream = new HttpStream(id, link, method, this.readBuffers.roomFor(owner.accountId));
     this.streams.add(id, stream);
+    if (longLived) this.credentials.opened(id, owner.accountId, owner.opener ?? null, (reason) => stream.revoke(reason));
     link.sendControl(opening(id));
     if (body) void stream.pumpBody(body);
     if (headTimeoutMs !== undefined) {
@@ -167,6 +177,7 @@ export class ProxyBridge {
       close: () => {
         this.streams.remove(id, stream());
         this.sshOffers.delete(id);
+        this.credentials.closed(id);
         release();
       },
       logIds: () => ({ ...logIds(), stream_id: id }),

@@ -7,6 +7,7 @@
 // read into, by body-reads.ts.
 // The MachineDO alone counts them (streams live in its memory), so the count is exact.
 import { ApiError } from "../../core/errors.ts";
+import type { Opener } from "../contracts/opener.ts";
 
 /** More than a browser opens for a page, and the 64-at-once the benchmarks drive through one instance. */
 export const STREAMS_PER_INSTANCE = 100;
@@ -18,6 +19,11 @@ const RETRY_AFTER_S = 1;
 export interface StreamOwner {
   instanceId: string;
   accountId: string;
+  /**
+   * The key or session the stream was opened with (null or absent: an instance token): a WebSocket or
+   * a log stream ends when it is revoked (stream-credentials.ts).
+   */
+  opener?: Opener | null;
 }
 
 /** Told of the streams that carry traffic to an instance (instance-activity.ts): each as it opens and as it ends. */

@@ -7,8 +7,10 @@
 // all of it counted in the agent's budget of what this object holds (host-agent/proxy/send-budget.ts).
 // The other way, nothing can make workerd stop reading a client's socket: a client whose messages
 // wait for an upstream that does not read them, past its own bound, its account's or the host's
-// (queue-budget.ts), is closed with 1008. A socket the host's disconnection or an upstream failure
-// ends is closed with 1011 and logged once, as the expected event it is.
+// (queue-budget.ts), is closed with 1008, and so is one whose credential ended (revoke). A socket the
+// host's disconnection or an upstream failure ends is closed with 1011 and logged once, as the
+// expected event it is.
+import { errorResponse } from "../../core/errors.ts";
 import {
   closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
 } from "../../protocol/index.ts";
@@ -149,6 +151,16 @@ export class WsStream extends BridgeStream {
     if (this.finished) return;
     this.log("warn", this.client ? "proxied WebSocket closed: the host disconnected" : "proxied WebSocket failed: the host disconnected");
     this.end("the host disconnected");
+  }
+
+  /** Closed both ways with 1008 and `reason`; before the accept the client gets a 401 saying it, and the agent an abort. */
+  revoke(reason: string): void {
+    if (this.finished) return;
+    this.log("info", "WebSocket ended: the credential that opened it ended", { reason });
+    if (this.client) return this.closeBothWays(POLICY_VIOLATION, reason);
+    this.sendAbort(reason);
+    this.finish();
+    this.resolveAccept(errorResponse("unauthorized", reason));
   }
 
   /** The proxy side gave up: tell the agent, and the client. */

@@ -1,7 +1,8 @@
 // An instance stopped or destroyed while sessions are open in it: an interactive OpenSSH session ends
 // at once with the agent's message and a failing status, one holding only a forwarded port (`ssh -N
 // -L`) exits too, and the dashboard's terminal shows the message and closes; none of them hangs.
-// The same when the container ends on its own.
+// The same when the container ends on its own. An SSH key removed from the account ends the session
+// that authenticated with it, saying why, and only that one.
 // And the key's last use, on the dashboard's SSH keys page.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -13,7 +14,7 @@ import { hasChromium, launchBrowser } from "./support/browser.ts";
 import { signIn } from "./support/dashboard.ts";
 import { runCommand } from "./support/gpu-cli.ts";
 import { missingOpenSsh } from "./support/openssh.ts";
-import { useTempDir } from "../support/agent/temp-dir.ts";
+import { testTempDir, useTempDir } from "../support/agent/temp-dir.ts";
 import { ShellSession, sshHome, writeSshConfig, type SshHome } from "./support/ssh-session.ts";
 import { openTerminal } from "./support/terminal.ts";
 
@@ -101,6 +102,26 @@ describe.skipIf(missingOpenSsh !== null)("sessions in an instance that goes away
     expect(code, session.stderr).toBe(255);
     expect(session.stderr).toContain("the instance's container ended (container process exited with signal SIGKILL): this session has ended");
     await poll(() => stack.api<Instance>("GET", `/v1/instances/${instance.id}`), (r) => r.body.status === "error");
+  }, 90_000);
+
+  it("an SSH key removed: the ssh that authenticated with it exits non-zero, saying why; another key's session goes on", async () => {
+    const instance = await launch();
+    await writeSshConfig(home);
+    const keyIds = async () => (await stack.api<{ items: { id: string }[] }>("GET", "/v1/ssh-keys")).body.items.map((key) => key.id);
+    const before = await keyIds();
+    const laptop = await sshHome(stack, testTempDir("gpu-ssh-home-"));
+    const laptopKey = (await keyIds()).find((id) => !before.includes(id))!;
+    const doomed = new ShellSession(laptop, instance.id);
+    await doomed.answers();
+    const kept = new ShellSession(home, instance.id);
+    await kept.answers();
+    expect((await stack.api("DELETE", `/v1/ssh-keys/${laptopKey}`)).status).toBe(204);
+    const code = await doomed.exited(ENDS_WITHIN_MS);
+    expect(code, doomed.stderr).toBe(255);
+    expect(doomed.stderr).toContain(`the service ended the connection to ${instance.id}: the SSH key was removed from the account (WebSocket close 1008)`);
+    await kept.answers();
+    kept.child.stdin!.end("exit\n");
+    expect(await kept.exited(ENDS_WITHIN_MS)).toBe(0);
   }, 90_000);
 
   it.skipIf(!hasChromium)("the dashboard's SSH keys page shows when the key last opened a connection", async () => {

@@ -10,6 +10,7 @@ import { machineIdOfInstance } from "../../core/ids.ts";
 import {
   MACHINE_PROXY_URL, machineProxyInit, refusalOf, type AgentSession, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
 } from "../../durable-objects/contracts/proxy-request.ts";
+import type { Opener } from "../../durable-objects/contracts/opener.ts";
 import { offeredSubprotocols, upstreamRequestHeaders, type UpstreamPolicy } from "../../protocol/mux/headers.ts";
 import { clientIp } from "../http/rate-limit.ts";
 
@@ -19,9 +20,10 @@ export interface Admission {
   /**
    * The slow path, for what the MachineDO cannot judge (a key not in the instance's account's set, an
    * instance it does not know): the account that can, which names the instance's machine when it
-   * admits the caller. Absent where the MachineDO's word is final (an app session).
+   * admits the caller, and the key or session it admitted (the stream's opener, which ends it when it
+   * ends). Absent where the MachineDO's word is final (an app session).
    */
-  askAccount?: () => Promise<{ ok: true; machine_id: number } | Failure>;
+  askAccount?: () => Promise<{ ok: true; machine_id: number; opener: Opener | null } | Failure>;
 }
 
 export interface Forwarding {
@@ -74,7 +76,8 @@ export async function forwardToInstance(request: Request, env: Env, to: Forwardi
   if (!askAccount) throw new ApiError("not_found", `no instance ${to.instanceId}`);
   const verdict = await askAccount();
   if (!verdict.ok) await cancel(body);
-  const response = await send(unwrap(verdict).machine_id, { kind: "admitted_by_account" }, body);
+  const { machine_id, opener } = unwrap(verdict);
+  const response = await send(machine_id, { kind: "admitted_by_account", opener }, body);
   const refusal = refusalOf(response);
   return refusal === null ? response : refuse(refusal, response.body);
 }

@@ -33,14 +33,15 @@ export async function terminalRequest(request: Request, env: Env, instanceId: st
   const origin = request.headers.get("origin");
   if (origin !== own) throw new ApiError("forbidden", `the terminal opens from this service's own pages only (Origin ${origin ?? "missing"}, expected ${own})`);
   const size = sizeOf(new URL(request.url).searchParams);
-  unwrap(await accountOf(env, session.accountId).openProxy(session.token, instanceId, "session"));
+  // The session opens the shell: its end (a sign-out, a password change) ends the shell too.
+  const { opener } = unwrap(await accountOf(env, session.accountId).openProxy(session.token, instanceId, "session"));
   return forwardToInstance(request, env, {
     instanceId,
     // A shell session as SSH's are: SSH's stand-in port names it in logs and caps.
     port: SSH_STREAM_PORT,
     target: "/",
     policy: pathProxyPolicy(`/v1/instances/${instanceId}/terminal`),
-    admission: { credential: { kind: "admitted_by_account" } },
+    admission: { credential: { kind: "admitted_by_account", opener } },
     requestId,
     session: { kind: "terminal", ...size },
   });

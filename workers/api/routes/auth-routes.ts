@@ -40,7 +40,8 @@ const logoutRoute = createRoute({
   method: "post", path: "/auth/logout", security: sessionSecurity, summary: "Sign out",
   description:
     "Ends the session on the server and clears the cookie; without a session it only clears the cookie. The instance web apps " +
-    "the session opened (POST /v1/instances/{id}/ports/{port}/open) refuse their next request.",
+    "the session opened (POST /v1/instances/{id}/ports/{port}/open) refuse their next request, and its terminals, followed logs " +
+    "and web apps' WebSockets end (a WebSocket closes with 1008 and the reason).",
   responses: { 204: { description: "Signed out", headers: setsCookie }, ...errors(403) },
 });
 
@@ -48,13 +49,16 @@ const logoutAllRoute = createRoute({
   method: "post", path: "/auth/logout-all", security: sessionSecurity, summary: "Sign out everywhere",
   description:
     "Ends every session of the account, this one included, on every browser, and clears this cookie; the instance web apps " +
-    "they opened refuse their next request. API keys stay valid (revoke them under /v1/keys).",
+    "they opened refuse their next request, and their terminals, followed logs and web apps' WebSockets end. API keys stay valid " +
+    "(revoke them under /v1/keys).",
   responses: { 204: { description: "Every session ended", headers: setsCookie }, ...errors(401, 403) },
 });
 
 const passwordRoute = createRoute({
   method: "post", path: "/auth/password", security: sessionSecurity, summary: "Change the password",
-  description: "Needs the session cookie (not an API key). Every other session of the account ends; this one stays.",
+  description:
+    "Needs the session cookie (not an API key). Every other session of the account ends, with its terminals, followed logs and " +
+    "web apps; this one stays.",
   request: { body: body(PasswordChange) },
   responses: { 204: { description: "Changed" }, ...errors(400, 401, 403, 409) },
 });

@@ -28,7 +28,9 @@ const createKeyRoute = callerRoute([400, 409], {
 
 const revokeRoute = callerRoute([404], {
   method: "delete", path: "/keys/{id}", summary: "Revoke an API key",
-  description: "The key gets 401 from its next request on. Revoking the key making this request is allowed.",
+  description:
+    "The key gets 401 from its next request on, and the SSH connections, proxied WebSockets and followed logs it opened end " +
+    "(a WebSocket closes with 1008 and the reason). Revoking the key making this request is allowed.",
   request: { params: KeyIdParam },
   responses: { 204: { description: "Revoked" } },
 });

@@ -1,6 +1,7 @@
 // /v1/instances/{id}/logs: a container's last lines as text, or followed as server-sent events (key
 // or session). The AccountDO admits the caller and names the machine; the MachineDO streams the
-// answer from the host's agent, and it passes through here as it comes.
+// answer from the host's agent, and it passes through here as it comes. A followed stream ends when
+// the key or session that opened it is revoked.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf, machineOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
@@ -46,11 +47,12 @@ logsRoutes.openAPIRegistry.register("LogEvent", LogEvent);
 logsRoutes.openapi(logsRoute, async (c) => {
   const { id } = c.req.valid("param");
   const { tail, follow } = c.req.valid("query");
-  const { machine_id } = unwrap(await accountOf(c.env, c.var.accountId).getInstance(c.var.credential, id)).instance;
+  const { machine_id, opener } = unwrap(await accountOf(c.env, c.var.accountId).openProxy(c.var.credential, id, "account"));
   const following = follow === "true";
   const events = following || (c.req.header("accept") ?? "").includes("text/event-stream");
   const url = logsRequestUrl({
     instanceId: id, tail: tail ?? DEFAULT_LOG_TAIL, follow: following, format: events ? "events" : "text", requestId: requestIdOf(c.req.raw),
+    opener,
   });
   const answer = await machineOf(c.env, machine_id).fetch(url);
   // Headers of another object's response are immutable; the copy (its body streamed, not copied) takes the session cookie.

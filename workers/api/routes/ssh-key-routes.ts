@@ -29,7 +29,9 @@ const addRoute = callerRoute([400, 409], {
 
 const removeRoute = callerRoute([404], {
   method: "delete", path: "/ssh-keys/{id}", summary: "Remove an SSH key",
-  description: "The next SSH connection with it is refused; sessions already open go on.",
+  description:
+    "The next SSH connection with it is refused, and the connections that authenticated with it end (their WebSocket closes with 1008 " +
+    "and the reason). 500 internal when a host of the account's instances has not confirmed it in time: retry the request.",
   request: { params: SshKeyIdParam },
   responses: { 204: { description: "Removed" } },
 });
