@@ -49,7 +49,7 @@ export function KeyTable() {
               setRevoking(null);
             }}
           >
-            <p>Programs using this key are refused from their next request. This cannot be undone.</p>
+            <p>Programs using this key are refused from their next request, and its SSH connections and streams end. This cannot be undone.</p>
           </ConfirmDialog>
         </>
       )}

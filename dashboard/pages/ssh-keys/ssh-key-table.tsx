@@ -50,7 +50,7 @@ export function SshKeyTable() {
               setRemoving(null);
             }}
           >
-            <p>New SSH connections with this key are refused; sessions already open go on.</p>
+            <p>New SSH connections with this key are refused, and those open with it end.</p>
           </ConfirmDialog>
         </>
       )}
