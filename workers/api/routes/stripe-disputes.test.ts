@@ -2,13 +2,18 @@
 // and PaymentIntent, so it reaches the account the PaymentIntent's Checkout Session paid. It takes the
 // disputed amount once (ledger kind `dispute`), a won one gives it back once, a lost one takes nothing
 // more, in whatever order and however often Stripe delivers them.
+import { Validator, type Schema } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
+import openapi from "../../../openapi.json";
 import { callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { dispute, stripeEvent } from "../../../test/support/stripe/stripe-events.ts";
 import { createdSession, deliver } from "../../../test/support/workerd/stripe-webhook.ts";
 import { auditLedger } from "../../../test/support/workerd/ledger-audit.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningInstance } from "../../../test/support/workerd/proxy-host.ts";
+
+/** The ledger page as the API documents it: its `kind` names every kind the ledger holds. */
+const ledgerPage = new Validator(openapi.components.schemas.LedgerPage as Schema, "2020-12");
 
 const balanceOf = async (key: string) => (await callJson<{ balance_micros: number }>("GET", "/v1/me", { key })).body.balance_micros;
 const disputeRows = async (key: string) =>
@@ -38,6 +43,7 @@ describe("Stripe's disputes", () => {
       [30_000_000, "Stripe dispute dp_test_won of ch_test_won won"], [-30_000_000, "Stripe dispute dp_test_won of ch_test_won"],
     ]);
     expect(await auditLedger(id)).toMatchObject({ balance_micros: 50_000_000, ledger_sum_micros: 50_000_000 });
+    expect(ledgerPage.validate((await callJson("GET", "/v1/billing/ledger", { key })).body).errors).toEqual([]);
   });
 
   it("take nothing more when the dispute is lost; a lost one whose opening never arrived is taken once", async () => {

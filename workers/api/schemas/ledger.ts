@@ -26,11 +26,12 @@ export const LedgerPage = z
         z.object({
           id: z.number().int().openapi({ description: "The entry's number: higher than that of every earlier entry of the account" }),
           created_at: timestamp.openapi({ description: "When the balance changed; for a charge, the start of the running time it covers (`note` gives the span); for the pending entry, now" }),
-          kind: z.enum(["credit", "debit", "charge", "payment", "refund"]).openapi({
+          kind: z.enum(["credit", "debit", "charge", "payment", "refund", "dispute"]).openapi({
             description: "`credit`: money added by the operator; `debit`: money taken off by the operator; `charge`: an instance's running time; " +
-              "`payment`: a card payment (Stripe Checkout, its session id in `note`); `refund`: a payment given back (the Stripe charge in `note`)",
+              "`payment`: a card payment (Stripe Checkout, its session id in `note`); `refund`: a payment given back (the Stripe charge in `note`); " +
+              "`dispute`: a card payment its payer disputed, taken back (negative), or given back when the dispute is won (positive; `note` says won); the Stripe dispute and charge in `note`",
           }),
-          amount_micros: z.number().int().openapi({ description: "The change of the balance in micro-dollars: positive for credits and payments, negative for debits, charges and refunds" }),
+          amount_micros: z.number().int().openapi({ description: "The change of the balance in micro-dollars: positive for credits, payments and won disputes, negative for debits, charges, refunds and disputes" }),
           balance_after_micros: z.number().int().openapi({ description: "The balance right after this entry (for a charge of an hour still open, after its latest settlement), in micro-dollars" }),
           instance_id: z.string().nullable().openapi({ description: "The instance a charge is for (one row per instance and clock hour: it grows until the hour ends or the instance stops); null otherwise, and on a pending entry for several instances" }),
           note: z.string().openapi({
