@@ -13,7 +13,7 @@ export interface DevAgentConfig extends AgentConfig {
   /** Local runtime only: the dev containers' model-load delay and simulated pull time. */
   readyDelayMs: number;
   pullMs: number;
-  /** Local runtime only: instances of the Jupyter template run Debian's real Jupyter (DEV_JUPYTER=1, jupyter-container.ts). */
+  /** Local runtime only: instances of the Jupyter template run the template's command, the real JupyterLab (DEV_JUPYTER=1, jupyter-container.ts). */
   jupyter: boolean;
   /** Docker runtime only: the containers it keeps to, when agents share one engine (DEV_ENGINE_SCOPE; DockerRuntimeOptions.scope). */
   engineScope: string | undefined;
@@ -31,7 +31,7 @@ The dev agent (node host-agent/dev/dev-main.ts, what npm run dev and the tests s
   --driver-version V      AGENT_DRIVER_VERSION  driver version reported with synthetic GPUs (default ${SYNTHETIC_DRIVER_VERSION})
   DEV_READY_DELAY_MS      local runtime: how long a dev container's ports refuse connections (default 3000)
   DEV_PULL_MS             local runtime: simulated image pull time (default 400)
-  DEV_JUPYTER=1           local runtime: pytorch instances run the real jupyter notebook (installed) on port 8888
+  DEV_JUPYTER=1           local runtime: pytorch instances run the template's JupyterLab (scripts/ci/jupyter.sh installs it) on port 8888
   DEV_ENGINE_SCOPE=NAME   docker runtime: keep to containers of this scope, beside other agents on one engine (tests)
 `;
 

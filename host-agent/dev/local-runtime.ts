@@ -33,7 +33,7 @@ export interface LocalRuntimeOptions {
   pullMs: number;
   /** A Node that runs .ts files; the agent's own by default. */
   nodePath?: string;
-  /** Instances of the Jupyter template run the real `jupyter notebook` (DEV_JUPYTER=1). */
+  /** Instances of the Jupyter template run the template's own command, the real JupyterLab (DEV_JUPYTER=1). */
   jupyter?: boolean;
 }
 
@@ -93,8 +93,7 @@ export class LocalRuntime implements ContainerRuntime {
     for (const port of spec.ports) hostPorts.set(port, await freePort());
     const dir = this.#dir(instanceId);
     const jupyterPort = this.#options.jupyter && spec.template === JUPYTER_TEMPLATE ? hostPorts.get(JUPYTER_PORT) : undefined;
-    const jupyter = jupyterPort === undefined ? null : jupyterCommand(instanceId, jupyterPort, dir);
-    if (jupyter) await mkdir(jupyter.env.HOME!, { recursive: true });
+    const jupyter = jupyterPort === undefined ? null : await jupyterCommand(spec.command, jupyterPort, dir);
     const child = spawn(this.#options.nodePath ?? process.execPath, jupyter ? [REAL_PROGRAM_FILE, ...jupyter.program] : [DEV_SERVER_FILE], {
       cwd: join(dir, "data"),
       env: jupyter ? { ...spec.env, ...jupyter.env } : {

@@ -1,39 +1,32 @@
-// A real app behind the apps origin: Debian's Jupyter (jupyter-notebook, python3-ipykernel) as a
-// pytorch instance's process (the dev agent's DEV_JUPYTER=1), opened from the dashboard in Chromium
-// on its own origin. A notebook made in its UI runs `print(6*7)`, and 42 comes back over the
-// kernel's WebSocket through the bridge. Without Jupyter or Chromium the suite is skipped, saying
-// why; REQUIRE_JUPYTER=1 (and REQUIRE_CHROMIUM=1) makes that a failure.
-import { execFileSync } from "node:child_process";
+// A real app behind the apps origin: the pytorch template's own command (launch-commands.ts), run by
+// the dev agent's local runtime (DEV_JUPYTER=1) with the JupyterLab scripts/ci/jupyter.sh installs,
+// opened from the dashboard in Chromium on its own origin. JupyterLab is locked by the instance
+// token: it asks for it, refuses a wrong one, and takes the instance's. A notebook made from its
+// launcher runs `print(6*7)`, and 42 comes back over the kernel's WebSocket through the bridge.
+// Without JupyterLab or Chromium the suite is skipped, saying why; REQUIRE_JUPYTER=1 (and
+// REQUIRE_CHROMIUM=1) makes that a failure.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Page, WebSocket } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JUPYTERLAB_DIR } from "../../host-agent/dev/jupyter-container.ts";
 import { chromiumRequired, hasChromium, launchBrowser, MISSING_CHROMIUM, type Browser } from "./support/browser.ts";
 import { signIn, untilText } from "./support/dashboard.ts";
 import { poll, startE2eStack, type E2eStack, type Instance } from "./support/e2e-stack.ts";
 
-const PYTHON3_KERNEL = "/usr/share/jupyter/kernels/python3/kernel.json";
-const hasJupyter = (() => {
-  try {
-    execFileSync("jupyter", ["notebook", "--version"], { stdio: "ignore" });
-    // The Python 3 kernel's spec, which python3-ipykernel installs.
-    return existsSync(PYTHON3_KERNEL);
-  } catch {
-    return false;
-  }
-})();
-const MISSING_JUPYTER = "no jupyter notebook with ipykernel: apt-get install jupyter-notebook python3-ipykernel (as .ci/run's provisioning does)";
-const missing = !hasJupyter ? MISSING_JUPYTER : !hasChromium ? MISSING_CHROMIUM : null;
+const hasJupyterLab = existsSync(join(JUPYTERLAB_DIR, "bin", "jupyter-lab"));
+const MISSING_JUPYTER = `no JupyterLab in ${JUPYTERLAB_DIR}: install it with scripts/ci/jupyter.sh (as root)`;
+const missing = !hasJupyterLab ? MISSING_JUPYTER : !hasChromium ? MISSING_CHROMIUM : null;
 
 if (missing && (process.env.REQUIRE_JUPYTER === "1" || (!hasChromium && chromiumRequired))) {
-  describe("the real Jupyter behind the apps origin", () => {
-    it("needs Jupyter and Chromium", () => {
+  describe("the template's JupyterLab behind the apps origin", () => {
+    it("needs JupyterLab and Chromium", () => {
       throw new Error(`REQUIRE_JUPYTER=1 or REQUIRE_CHROMIUM=1 but ${missing}`);
     });
   });
 }
 
-describe.skipIf(missing !== null)(`the real Jupyter behind the apps origin${missing ? ` (skipped: ${missing})` : ""}`, () => {
+describe.skipIf(missing !== null)(`the template's JupyterLab behind the apps origin${missing ? ` (skipped: ${missing})` : ""}`, () => {
   let stack: E2eStack;
   let browser: Browser;
   let page: Page;
@@ -48,47 +41,51 @@ describe.skipIf(missing !== null)(`the real Jupyter behind the apps origin${miss
     await stack?.stop();
   });
 
-  it("opened from the dashboard on its own origin, a new notebook prints 6*7: 42 over the kernel's WebSocket", async () => {
-    const created = await stack.api<Instance>("POST", "/v1/instances", { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch", label: "real jupyter" });
+  it("opened from the dashboard on its own origin, it asks for the instance token, refuses another, and a new notebook prints 6*7: 42 over the kernel's WebSocket", async () => {
+    const created = await stack.api<Instance>("POST", "/v1/instances", { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch", label: "real jupyterlab" });
     expect(created.status).toBe(201);
-    // Ready: Jupyter's own /api answers the readiness probe.
-    await poll(async () => (await stack.api<Instance>("GET", `/v1/instances/${created.body.id}`)).body, (i) => i.ports[0]?.ready === true, 60_000);
-    const id = created.body.id;
+    // Ready: Jupyter's own /api answers the readiness probe (with no token: it says only its version).
+    await poll(async () => (await stack.api<Instance>("GET", `/v1/instances/${created.body.id}`)).body, (i) => i.ports[0]?.ready === true, 90_000);
+    const { id, token } = created.body;
     const appOrigin = `http://${id}-8888.${stack.appsDomain}`;
 
     await signIn(page, stack.baseUrl, stack.setup.account.email, stack.setup.account.password);
     await page.goto(`${stack.baseUrl}/instances/${id}`);
     await untilText(page.getByTestId("instance-status"), "running");
-    const [tree] = await Promise.all([
+    const [lab] = await Promise.all([
       page.context().waitForEvent("page"),
       page.getByTestId("port").filter({ hasText: "8888" }).getByRole("button", { name: "Open" }).click(),
     ]);
-    // Jupyter answers / with a redirect to its file tree, which the browser follows on the app's origin.
-    await tree.waitForURL(`${appOrigin}/tree?`);
-    expect(await tree.title()).toBe("Home Page - Select or create a notebook");
+    // The platform let the browser in; JupyterLab itself asks for its token.
+    await lab.waitForURL((url) => url.origin === appOrigin && url.pathname === "/login" && url.searchParams.get("next")?.startsWith("/lab") === true);
+    await lab.locator("#password_input").fill("gpi_not-this-instances-token");
+    await lab.locator("#login_submit").click();
+    await lab.getByText("Invalid credentials").waitFor();
+    expect(new URL(lab.url()).pathname).toBe("/login");
 
-    // New > Python 3: Jupyter opens the notebook in a tab of its own, whose WebSockets are watched from its start.
+    // Its WebSockets are watched from the start of the lab, a single page.
     const kernelFrames: string[] = [];
     const kernelSockets: WebSocket[] = [];
-    page.context().once("page", (opened) => opened.on("websocket", (socket) => {
+    lab.on("websocket", (socket) => {
       kernelSockets.push(socket);
       socket.on("framereceived", ({ payload }) => kernelFrames.push(String(payload)));
-    }));
-    await tree.locator("#new-dropdown-button").click();
-    const [notebook] = await Promise.all([page.context().waitForEvent("page"), tree.locator("#kernel-python3 a").click()]);
-    await notebook.waitForURL(new RegExp(`^${appOrigin}/notebooks/Untitled\\d*\\.ipynb`));
-    const name = decodeURIComponent(new URL(notebook.url()).pathname.split("/").pop()!);
-    await notebook.locator("#kernel_indicator_icon.kernel_idle_icon").waitFor({ timeout: 30_000 });
-    expect(kernelSockets.map((socket) => socket.url()).find((url) => url.includes("/api/kernels/"))).toMatch(new RegExp(`^ws://${id}-8888\\.${stack.appsDomain.replace(".", "\\.")}/api/kernels/[0-9a-f-]+/channels`));
+    });
+    await lab.locator("#password_input").fill(token);
+    await lab.locator("#login_submit").click();
+    await lab.waitForURL((url) => url.origin === appOrigin && url.pathname === "/lab");
 
-    await notebook.locator(".code_cell .CodeMirror").first().click();
-    await notebook.keyboard.type("print(6*7)");
-    await notebook.keyboard.press("Shift+Enter");
-    await untilText(notebook.locator(".code_cell .output_subarea").first(), "42\n", 30_000);
+    // The launcher's Python 3 notebook: a new notebook, its kernel started.
+    await lab.locator('.jp-LauncherCard[data-category="Notebook"]').first().click();
+    await lab.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").waitFor({ timeout: 60_000 });
+    await lab.locator(".jp-NotebookPanel .jp-Cell .cm-content").first().click();
+    await lab.keyboard.type("print(6*7)");
+    await lab.keyboard.press("Shift+Enter");
+    await untilText(lab.locator(".jp-NotebookPanel .jp-OutputArea-output").first(), "42\n", 60_000);
     // The output came from the kernel, over the WebSocket the bridge carries.
-    expect(kernelFrames.some((frame) => frame.includes('"name": "stdout"') && frame.includes('"text": "42\\n"'))).toBe(true);
+    expect(kernelSockets.map((socket) => socket.url()).find((url) => url.includes("/api/kernels/"))).toMatch(new RegExp(`^ws://${id}-8888\\.${stack.appsDomain.replace(".", "\\.")}/api/kernels/[0-9a-f-]+/channels`));
+    expect(kernelFrames.some((frame) => /"name": ?"stdout"/.test(frame) && /"text": ?"42\\n"/.test(frame))).toBe(true);
 
     // The notebook is a file in the instance's own data folder, where the local runtime keeps it.
-    expect(existsSync(join(stack.stateDir, "agents", "dev-1", "containers", id, "data", name))).toBe(true);
-  }, 120_000);
+    expect(existsSync(join(stack.stateDir, "agents", "dev-1", "containers", id, "data", "Untitled.ipynb"))).toBe(true);
+  }, 240_000);
 });

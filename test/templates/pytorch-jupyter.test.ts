@@ -27,7 +27,7 @@ describe("the pytorch template's Jupyter", () => {
     const args = jupyterArgs("i-abcdefghijklmnop");
     expect(args).toEqual([
       "lab", "--ip=0.0.0.0", "--port=8888", "--no-browser", "--allow-root", "--IdentityProvider.token=gpi_token",
-      "--ServerApp.allow_origin_pat=^https?://i-abcdefghijklmnop-8888\\.",
+      "--ServerApp.allow_origin_pat=^https?://i-abcdefghijklmnop-8888\\.[a-z0-9.-]+(:[0-9]+)?$",
     ]);
     const allowed = new RegExp(args.at(-1)!.split("=")[1]!);
     expect(allowed.test("https://i-abcdefghijklmnop-8888.apps.example.com")).toBe(true);
@@ -35,5 +35,7 @@ describe("the pytorch template's Jupyter", () => {
     expect(allowed.test("https://i-bbbbbbbbbbbbbbbb-8888.apps.example.com")).toBe(false);
     expect(allowed.test("https://i-abcdefghijklmnop-80.apps.example.com")).toBe(false);
     expect(allowed.test("https://evil.example/i-abcdefghijklmnop-8888.apps")).toBe(false);
+    // Matched whole, as current Jupyter Server does: nothing may follow the host and port.
+    expect(allowed.test("http://i-abcdefghijklmnop-8888.localhost:8787/x")).toBe(false);
   });
 });

@@ -20,12 +20,14 @@ export function resolveImage(template: Template, gpuArch: string, customImage: s
  * port's app origin (the path proxy strips its prefix too), locked by the instance token. The agent
  * hands it `Host: localhost:8888`, so Jupyter would take the browser's Origin, the app origin, for a
  * cross-origin caller and refuse its API calls and kernel WebSockets: that origin, and only this
- * instance's (its id read from PROXY_BASE_PATH, `/v1/instances/<id>/proxy`), is allowed.
+ * instance's (its id read from PROXY_BASE_PATH, `/v1/instances/<id>/proxy`), is allowed. The pattern
+ * covers the whole origin: current Jupyter Server (2.21) matches it whole, a prefix no longer (its
+ * sign-in form was refused), and earlier versions from its start.
  */
 const PYTORCH_JUPYTER =
   'id="${PROXY_BASE_PATH#/v1/instances/}"; id="${id%/proxy}"; pip install --quiet jupyterlab && ' +
   'exec jupyter lab --ip=0.0.0.0 --port=8888 --no-browser --allow-root --IdentityProvider.token="$INSTANCE_TOKEN" ' +
-  '--ServerApp.allow_origin_pat="^https?://${id}-8888\\."';
+  '--ServerApp.allow_origin_pat="^https?://${id}-8888\\.[a-z0-9.-]+(:[0-9]+)?$"';
 
 /** The container command; [] keeps the image's own (Ollama, ComfyUI, custom images). */
 export function launchCommand(templateId: string, modelHf: string, gpuCount: number): string[] {
