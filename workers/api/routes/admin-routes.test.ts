@@ -54,7 +54,7 @@ describe("operator API", () => {
     const list = await admin("GET", "/machines");
     const entry = (list.body.items as Record<string, unknown>[]).find((m) => m.id === created.body.id);
     expect(entry).toEqual({
-      id: created.body.id, name: "rack-7", online: false, degraded: "", gpus: [], free_gpus: 0, last_seen_at: null, agent_version: "", driver_version: "", cuda_version: "",
+      id: created.body.id, name: "rack-7", online: false, degraded: "", gpus: [], free_gpus: 0, last_seen_at: null, agent_version: "", driver_version: "", cuda_version: "", disk: null,
     });
     expect(JSON.stringify(list.body)).not.toContain(created.body.agent_token as string);
   });
