@@ -84,11 +84,12 @@ describe("targets", () => {
     expect(e!.detail).toBe("7.00 vs 2.00 ms = +5.00 ms (needs ≤ +5 ms)");
   });
 
-  it("the issues' targets cover throughput, latency, rate, streaming, SSH, memory and the control plane", () => {
+  it("the issues' targets cover throughput, latency, rate, streaming, SSH, memory, the host ceiling and the control plane", () => {
     expect(TARGETS.map((t) => t.id)).toEqual([
       "throughput.download.vs_worker", "throughput.download.vs_direct", "throughput.upload.vs_worker", "throughput.upload.vs_direct",
       "latency.p50", "latency.rps64", "latency.rps64.vs_direct", "streaming.sse", "streaming.ttft", "ssh.download", "files.upload", "files.download", "ssh.echo",
       "memory.upload.workerd", "memory.upload.agent", "memory.slow_reader.workerd", "memory.slow_reader.agent",
+      "ceiling.request", "ceiling.download", "ceiling.upload",
       "control.me", "control.instance", "control.gpus",
     ]);
   });

@@ -19,6 +19,7 @@ import { CONTAINER_PORT, READY_DELAY_MS, startBenchStack, type BenchStack } from
 import { controlPlaneSuite } from "./suites/control-plane.ts";
 import { cpuProfilesSuite } from "./suites/cpu-profiles.ts";
 import { hopLadderSuite } from "./suites/hop-ladder.ts";
+import { hostCeilingSuite } from "./suites/host-ceiling.ts";
 import { latencySuite } from "./suites/latency.ts";
 import { memorySuite } from "./suites/memory.ts";
 import { sshSuite } from "./suites/ssh.ts";
@@ -93,6 +94,7 @@ try {
     ["ssh", () => sshSuite(ctx)],
     ["memory", () => memorySuite(ctx)],
     ["control", () => controlPlaneSuite(ctx)],
+    ["ceiling", () => hostCeilingSuite(ctx)],
     ["profile", () => hopLadderSuite(ctx)],
     ...(args.profile ? [["profile", () => cpuProfilesSuite(ctx)] as [SuiteName, () => Promise<Section>]] : []),
   ];

@@ -1,5 +1,5 @@
-// The performance targets of the issue "Benchmarks: npm run bench", checked against figures of the
-// same run: a ratio to a baseline, an excess over a baseline, or an absolute limit.
+// The performance targets of the issues "Benchmarks: npm run bench" and "The host's ceiling", checked
+// against figures of the same run: a ratio to a baseline, an excess over a baseline, or an absolute limit.
 import type { BaselineKey, Figure, Section, TargetResult } from "./results-model.ts";
 
 export type TargetSpec =
@@ -33,6 +33,10 @@ export const TARGETS: TargetSpec[] = [
       kind: "at_most", figure: `memory.${run}.${group}`, limit: MB_LIMIT,
     })),
   ),
+  { id: "ceiling.request", description: "host ceiling: MachineDO CPU per small request ≤ 0.2 ms (5,000 requests/s)", kind: "at_most", figure: "ceiling.request_ms", limit: 0.2 },
+  ...(["download", "upload"] as const).map((direction): TargetSpec => ({
+    id: `ceiling.${direction}`, description: `host ceiling: MachineDO CPU per MB, ${direction}, ≤ 1 ms (1 GB/s)`, kind: "at_most", figure: `ceiling.${direction}_ms_per_mb`, limit: 1,
+  })),
   ...(["me", "instance", "gpus"] as const).map((name): TargetSpec => ({
     id: `control.${name}`, description: `control plane ${CONTROL_PATHS[name]} p50 ≤ 2 × noop route p50`,
     kind: "ratio_at_most", figure: `control.${name}.p50`, baseline: "noop", factor: 2,

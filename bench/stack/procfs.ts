@@ -31,8 +31,17 @@ export function listProcesses(): ProcessEntry[] {
 
 /** User + system CPU time of a whole process (all its threads), in ms; 0 once it is gone. */
 export function cpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** User + system CPU time of a process's main thread alone (where workerd runs its isolates), in ms; 0 once it is gone. */
+export function mainThreadCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function statCpuMs(path: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(path, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;

@@ -36,15 +36,11 @@ export async function cpuProfilesSuite(ctx: SuiteContext): Promise<Section> {
     }
     for (const [name, work] of workloads) {
       ctx.log(`profile: ${process} during ${name}`);
-      // workerd's inspector now and then ignores a fresh session's first commands: one retry.
-      for (let attempt = 1; attempt <= 2; attempt++) {
-        try {
-          const { profile } = await profileWhile(url, work);
-          notes.push(...renderProfile(`${process} during ${name}`, summarizeProfile(profile, TOP_FUNCTIONS)).split("\n"));
-          break;
-        } catch (error) {
-          if (attempt === 2) notes.push(`${process} during ${name}: ${(error as Error).message}`);
-        }
+      try {
+        const { profile } = await profileWhile(url, work);
+        notes.push(...renderProfile(`${process} during ${name}`, summarizeProfile(profile, TOP_FUNCTIONS)).split("\n"));
+      } catch (error) {
+        notes.push(`${process} during ${name}: ${(error as Error).message}`);
       }
     }
   }
