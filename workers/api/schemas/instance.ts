@@ -29,7 +29,7 @@ const IDLE_RULE = `must be an integer from ${IDLE_STOP_MINUTES.min} to ${IDLE_ST
 const idleStopMinutes = z.number(IDLE_RULE).int(IDLE_RULE).min(IDLE_STOP_MINUTES.min, IDLE_RULE).max(IDLE_STOP_MINUTES.max, IDLE_RULE).nullable();
 const IDLE_DESCRIPTION =
   `Stop the instance once every one of its GPUs has stayed under ${IDLE_GPU_PERCENT} % utilisation and it had no proxied or web app traffic ` +
-  `for this many minutes (${IDLE_STOP_MINUTES.min} to ${IDLE_STOP_MINUTES.max}); its data is kept and billing ends. Time its host is away does not count. null: never`;
+  `and no SSH connection or terminal open for this many minutes (${IDLE_STOP_MINUTES.min} to ${IDLE_STOP_MINUTES.max}); its data is kept and billing ends. Time its host is away does not count. null: never`;
 
 const env = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "names must match [A-Za-z_][A-Za-z0-9_]*"), z.string("values must be strings").refine((value) => !value.includes("\0"), "values cannot contain the NUL character (no process could be started with it)"))
