@@ -1,5 +1,6 @@
 // Text for people and for scripts: exact dollar amounts, tables (aligned with a header on a
-// terminal, tab-separated without one in a pipe, as gh prints them), JSON as the API sent it.
+// terminal, tab-separated without one in a pipe, as gh prints them), JSON as the API sent it, and
+// the one line saying a change was made.
 import type { IoStreams } from "./iostreams.ts";
 
 /** Micro-dollars as dollars, exact: at least cents, more digits only when the amount has them. */
@@ -25,4 +26,13 @@ export function printTable(io: IoStreams, header: string[], rows: string[][]): v
 /** The API's JSON answer, unchanged apart from indentation. */
 export function printJson(io: IoStreams, data: unknown): void {
   io.out(JSON.stringify(data, null, 2));
+}
+
+/**
+ * The line saying a change was made: marked on a terminal, plain in a pipe (a script's log says what
+ * happened), none with --quiet.
+ */
+export function printDone(io: IoStreams, text: string, { quiet }: { quiet?: true }): void {
+  if (quiet) return;
+  io.out(io.isStdoutTty ? `✓ ${text}` : text);
 }

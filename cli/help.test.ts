@@ -53,4 +53,10 @@ describe("gpu --help", () => {
       if (!WITHOUT_JSON.has(command)) expect(stdout, command).toContain("--json");
     }
   });
+
+  it("the commands that change something take --quiet, which leaves stdout empty", async () => {
+    for (const command of ["cp", "stop", "start", "rm", "idle-stop"]) {
+      expect((await gpu(command, "--help")).stdout, command).toMatch(/-q, --quiet +print nothing on stdout/);
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { dollarsToMicros } from "../client/index.ts";
 import { InvalidArgumentError } from "@commander-js/extra-typings";
 
 export const JSON_HELP = "print the API's JSON answer unchanged";
+export const QUIET_HELP = "print nothing on stdout (a terminal or a pipe gets one line saying what was done)";
 
 /** A whole number, checked for its form only: the API checks its range and names the field. */
 export function integer(value: string): number {

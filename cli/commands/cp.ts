@@ -5,7 +5,7 @@
 // A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts), and
 // a directory too big for one tar in several requests (../files/directory-upload.ts); both again in
 // smaller requests when something in front of the service refuses one as too large.
-// A progress line on a terminal, nothing extra in a pipe.
+// A progress line on stderr on a terminal; then one line on stdout saying what was copied (none with --quiet).
 import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, posix, resolve } from "node:path";
 import { Readable, Transform } from "node:stream";
@@ -17,7 +17,9 @@ import { untar } from "../files/host-tar.ts";
 import { CappedBody, refusalOf } from "../files/streamed-put.ts";
 import { putTar } from "../files/tar-upload.ts";
 import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
+import { printDone } from "../format.ts";
 import { ProgressLine } from "../iostreams.ts";
+import { QUIET_HELP } from "../options.ts";
 
 interface Remote {
   id: string;
@@ -43,7 +45,8 @@ export function cpCommand(f: Factory) {
       "after",
       "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\nA link you name is followed; links inside a directory stay links; sockets and devices are left out.\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
     )
-    .action(async (src, dst) => {
+    .option("-q, --quiet", QUIET_HELP)
+    .action(async (src, dst, options) => {
       const from = remoteOf(src);
       const to = remoteOf(dst);
       if ((from === null) === (to === null)) throw new CliError("one side must be <id>:<path> and the other a local path", USAGE_EXIT);
@@ -51,7 +54,8 @@ export function cpCommand(f: Factory) {
       const progress = new Transfer(f);
       if (from) await download(`${apiUrl}${filesPath(from)}`, apiKey, resolve(dst), progress);
       else await upload(resolve(src), to!, apiUrl, apiKey, progress);
-      progress.done(`${src} -> ${dst}`);
+      progress.finish();
+      printDone(f.io, `Copied ${src} -> ${dst} (${megabytes(progress.bytes)})`, options);
     });
 }
 
@@ -95,8 +99,8 @@ class Transfer {
     return this.#bytes;
   }
 
-  done(what: string): void {
-    this.#line?.finish(`✓ ${what} (${megabytes(this.#bytes)})`);
+  finish(): void {
+    this.#line?.finish();
   }
 }
 

@@ -1,5 +1,5 @@
 // `gpu ssh <id> [-- command…]` runs the system `ssh` into an instance through `gpu ssh-proxy`, its
-// host key pinned from the API; `gpu ssh-config [--write]` gives every running instance a `Host
+// host key pinned from the API, and when ssh's keys are refused names the account's; `gpu ssh-config [--write]` gives every running instance a `Host
 // gpu-<id>` block, so ssh, scp, rsync -e ssh and VS Code Remote-SSH reach it by name.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -12,16 +12,24 @@ import { CliError, ExitStatus } from "../errors.ts";
 import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
 import { JSON_HELP } from "../options.ts";
+import { PUBLICKEY_REFUSED, publicKeyHint } from "../ssh/publickey-hint.ts";
 import { hostAlias, hostBlock, keepKnownHosts, sshConfigPath, sshOptions } from "../ssh/ssh-files.ts";
+
+/** ssh's exit status for its own failures (a command's is passed through). */
+const SSH_FAILED = 255;
+const TAIL_CHARS = 4096;
 
 export function sshCommand(f: Factory) {
   return new Command("ssh")
     .description("Open a shell on an instance, or run a command there, with your own ssh (add your key first: gpu ssh-keys add)")
     .argument("<id>", "instance id (i-...)")
     .argument("[command...]", "a command to run instead of a shell (after --)")
-    .option("-i, --identity <file>", "the private key to use (ssh's -i), alone")
+    .option("-i, --identity <file>", "the private key to offer (ssh's -i), alone; without it, ssh's own (~/.ssh/id_ed25519 ..., an agent's)")
     .option("--ssh <path>", "the ssh program", "ssh")
-    .addHelpText("after", "\nExamples:\n  gpu ssh i-abcdefghijklmnop\n  gpu ssh i-abcdefghijklmnop -- nvidia-smi")
+    .addHelpText(
+      "after",
+      "\nWhen every key ssh offered is refused, the account's keys are listed with their fingerprints.\n\nExamples:\n  gpu ssh i-abcdefghijklmnop\n  gpu ssh -i ~/.ssh/work_ed25519 i-abcdefghijklmnop\n  gpu ssh i-abcdefghijklmnop -- nvidia-smi",
+    )
     .action(async (id, command, options) => {
       const api = await f.client();
       const instance = await ok(api.GET("/v1/instances/{id}", { params: { path: { id } } }));
@@ -31,9 +39,18 @@ export function sshCommand(f: Factory) {
       const identity = options.identity ? ["-i", options.identity, "-o", "IdentitiesOnly=yes"] : [];
       const settings = sshOptions(f.env, id).flatMap(([name, value]) => ["-o", `${name}=${value}`]);
       const args = [...identity, ...settings, hostAlias(id), ...(command.length ? ["--", ...command] : [])];
-      const child = spawn(options.ssh, args, { stdio: "inherit", env: f.env });
-      const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+      // ssh's stderr passes through here, its end kept, to tell a refusal of its keys from other failures.
+      const child = spawn(options.ssh, args, { stdio: ["inherit", "inherit", "pipe"], env: f.env });
+      let tail = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        f.io.stderr.write(chunk);
+        tail = (tail + chunk.toString()).slice(-TAIL_CHARS);
+      });
+      const [code, signal] = (await once(child, "close")) as [number | null, NodeJS.Signals | null];
       const status = code ?? (signal ? 255 : 1);
+      if (status === SSH_FAILED && PUBLICKEY_REFUSED.test(tail)) {
+        f.io.err(publicKeyHint(id, (await ok(api.GET("/v1/ssh-keys"))).items));
+      }
       if (status !== 0) throw new ExitStatus(status);
     });
 }

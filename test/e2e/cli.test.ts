@@ -181,7 +181,10 @@ describe("an instance's life through the CLI", () => {
   it("idle-stop sets the minutes or turns it off (never); the API's refusal and the parser's are errors", async () => {
     expect(JSON.parse((await gpu("idle-stop", id, "30", "--json")).stdout)).toMatchObject({ id, idle_stop_minutes: 30 });
     expect((await read(id)).idle_stop_minutes).toBe(30);
-    expect(await gpu("idle-stop", id, "never")).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(await gpu("idle-stop", id, "never")).toEqual({ code: 0, stdout: `${id} is never stopped for being idle\n`, stderr: "" });
+    expect(await gpu("idle-stop", id, "60", "--quiet")).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect((await read(id)).idle_stop_minutes).toBe(60);
+    expect(await gpu("idle-stop", id, "never")).toMatchObject({ code: 0 });
     expect((await read(id)).idle_stop_minutes).toBeNull();
     expect(await gpu("idle-stop", id, "4")).toEqual({
       code: 1, stdout: "", stderr: "error: idle_stop_minutes: must be an integer from 5 to 1440, or null for never (invalid, HTTP 400)\n",
@@ -249,6 +252,9 @@ describe("an instance's life through the CLI", () => {
   });
 
   it("stop, start and rm act and, with --json, print the instance as read after", async () => {
+    expect(await gpu("start", id)).toEqual({ code: 0, stdout: `Starting ${id}\n`, stderr: "" });
+    await poll(() => read(id), (i) => i.status === "running");
+    expect(await gpu("stop", id, "--quiet")).toEqual({ code: 0, stdout: "", stderr: "" });
     const again = await gpu("stop", id);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`error: cannot stop an instance whose status is stopped (conflict, HTTP 409)\n`);
@@ -259,6 +265,15 @@ describe("an instance's life through the CLI", () => {
     expect(refused).toMatchObject({ code: 1, stderr: `error: destroying ${id} deletes its data: pass --yes to confirm\n` });
     const destroyed = await gpu("rm", id, "--yes", "--json");
     expect(JSON.parse(destroyed.stdout)).toMatchObject({ id, status: "destroyed" });
+  });
+
+  it("in a pipe, stop, start, rm and idle-stop print one plain line saying what was done; on a terminal it is marked", async () => {
+    const other = (await stack.launchRunning({ gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" })).id;
+    expect(await gpu("idle-stop", other, "30")).toEqual({ code: 0, stdout: `${other} stops after 30 min idle\n`, stderr: "" });
+    expect(await gpu("stop", other)).toEqual({ code: 0, stdout: `Stopped ${other}\n`, stderr: "" });
+    const onTerminal = await runGpuOnTerminal(["start", other], env);
+    expect(onTerminal).toMatchObject({ code: 0, stdout: `✓ Starting ${other}\r\n` });
+    expect(await gpu("rm", other, "--yes")).toEqual({ code: 0, stdout: `Destroyed ${other}\n`, stderr: "" });
   });
 });
 

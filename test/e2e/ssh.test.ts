@@ -89,6 +89,21 @@ describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ?
     expect(known).toContain(`gpu-${instance.id} ssh-ed25519 `);
   });
 
+  it("gpu ssh -i with a key the account lacks: ssh's refusal, then a hint naming the account's keys", async () => {
+    const other = join(home, "other_ed25519");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "other@test", "-f", other]);
+    const fingerprint = execFileSync("ssh-keygen", ["-lf", `${keyFile}.pub`]).toString().split(" ")[1]!;
+    const refused = await gpu("ssh", "-i", other, instance.id, "--", "echo should-not-run");
+    expect(refused.code).toBe(255);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("Permission denied (publickey)");
+    expect(refused.stderr).toContain(`gpu ssh: ${instance.id} takes only the account's SSH keys: e2e@test (ssh-ed25519 ${fingerprint}).\n`);
+    // A command's own failure, or one of its words, is no refusal: no hint.
+    const failed = await gpu("ssh", instance.id, "-i", keyFile, "--", "echo 'Permission denied (publickey)' >&2; exit 255");
+    expect(failed.code).toBe(255);
+    expect(failed.stderr).not.toContain("gpu ssh:");
+  });
+
   it("the key that opened the session shows its last use in ssh-keys ls, not \"never\"", async () => {
     const listed = await poll(() => gpu("ssh-keys", "ls"), (result) => !result.stdout.includes("never"));
     const row = listed.stdout.split("\n").find((line) => line.includes("e2e@test"))!;
@@ -191,6 +206,9 @@ describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ?
     expect(refused.code).toBe(255);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain("Permission denied (publickey)");
+    const hinted = await gpu("ssh", "-i", keyFile, instance.id, "--", "echo should-not-run");
+    expect(hinted).toMatchObject({ code: 255, stdout: "" });
+    expect(hinted.stderr).toContain("gpu ssh: the account has no SSH keys: add yours with `gpu ssh-keys add`");
   });
 });
 
@@ -218,9 +236,10 @@ describe("gpu cp", () => {
   });
 
   it("copies a directory tree to /data and back under a new name, every file the same", async () => {
-    expect(await gpu("cp", tree, `${instance.id}:/data`)).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    // In a pipe, one plain line says what was copied (the tar's bytes); --quiet leaves stdout empty.
+    expect(await gpu("cp", tree, `${instance.id}:/data`)).toEqual({ code: 0, stdout: `Copied ${tree} -> ${instance.id}:/data (6.3 MB)\n`, stderr: "" });
     const back = join(testTempDir("gpu-cp-back-"), "copy");
-    expect(await gpu("cp", `${instance.id}:/data/dataset`, back)).toMatchObject({ code: 0, stdout: "" });
+    expect(await gpu("cp", `${instance.id}:/data/dataset`, back, "--quiet")).toMatchObject({ code: 0, stdout: "" });
     expect(checksums(back)).toEqual(checksums(tree));
     expect(Object.keys(checksums(back))).toHaveLength(3);
     // One file, into an existing directory.
@@ -252,7 +271,7 @@ describe("gpu cp", () => {
     for (const at of [0, 256 * 1024 * 1024 - 4096, 256 * 1024 * 1024, 512 * 1024 * 1024 - 1, size - 65_536]) writeSync(fd, randomBytes(65_536), 0, 65_536, at);
     ftruncateSync(fd, size);
     closeSync(fd);
-    expect(await gpu("cp", file, `${instance.id}:/data`)).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(await gpu("cp", file, `${instance.id}:/data`)).toEqual({ code: 0, stdout: `Copied ${file} -> ${instance.id}:/data (600.0 MB)\n`, stderr: "" });
     const back = join(dir, "back.safetensors");
     expect(await gpu("cp", `${instance.id}:/data/model.safetensors`, back)).toMatchObject({ code: 0 });
     expect(statSync(back).size).toBe(size);
