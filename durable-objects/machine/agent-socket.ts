@@ -12,6 +12,8 @@ export class AgentSocket {
   private readonly record: MachineRecord;
   /** machine.connection mirrored in memory: it is checked on every agent frame (undefined = not read yet). */
   private connectionId: string | null | undefined = undefined;
+  /** Each socket's connection id, read from its attachment once (it is set at accept, and a socket woken from hibernation is a new object). */
+  private readonly connections = new WeakMap<WebSocket, string>();
 
   constructor(ctx: DurableObjectState, record: MachineRecord) {
     this.ctx = ctx;
@@ -23,6 +25,7 @@ export class AgentSocket {
     const connection = randomBase32(12);
     this.ctx.acceptWebSocket(server, [TAG]);
     server.serializeAttachment({ connection });
+    this.connections.set(server, connection);
     this.record.setConnection(connection);
     this.connectionId = connection;
   }
@@ -35,7 +38,12 @@ export class AgentSocket {
 
   /** The id of the connection `ws` belongs to ("" for a socket without one). */
   connectionOf(ws: WebSocket): string {
-    return (ws.deserializeAttachment() as { connection?: string } | null)?.connection ?? "";
+    let connection = this.connections.get(ws);
+    if (connection === undefined) {
+      connection = (ws.deserializeAttachment() as { connection?: string } | null)?.connection ?? "";
+      this.connections.set(ws, connection);
+    }
+    return connection;
   }
 
   current(): WebSocket | null {

@@ -51,6 +51,13 @@ export class ContainerLedger {
   private readonly commands: CommandSender;
   private readonly alarms: SingleAlarm;
   private readonly keySets: AccountKeySets;
+  /**
+   * Rows the proxy read, by instance id: it reads its container on every request. Filled by
+   * containerForProxy (the proxy runs in no transaction, so only committed rows), emptied by every
+   * write to the containers table before it is made (so also by one a failed transaction rolls back).
+   * Holds only rows that exist: an id the machine does not know is read again each time.
+   */
+  private readonly proxyRows = new Map<string, ContainerRow>();
 
   constructor(parts: LedgerParts) {
     this.ctx = parts.ctx;
@@ -82,6 +89,7 @@ export class ContainerLedger {
     const diskRoom = diskRoomGb(this.disk());
     if (diskRoom !== null && request.spec.disk_gb > diskRoom) return fail("no_capacity", `not enough disk on this machine: ${Math.max(0, diskRoom)} GB left for new instances`);
     const spec: ContainerSpec = { ...request.spec, gpu_indices: indices };
+    this.proxyRows.clear();
     this.ctx.storage.transactionSync(() => {
       for (const index of indices) this.sql`INSERT INTO reservations (gpu_index, instance_id) VALUES (${index}, ${request.instance_id})`;
       this.sql`INSERT INTO containers (instance_id, account_id, gpu_model, gpu_count, spec, desired, actual, generation)
@@ -106,6 +114,7 @@ export class ContainerLedger {
     if (indices.length < gpuCount || indices.some((i) => !held.includes(i) && !free.has(i))) {
       return fail("gpus_busy", "the GPUs of this instance are in use by another instance now; try again later");
     }
+    this.proxyRows.clear();
     this.ctx.storage.transactionSync(() => {
       for (const index of indices.filter((i) => !held.includes(i))) {
         this.sql`INSERT INTO reservations (gpu_index, instance_id) VALUES (${index}, ${instanceId})`;
@@ -123,6 +132,7 @@ export class ContainerLedger {
     for (const change of changes) {
       const row = this.container(change.instance_id);
       if (!row || change.generation <= row.generation) continue;
+      this.proxyRows.clear();
       this.ctx.storage.transactionSync(() => {
         this.sql`UPDATE containers SET desired = ${change.desired}, generation = ${change.generation}
                  WHERE instance_id = ${change.instance_id}`;
@@ -138,6 +148,7 @@ export class ContainerLedger {
 
   /** Inside the hello's transaction: what the host reports becomes each container's actual state. */
   takeReportedStates(reported: Map<string, ContainerState>, nowMs: number): void {
+    this.proxyRows.clear();
     for (const row of this.containers()) {
       const actual = reported.get(row.instance_id) ?? "absent";
       this.sql`UPDATE containers SET actual = ${actual} WHERE instance_id = ${row.instance_id}`;
@@ -166,6 +177,7 @@ export class ContainerLedger {
       return;
     }
     const nowMs = clock.now();
+    this.proxyRows.clear();
     this.ctx.storage.transactionSync(() => {
       if (state === "destroyed" && row.desired === "destroyed") {
         this.sql`DELETE FROM containers WHERE instance_id = ${instanceId}`;
@@ -223,6 +235,15 @@ export class ContainerLedger {
     return this.sql<ContainerRow>`SELECT * FROM containers WHERE instance_id = ${instanceId}`[0];
   }
 
+  /** container() without a storage read after the first: only for callers outside any transaction (the proxy's). */
+  containerForProxy(instanceId: string): ContainerRow | undefined {
+    const known = this.proxyRows.get(instanceId);
+    if (known) return known;
+    const row = this.container(instanceId);
+    if (row) this.proxyRows.set(instanceId, row);
+    return row;
+  }
+
   reservedGpuIndices(): Set<number> {
     return new Set(this.sql<{ gpu_index: number }>`SELECT gpu_index FROM reservations`.map((r) => r.gpu_index));
   }
@@ -240,6 +261,7 @@ export class ContainerLedger {
   private forgetOrphan(instanceId: string, accountId: string): void {
     const row = this.container(instanceId);
     if (!row || row.account_id !== accountId || row.desired === "destroyed") return;
+    this.proxyRows.clear();
     this.ctx.storage.transactionSync(() => {
       this.sql`UPDATE containers SET desired = 'destroyed' WHERE instance_id = ${instanceId}`;
       this.releaseGpus(instanceId);

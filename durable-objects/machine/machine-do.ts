@@ -229,7 +229,7 @@ export class MachineDO extends DurableObject<Env> {
     if (refusal) return refusalResponse(refusal, request.body);
     const logIds = () => ({ request_id: target.requestId, ...this.containerLogIds(target.instanceId), port: target.port });
     // Admitted, its container was here; a destroy may have removed it since (the admission awaits).
-    const row = this.ledger.container(target.instanceId);
+    const row = this.ledger.containerForProxy(target.instanceId);
     if (!row) {
       const { code, message } = runningRefusal(target.instanceId, row)!;
       return refusalResponse({ kind: "refused", code, message }, request.body);

@@ -23,6 +23,12 @@ export interface MachineRow {
 
 export class MachineRecord {
   private readonly sql: Sql;
+  /**
+   * `online` mirrored for the proxy, which asks on every request: filled by isOnlineForProxy (the proxy
+   * runs in no transaction, so it mirrors committed state) and forgotten by every write of the flag
+   * (also one a failed transaction rolls back).
+   */
+  private onlineMirror: boolean | undefined = undefined;
 
   constructor(sql: Sql) {
     this.sql = sql;
@@ -30,6 +36,7 @@ export class MachineRecord {
 
   async initialize(id: number, name: string, agentToken: string): Promise<void> {
     const hash = await sha256Hex(agentToken);
+    this.onlineMirror = undefined;
     this.sql`INSERT OR REPLACE INTO machine (id, name, token_hash, online, last_seen_ms, connection, state_version, fleet_version)
              VALUES (${id}, ${name}, ${hash}, 0, NULL, NULL, 1, 0)`;
   }
@@ -41,6 +48,7 @@ export class MachineRecord {
 
   /** The machine is retired: no token opens it any more (its agent's connect is 401). */
   forget(): void {
+    this.onlineMirror = undefined;
     this.sql`DELETE FROM machine`;
   }
 
@@ -52,11 +60,18 @@ export class MachineRecord {
     return this.read()?.online === 1;
   }
 
+  /** isOnline without a storage read after the first: only for callers outside any transaction (the proxy's). */
+  isOnlineForProxy(): boolean {
+    return (this.onlineMirror ??= this.isOnline());
+  }
+
   markOnline(lastSeenMs: number): void {
+    this.onlineMirror = undefined;
     this.sql`UPDATE machine SET online = 1, last_seen_ms = ${lastSeenMs}`;
   }
 
   markOffline(lastSeenMs: number | null): void {
+    this.onlineMirror = undefined;
     this.sql`UPDATE machine SET online = 0, connection = NULL, last_seen_ms = ${lastSeenMs}`;
   }
 

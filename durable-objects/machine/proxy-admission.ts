@@ -47,7 +47,7 @@ export class ProxyAdmission {
   /** Null when the exchange may open; else why not. `declaredLength` is the request's Content-Length. */
   async admit(request: ProxyRequest, declaredLength: string | null): Promise<ProxyRefusal | null> {
     const id = request.instanceId;
-    const container = this.parts.ledger.container(id);
+    const container = this.parts.ledger.containerForProxy(id);
     const { credential } = request;
     if (credential.kind === "app_session") {
       const refusal = this.parts.appSessions.admit(id, request.port, credential.session_sha256, container);
@@ -58,7 +58,7 @@ export class ProxyAdmission {
       const refusal = container ? await this.checkCredential(container, credential) : ASK_ACCOUNT;
       if (refusal) return refusal;
     }
-    const unreachable = reachRefusal(id, container, this.parts.record.isOnline());
+    const unreachable = reachRefusal(id, container, this.parts.record.isOnlineForProxy());
     if (unreachable) return refused(unreachable);
     if (Number(declaredLength ?? 0) > MAX_REQUEST_BODY_BYTES) {
       return refused(fail("payload_too_large", `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB)`));
