@@ -1,8 +1,9 @@
 // Control frames: every message type round-trips, and malformed, unknown or invalid frames give a
 // reason instead of throwing.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "./codec.ts";
-import type { AgentMessage, ServerMessage } from "./messages.ts";
+import { agentMessage, serverMessage, type AgentMessage, type ServerMessage } from "./messages.ts";
 
 const ID = "i-abcdefghijklmnop";
 const spec = {
@@ -140,5 +141,36 @@ describe("control frame codec", () => {
   it("rejects an unknown container state and a percent above 100", () => {
     expect(decodeAgentMessage(JSON.stringify({ type: "container", instance_id: ID, state: "exploded", message: "" })).ok).toBe(false);
     expect(decodeAgentMessage(JSON.stringify({ type: "pull_progress", instance_id: ID, percent: 101 })).ok).toBe(false);
+  });
+});
+
+describe("the data plane's messages, checked without zod", () => {
+  // A valid frame of each type, then maybe one field replaced by a value at or around a bound, of
+  // another JSON kind, or a header list with a pair of another length: a check looser or stricter
+  // than the schema's shows.
+  const edge = fc.oneof(
+    fc.constantFrom(0, 1, 99, 100, 599, 600, 0xffffffff, 0x100000000, 2 ** 53, 2 ** 53 + 2, -1, 1.5, 1e300, "1", true, null),
+    fc.integer(), fc.double(), fc.string({ maxLength: 4 }),
+    fc.array(fc.array(fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), { maxLength: 3 }), { maxLength: 3 }),
+  );
+  const valid = fc.record({
+    type: fc.constantFrom("window", "end", "abort", "http_response", "ws_close"),
+    stream: fc.integer({ min: 1, max: 0xffffffff }), bytes: fc.integer({ min: 1 }), reason: fc.string({ maxLength: 4 }),
+    status: fc.integer({ min: 100, max: 599 }), code: fc.integer(),
+    headers: fc.array(fc.tuple(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 })), { maxLength: 3 }),
+  });
+  const frame = fc.tuple(valid, fc.option(fc.tuple(fc.constantFrom("stream", "bytes", "reason", "status", "headers", "extra"), edge))).map(([base, change]) =>
+    change === null ? base : { ...base, [change[0]]: change[1] });
+
+  it("decode exactly as their schemas do, accepting the same frames and dropping unknown fields", () => {
+    fc.assert(fc.property(frame, (raw) => {
+      const text = JSON.stringify(raw);
+      for (const [decode, schema] of [[decodeAgentMessage, agentMessage], [decodeServerMessage, serverMessage]] as const) {
+        const expected = schema.safeParse(JSON.parse(text));
+        const decoded = decode(text);
+        expect(decoded.ok).toBe(expected.success);
+        if (decoded.ok) expect(decoded.message).toStrictEqual(expected.data);
+      }
+    }), { numRuns: 5000 });
   });
 });
