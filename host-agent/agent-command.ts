@@ -114,9 +114,11 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     log.warn("disk_gb cannot be enforced on this host", { reason: disk.reason, unenforced_disk: config.acceptUnenforcedDisk ? "accept" : "refuse" });
     if (!config.acceptUnenforcedDisk) health.set("disk", `disk_gb cannot be enforced here (${disk.reason}) and --unenforced-disk is refuse`);
   }
-  // Instances' disks live in the engine's data root (the local runtime's in the state folder): the hello says its size.
-  const diskDir = docker ? await docker.dataRoot().catch(() => undefined) : config.stateDir;
-  if (diskDir === undefined || (await diskOf(diskDir)) === null) {
+  // Instances' disks live in the engine's data root: the hello says its size. The local runtime's
+  // instances are folders on the developer's own disk that reserve nothing, so it says none: a laptop's
+  // small disk must not refuse the first launch of a stack that only stands in for a host.
+  const diskDir = docker ? await docker.dataRoot().catch(() => undefined) : undefined;
+  if (docker && (diskDir === undefined || (await diskOf(diskDir)) === null)) {
     log.warn("the disk instances live on cannot be seen from here: the hello says none, and placement assumes no disk limit", { dir: diskDir });
   }
   const agent = startAgent({
