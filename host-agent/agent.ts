@@ -136,7 +136,10 @@ export function startAgent(options: AgentOptions): RunningAgent {
     },
     onDisconnect: () => streams.closeAll(),
     onStreamFault: (stream) => streams.endFaulted(stream),
-    onWelcome: (welcome) => streams.serverSettles(welcome.settles_streams === true),
+    onWelcome: (welcome) => {
+      streams.serverSettles(welcome.settles_streams === true);
+      streams.serverTakesWholeResponses(welcome.whole_responses === true);
+    },
   });
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
   // A change between hellos; a reconnect's hello carries it anyway.

@@ -42,6 +42,7 @@ const agentMessages: AgentMessage[] = [
     }],
   },
   { type: "http_response", stream: 1, status: 200, headers: [["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"]] },
+  { type: "http_response", stream: 1, status: 200, headers: [["content-length", "2"]], body: "b2s=" },
   { type: "ws_accepted", stream: 2, protocol: "chat.v1" },
   { type: "ssh_key_used", stream: 2, key_id: "sshk_abcdefghijklmnop" },
   { type: "window", stream: 3, bytes: 1048576 },
@@ -53,6 +54,7 @@ const agentMessages: AgentMessage[] = [
 const serverMessages: ServerMessage[] = [
   { type: "welcome", protocol: 1, machine_id: 3, heartbeat_ms: 10000 },
   { type: "welcome", protocol: 1, machine_id: 3, heartbeat_ms: 10000, settles_streams: true },
+  { type: "welcome", protocol: 1, machine_id: 3, heartbeat_ms: 10000, settles_streams: true, whole_responses: true },
   { type: "command", command_id: "c1", op: "create", instance_id: ID, spec },
   { type: "command", command_id: "c2", op: "destroy", instance_id: ID, spec: null },
   { type: "logs_open", stream: 9, instance_id: ID, tail: 10_000, follow: true, format: "events" },
@@ -158,8 +160,9 @@ describe("the data plane's messages, checked without zod", () => {
     stream: fc.integer({ min: 1, max: 0xffffffff }), bytes: fc.integer({ min: 1 }), reason: fc.string({ maxLength: 4 }),
     status: fc.integer({ min: 100, max: 599 }), code: fc.integer(),
     headers: fc.array(fc.tuple(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 })), { maxLength: 3 }),
-  });
-  const frame = fc.tuple(valid, fc.option(fc.tuple(fc.constantFrom("stream", "bytes", "reason", "status", "headers", "extra"), edge))).map(([base, change]) =>
+    body: fc.oneof(fc.constant(undefined), fc.base64String({ maxLength: 8 }), fc.constantFrom("A".repeat(21_848), "A".repeat(21_852))),
+  }, { requiredKeys: ["type", "stream", "bytes", "reason", "status", "code", "headers"] });
+  const frame = fc.tuple(valid, fc.option(fc.tuple(fc.constantFrom("stream", "bytes", "reason", "status", "headers", "body", "extra"), edge))).map(([base, change]) =>
     change === null ? base : { ...base, [change[0]]: change[1] });
 
   it("decode exactly as their schemas do, accepting the same frames and dropping unknown fields", () => {

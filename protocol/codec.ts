@@ -1,6 +1,6 @@
 // Decoding of control frames: a malformed or unknown frame yields a reason to log, never a throw.
 import type { z } from "zod";
-import { agentMessage, serverMessage, type AgentMessage, type ServerMessage } from "./messages.ts";
+import { agentMessage, serverMessage, WHOLE_RESPONSE_MAX_BYTES, type AgentMessage, type ServerMessage } from "./messages.ts";
 
 export type Decoded<T> = { ok: true; message: T } | { ok: false; reason: string };
 
@@ -47,6 +47,9 @@ const isStreamId = (value: unknown): value is number => isInt(value) && value >=
 const isHeaderList = (value: unknown): value is [string, string][] =>
   Array.isArray(value) && value.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string" && typeof pair[1] === "string");
 
+const WHOLE_BODY_MAX_CHARS = Math.ceil(WHOLE_RESPONSE_MAX_BYTES / 3) * 4;
+const isWholeBody = (value: unknown): value is string | undefined => value === undefined || (typeof value === "string" && value.length <= WHOLE_BODY_MAX_CHARS);
+
 const STREAM_FAST_PATHS: FastPaths<AgentMessage & ServerMessage> = {
   window: ({ stream, bytes }) => (isStreamId(stream) && isInt(bytes) && bytes >= 1 ? { type: "window", stream, bytes } : undefined),
   end: ({ stream }) => (isStreamId(stream) ? { type: "end", stream } : undefined),
@@ -55,8 +58,11 @@ const STREAM_FAST_PATHS: FastPaths<AgentMessage & ServerMessage> = {
 
 const AGENT_FAST_PATHS: FastPaths<AgentMessage> = {
   ...STREAM_FAST_PATHS,
-  http_response: ({ stream, status, headers }) =>
-    isStreamId(stream) && isInt(status) && status >= 100 && status <= 599 && isHeaderList(headers)
-      ? { type: "http_response", stream, status, headers: headers.map(([name, value]) => [name, value] as [string, string]) }
+  http_response: ({ stream, status, headers, body }) =>
+    isStreamId(stream) && isInt(status) && status >= 100 && status <= 599 && isHeaderList(headers) && isWholeBody(body)
+      ? {
+          type: "http_response", stream, status, headers: headers.map(([name, value]) => [name, value] as [string, string]),
+          ...(body === undefined ? {} : { body }),
+        }
       : undefined,
 };

@@ -6,6 +6,8 @@ import { z } from "zod";
 export const TERMINAL_MAX_SIZE = 1000;
 
 const streamId = z.number().int().min(1).max(0xffffffff);
+/** The largest body an `http_response` may carry whole (see its `body`), before base64. */
+export const WHOLE_RESPONSE_MAX_BYTES = 16 * 1024;
 const headerList = z.array(z.tuple([z.string(), z.string()]));
 const instanceId = z.string().regex(/^i-[a-z2-7]{16}$/);
 
@@ -149,7 +151,15 @@ export const agentMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("metrics"), instances: z.array(instanceUsage).max(MAX_SAMPLED_INSTANCES) }),
   /** A container's ready ports changed. */
   z.object({ type: z.literal("readiness"), ...portReadiness.shape }),
-  z.object({ type: z.literal("http_response"), stream: streamId, status: z.number().int().min(100).max(599), headers: headerList }),
+  z.object({
+    type: z.literal("http_response"), stream: streamId, status: z.number().int().min(100).max(599), headers: headerList,
+    /**
+     * The whole response body, base64, when it is at most WHOLE_RESPONSE_MAX_BYTES: the stream ends
+     * with this message (no data or `end` frames follow), so a small response is one message. Sent
+     * only to a MachineDO whose welcome says `whole_responses`.
+     */
+    body: z.string().max(Math.ceil(WHOLE_RESPONSE_MAX_BYTES / 3) * 4).optional(),
+  }),
   z.object({ type: z.literal("ws_accepted"), stream: streamId, protocol: z.string() }),
   /**
    * The SSH connection on `stream` authenticated with the key `key_id` of its `ssh_open` (its account's
@@ -174,6 +184,8 @@ export const serverMessage = z.discriminatedUnion("type", [
      * from a MachineDO before it: taken as false.
      */
     settles_streams: z.boolean().optional(),
+    /** The MachineDO takes an `http_response` with its whole `body`. Absent from a MachineDO before it: taken as false. */
+    whole_responses: z.boolean().optional(),
   }),
   /** The answer to a heartbeat sent as exactly `{"type":"heartbeat"}`: the platform gives it without waking the MachineDO. */
   z.object({ type: z.literal("heartbeat_ack") }),

@@ -54,17 +54,31 @@ export class HttpStream extends BridgeStream {
     }
   }
 
-  onResponseHead(status: number, headers: [string, string][]): void {
+  /** `body`: the whole body, base64, from an agent this object's welcome told it may send one (protocol's `whole_responses`): the stream ends here. */
+  onResponseHead(status: number, headers: [string, string][], body?: string): void {
     this.answered = true;
     if (NULL_BODY_STATUSES.has(status) || this.method === "HEAD") {
       this.resolveHead(new Response(null, { status, headers: clientResponseHeaders(headers) }));
       return this.finish();
     }
+    if (body !== undefined) return this.respondWhole(status, headers, body);
     this.eventStream = headers.some(([name, value]) => name.toLowerCase() === "content-type" && /^\s*text\/event-stream\b/i.test(value));
     const length = declaredLength(headers);
     const pipe = length === null ? new IdentityTransformStream() : new FixedLengthStream(length);
     this.writer = pipe.writable.getWriter() as WritableStreamDefaultWriter<Uint8Array>;
     this.resolveHead(new Response(pipe.readable, { status, headers: clientResponseHeaders(headers) }));
+  }
+
+  private respondWhole(status: number, headers: [string, string][], body: string): void {
+    let bytes: Uint8Array;
+    try {
+      bytes = base64Bytes(body);
+    } catch {
+      // The agent broke the protocol: the client gets the 502 of a failed upstream.
+      return this.fail("the response body was not base64", upstreamUnavailable("the host sent a malformed response"));
+    }
+    this.resolveHead(new Response(bytes, { status, headers: clientResponseHeaders(headers) }));
+    this.finish();
   }
 
   onData(_kind: DataKind, payload: Uint8Array): void {
@@ -149,6 +163,13 @@ function declaredLength(headers: [string, string][]): number | null {
   if (headers.some(([name, value]) => name.toLowerCase() === "transfer-encoding" && value.toLowerCase() !== "identity")) return null;
   const value = headers.find(([name]) => name.toLowerCase() === "content-length")?.[1];
   return value !== undefined && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : null;
+}
+
+function base64Bytes(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }
 
 function payloadTooLarge(): Response {

@@ -101,7 +101,7 @@ export class ProxyBridge {
     // The answers that complete an opening are this end's own; the table routes the rest.
     const stream = this.streams.get(message.stream);
     if (!stream) return false;
-    if (message.type === "http_response" && stream instanceof HttpStream) stream.onResponseHead(message.status, message.headers);
+    if (message.type === "http_response" && stream instanceof HttpStream) stream.onResponseHead(message.status, message.headers, message.body);
     if (message.type === "ws_accepted" && stream instanceof WsStream) stream.onAccepted(message.protocol);
     return true;
   }

@@ -1,11 +1,12 @@
 // One proxied HTTP request: the request body from the MachineDO goes to the container port as it
 // arrives, the response comes back as data frames within the credit the MachineDO grants.
 import { Agent, request, type ClientRequest, type IncomingMessage } from "node:http";
-import type { ServerMessage } from "../../protocol/messages.ts";
+import { WHOLE_RESPONSE_MAX_BYTES, type ServerMessage } from "../../protocol/messages.ts";
 import type { DataKind } from "../../protocol/mux/frames.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
 import { responseHeaderPairs, upstreamRequestHeaders } from "./proxy-headers.ts";
 import { ResponseStream } from "./response-stream.ts";
+import type { StreamTransport } from "./stream-transport.ts";
 
 export type HttpRequestMessage = Extract<ServerMessage, { type: "http_request" }>;
 
@@ -17,6 +18,13 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
   /** Body frames that arrived while the container port was still being resolved. */
   #earlyBody: Uint8Array[] = [];
   #bodyEnded = false;
+  /** The MachineDO takes a small response whole (its welcome's `whole_responses`). */
+  readonly #wholeResponses: boolean;
+
+  constructor(message: HttpRequestMessage, transport: StreamTransport, onClosed: () => void, wholeResponses = false) {
+    super(message, transport, onClosed);
+    this.#wholeResponses = wholeResponses;
+  }
 
   connect(endpoint: Endpoint | null): void {
     if (this.closed) return;
@@ -64,13 +72,28 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
   #relayResponse(res: IncomingMessage): void {
     if (this.closed) return void res.destroy();
     this.#response = res;
-    this.respond(res.statusCode ?? 502, responseHeaderPairs(res.rawHeaders), res, {
+    const outcome = {
       onFinished: () => {
         // The upstream answered without reading the whole body: the rest of it has nowhere to go.
         if (this.message.has_body && !this.#bodyEnded) this.#request?.destroy();
         this.finish();
       },
-      onFailed: (reason) => this.fail(`upstream ${reason}`),
-    });
+      onFailed: (reason: string) => this.fail(`upstream ${reason}`),
+    };
+    const status = res.statusCode ?? 502;
+    const headers = responseHeaderPairs(res.rawHeaders);
+    // A HEAD's or a 204's and 304's Content-Length describes a body that is not sent: whole, it is empty.
+    const noBody = this.message.method === "HEAD" || status === 204 || status === 304;
+    const whole = !this.#wholeResponses ? null : noBody ? 0 : smallDeclaredLength(res);
+    if (whole === null) this.respond(status, headers, res, outcome);
+    else this.respondWhole(status, headers, res, whole, outcome);
   }
+}
+
+/** The response's Content-Length when it declares one of at most WHOLE_RESPONSE_MAX_BYTES and is not chunked; else null. */
+function smallDeclaredLength(res: IncomingMessage): number | null {
+  const declared = res.headers["content-length"];
+  if (res.headers["transfer-encoding"] !== undefined || declared === undefined || !/^\d{1,6}$/.test(declared)) return null;
+  const length = Number(declared);
+  return length <= WHOLE_RESPONSE_MAX_BYTES ? length : null;
 }

@@ -58,6 +58,7 @@ beforeAll(async () => {
   upstream = createServer(async (req: IncomingMessage, res) => {
     req.on("close", () => upstreamClosed.push(req.url ?? ""));
     if (req.url === "/hang") return res.writeHead(200).write("x");
+    if (req.url === "/small") return res.end("ok");
     if (req.url === "/big") return res.writeHead(200).end(Buffer.alloc(1024 * 1024));
     if (req.url === "/bigger") return res.writeHead(200).end(Buffer.alloc(2 * INITIAL_WINDOW_BYTES));
     const hash = createHash("sha256");
@@ -202,5 +203,43 @@ describe("proxy streams", () => {
     streams.open(httpRequest(46, "/bigger"));
     await waitUntil(() => (transport.sentBy([46]) === INITIAL_WINDOW_BYTES ? true : undefined), "a whole window sent by the next stream");
     streams.closeAll();
+  });
+});
+
+describe("small responses whole", () => {
+  const request = (stream: number, path: string, method = "GET"): HttpRequestMessage => ({ ...httpRequest(stream, path), method });
+  const ofStream = (transport: RecordingTransport, stream: number) => transport.messages.filter((m) => "stream" in m && m.stream === stream);
+
+  it("to a MachineDO that takes them, a response with a small Content-Length is one message, its body in it", async () => {
+    const { transport, streams } = setUp();
+    streams.serverTakesWholeResponses(true);
+    streams.open(request(1, "/small"));
+    await transport.waitFor((m) => m.type === "http_response", "response");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ofStream(transport, 1)).toEqual([{ type: "http_response", stream: 1, status: 200, headers: expect.any(Array), body: Buffer.from("ok").toString("base64") }]);
+    expect(transport.bytes.get(1)).toBeUndefined();
+    expect(streams.openCount).toBe(0);
+  });
+
+  it("a HEAD is whole with an empty body; a chunked body goes as data frames and end", async () => {
+    const { transport, streams } = setUp();
+    streams.serverTakesWholeResponses(true);
+    streams.open(request(2, "/small", "HEAD"));
+    streams.open(request(3, "/hash"));
+    await transport.waitFor((m) => m.type === "end" && m.stream === 3, "the chunked body's end");
+    await waitUntil(() => ofStream(transport, 2)[0], "the HEAD's answer");
+    expect(ofStream(transport, 2)).toEqual([{ type: "http_response", stream: 2, status: 200, headers: expect.any(Array), body: "" }]);
+    expect(ofStream(transport, 3).map((m) => m.type)).toEqual(["http_response", "end"]);
+    expect(ofStream(transport, 3)[0]).not.toHaveProperty("body");
+    expect(transport.bytes.get(3)).toBe(64);
+  });
+
+  it("to a MachineDO that does not say it takes them (an older one), the head, data and end as before", async () => {
+    const { transport, streams } = setUp();
+    streams.open(request(4, "/small"));
+    await transport.waitFor((m) => m.type === "end" && m.stream === 4, "end");
+    expect(ofStream(transport, 4).map((m) => m.type)).toEqual(["http_response", "end"]);
+    expect(ofStream(transport, 4)[0]).not.toHaveProperty("body");
+    expect(transport.bytes.get(4)).toBe(2);
   });
 });

@@ -42,6 +42,8 @@ export class ProxyStreams {
   readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
   readonly #files: FilesRuntime | null;
   readonly #uploads: UploadStaging | null;
+  /** Whether the MachineDO now connected takes a small response whole (its welcome's `whole_responses`). */
+  #wholeResponses = false;
 
   /**
    * `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given);
@@ -71,7 +73,7 @@ export class ProxyStreams {
     this.#streams.get(message.stream)?.close();
     const { transport, forget } = this.#place(message);
     const closed = () => forget(stream);
-    const stream = message.type === "http_request" ? new HttpProxyStream(message, transport, closed) : new WsProxyStream(message, transport, closed);
+    const stream = message.type === "http_request" ? new HttpProxyStream(message, transport, closed, this.#wholeResponses) : new WsProxyStream(message, transport, closed);
     // Registered before the port is resolved: body frames may arrive meanwhile.
     this.#streams.add(message.stream, stream);
     this.#runtime.resolvePort(message.instance_id, message.port).then(
@@ -180,6 +182,11 @@ export class ProxyStreams {
   /** Whether the MachineDO now connected settles streams (its welcome's `settles_streams`). */
   serverSettles(settles: boolean): void {
     this.#budget.serverSettles(settles);
+  }
+
+  /** Whether the MachineDO now connected takes a small response whole (its welcome's `whole_responses`). */
+  serverTakesWholeResponses(takes: boolean): void {
+    this.#wholeResponses = takes;
   }
 
   receive(message: StreamControl): void {

@@ -22,6 +22,34 @@ export abstract class ResponseStream<M extends { stream: number }> extends Agent
     this.#relay.start(body, outcome, gatherBytes);
   }
 
+  /**
+   * Sends the response whole, head and body in one message, once `body` has given its `length` bytes:
+   * for a MachineDO that takes it (its welcome's `whole_responses`) and a body of at most
+   * WHOLE_RESPONSE_MAX_BYTES, where three messages (head, data, end) cost it three times the work.
+   */
+  protected respondWhole(status: number, headers: ResponseHead["headers"], body: Readable, length: number, outcome: RelayOutcome): void {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let ended = false;
+    body.on("data", (chunk: Buffer) => {
+      received += chunk.byteLength;
+      chunks.push(chunk);
+    });
+    body.on("end", () => {
+      ended = true;
+      if (this.closed) return;
+      if (received !== length) return outcome.onFailed(`body of ${received} bytes where its Content-Length said ${length}`);
+      this.transport.send({ type: "http_response", stream: this.message.stream, status, headers, body: Buffer.concat(chunks).toString("base64") });
+      outcome.onFinished();
+    });
+    body.on("error", (error: Error) => {
+      if (!this.closed) outcome.onFailed(`error: ${error.message}`);
+    });
+    body.on("close", () => {
+      if (!ended && !this.closed) outcome.onFailed("closed before its end");
+    });
+  }
+
   /** Dropped: the relay sends nothing more, then the source is let go. */
   override close(): void {
     this.#relay.stop();
