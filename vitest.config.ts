@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { fuzzSettingsFrom } from "./test/fuzz/fuzz-settings.ts";
+import { WaitingFilesFirst } from "./test/support/waiting-files-first.ts";
 
 // wrangler.toml's `secrets.required`: the plugin's wrangler takes them from this process's environment
 // (else it warns, for every workerd file, that they are missing); the bindings below give the tests
@@ -22,6 +23,7 @@ export default defineConfig({
     // starving the stacks' agents. Vitest's own default, one file fewer than the cores, runs the
     // suite one file at a time on 2 cores.
     maxWorkers: availableParallelism() + 1,
+    sequence: { sequencer: WaitingFilesFirst },
     projects: [
       {
         plugins: [
