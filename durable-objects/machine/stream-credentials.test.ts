@@ -12,6 +12,7 @@ import { sha256Hex } from "../../core/hash.ts";
 import { DataKind, type ServerMessage } from "../../protocol/index.ts";
 import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { machinesUnreachable } from "../../test/support/workerd/unreachable-machines.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { appCall, appSession } from "../../test/support/workerd/app-client.ts";
 import { runningInstance, type RunningInstance } from "../../test/support/workerd/proxy-host.ts";
@@ -288,7 +289,7 @@ describe("removing an SSH key", () => {
     const laptop = await addSshKey(account.key, LAPTOP_KEY);
     const laptopSsh = await ssh(instance, account.key);
     agent.send({ type: "ssh_key_used", stream: laptopSsh.stream, key_id: laptop });
-    const reachable = await machinesUnreachable();
+    const reachable = await machinesUnreachable(agent.machineId);
     try {
       const removed = await callJson("DELETE", `/v1/ssh-keys/${laptop}`, { key: account.key });
       expect(removed).toMatchObject({ status: 500, body: { error: "internal", message: expect.stringContaining("being applied, retry the request") } });
@@ -310,20 +311,4 @@ async function addSshKey(key: string, line: string): Promise<string> {
   const added = await callJson<{ id: string }>("POST", "/v1/ssh-keys", { key, body: { public_key: line } });
   expect(added.status).toBe(201);
   return added.body.id;
-}
-
-/** Makes every MachineDO's applyDirectives throw until the returned function is called. */
-async function machinesUnreachable(): Promise<() => void> {
-  let restore = () => {};
-  await runInDurableObject(env.MACHINES.getByName(String(agent.machineId)), (instance) => {
-    const prototype = Object.getPrototypeOf(instance) as { applyDirectives: (...args: unknown[]) => unknown };
-    const applyDirectives = prototype.applyDirectives;
-    prototype.applyDirectives = () => {
-      throw new Error("the machine's object is unreachable");
-    };
-    restore = () => {
-      prototype.applyDirectives = applyDirectives;
-    };
-  });
-  return restore;
 }

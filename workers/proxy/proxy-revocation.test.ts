@@ -2,10 +2,11 @@
 // them only once the MachineDO that admits the proxy has acknowledged them. Requests run in loops
 // while the change is made; each records whether it started after the change's answer.
 import { env } from "cloudflare:workers";
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
+import { machinesUnreachable } from "../../test/support/workerd/unreachable-machines.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { proxyGet, runningInstance } from "../../test/support/workerd/proxy-host.ts";
 import { advanceClock } from "../../test/support/workerd/test-clock.ts";
@@ -105,21 +106,6 @@ describe("changes take effect on the very next proxied request", () => {
   });
 });
 
-/** Makes every MachineDO's applyDirectives throw until the returned function is called. */
-async function machinesUnreachable(): Promise<() => void> {
-  let restore = () => {};
-  await runInDurableObject(env.MACHINES.getByName(String(agent.machineId)), (instance) => {
-    const prototype = Object.getPrototypeOf(instance) as { applyDirectives: (...args: unknown[]) => unknown };
-    const applyDirectives = prototype.applyDirectives;
-    prototype.applyDirectives = () => {
-      throw new Error("the machine's object is unreachable");
-    };
-    restore = () => {
-      prototype.applyDirectives = applyDirectives;
-    };
-  });
-  return restore;
-}
 
 describe("a MachineDO that cannot be reached", () => {
   let reachable: (() => void) | null = null;
@@ -129,7 +115,7 @@ describe("a MachineDO that cannot be reached", () => {
     const account = await newAccount();
     const instance = await runningInstance(agent, account.key);
     const doomed = await admin("POST", `/accounts/${account.id}/keys`, { name: "doomed" });
-    reachable = await machinesUnreachable();
+    reachable = await machinesUnreachable(agent.machineId);
     const revoked = await callJson("DELETE", `/v1/keys/${doomed.body.id as string}`, { key: account.key });
     expect(revoked).toMatchObject({ status: 500, body: { error: "internal", message: expect.stringContaining("being applied, retry the request") } });
     // The revocation itself is made: the API refuses the key at once.
@@ -146,7 +132,7 @@ describe("a MachineDO that cannot be reached", () => {
   it("destroying is 500 internal saying it is being applied; the outbox delivers it on its own later", async () => {
     const account = await newAccount();
     const instance = await runningInstance(agent, account.key);
-    reachable = await machinesUnreachable();
+    reachable = await machinesUnreachable(agent.machineId);
     const destroyed = await callJson("DELETE", `/v1/instances/${instance.id}`, { key: account.key });
     expect(destroyed).toMatchObject({ status: 500, body: { error: "internal", message: expect.stringContaining("is destroyed, but its host has not confirmed it yet") } });
     expect((await callJson<{ status: string }>("GET", `/v1/instances/${instance.id}`, { key: account.key })).body.status).toBe("destroyed");
