@@ -6,9 +6,6 @@
 // After each sequence the agent still proxies a request to its instance, and it never exits. Random
 // but repeatable: fast-check with a fixed seed. Terminals and file writes go only to an instance
 // this host lacks: the local runtime's are the developer's own shell and folders.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DataKind } from "../protocol/mux/frames.ts";
@@ -18,6 +15,7 @@ import { startAgentChild, type AgentChild } from "../test/support/agent/agent-ch
 import { FakeMachineDo } from "../test/support/agent/fake-machine-do.ts";
 import { sendHttpRequest, streamOutcome } from "../test/support/agent/proxy-client.ts";
 import { testSpec } from "../test/support/agent/specs.ts";
+import { useTempDir } from "../test/support/agent/temp-dir.ts";
 import { waitUntil } from "../test/support/agent/wait-until.ts";
 
 const ID = "i-muxhostile2345ab";
@@ -69,13 +67,12 @@ const sent: fc.Arbitrary<Sent> = fc.oneof(
 describe("the agent against a misbehaving MachineDO", () => {
   let fake: FakeMachineDo;
   let agent: AgentChild;
-  let stateDir: string;
+  const stateDir = useTempDir("agent-mux-hostile-");
 
   beforeAll(async () => {
     fake = new FakeMachineDo("agent-secret");
     const server = await fake.listen();
-    stateDir = await mkdtemp(join(tmpdir(), "agent-mux-hostile-"));
-    agent = startAgentChild(["--server", server, "--token", "agent-secret", "--runtime", "local", "--gpus", "rtx4090:1", "--state-dir", stateDir], {
+    agent = startAgentChild(["--server", server, "--token", "agent-secret", "--runtime", "local", "--gpus", "rtx4090:1", "--state-dir", stateDir.path], {
       DEV_READY_DELAY_MS: "0",
       DEV_PULL_MS: "0",
     });
@@ -88,7 +85,6 @@ describe("the agent against a misbehaving MachineDO", () => {
   afterAll(async () => {
     await agent?.stop();
     await fake?.close();
-    if (stateDir) await rm(stateDir, { recursive: true, force: true });
   });
 
   /** A request of a correct MachineDO's, on a stream of its own: its status, or why it failed (the agent's exit among the reasons). */
