@@ -128,9 +128,10 @@ export const agentMessage = z.discriminatedUnion("type", [
     /** Whether the engine enforces disk_gb (a size limit on a container's writable layer); absent when unknown (the local runtime, older agents). */
     disk_gb_enforced: z.boolean().optional(),
     /**
-     * The file system instances' disks live on (the engine's data root; the local runtime's state
-     * folder): its size and free bytes. Placement promises instances at most its size in disk_gb
-     * together. Absent from older agents and where the agent cannot see it: no limit is assumed then.
+     * The file system instances' disks live on (the engine's data root): its size and free bytes.
+     * Placement promises instances at most its size in disk_gb together. Absent from older agents,
+     * where the agent cannot see it, and from the local runtime, whose instances reserve no disk: no
+     * limit is assumed then.
      */
     disk: hostDisk.optional(),
     /** The public key line of the agent's SSH server (`ssh-ed25519 AAAA…`), generated on its first start; absent from an agent without one. */
