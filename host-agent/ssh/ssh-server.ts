@@ -6,7 +6,7 @@
 // rsync's clients work), `direct-tcpip` (`ssh -L`) to one of its own ports, `env` for TERM, LANG
 // and LC_* only. Nothing else: no agent or X11 forwarding, no remote forwarding. Every value a client
 // sends is checked before use (client-values.ts), and whatever goes wrong in one channel ends that
-// channel: one tenant's client never takes the agent, and every host's session with it, down.
+// channel: one tenant's client never takes the agent down, and every session on the host with it.
 import { connect } from "node:net";
 import type { Duplex } from "node:stream";
 import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from "ssh2";
