@@ -1,5 +1,6 @@
 // Decoding of control frames: a malformed or unknown frame yields a reason to log, never a throw.
 import type { z } from "zod";
+import { isFields, isHeaderList, isInt, type Fields } from "./json-shapes.ts";
 import { agentMessage, serverMessage, WHOLE_RESPONSE_MAX_BYTES, type AgentMessage, type ServerMessage } from "./messages.ts";
 
 export type Decoded<T> = { ok: true; message: T } | { ok: false; reason: string };
@@ -23,7 +24,7 @@ function decodeWith<T>(schema: z.ZodType<T>, text: string, fastPaths: FastPaths<
   } catch {
     return { ok: false, reason: `frame is not JSON: ${text.slice(0, 80)}` };
   }
-  const fast = typeof raw === "object" && raw !== null ? fastPaths[(raw as Fields).type as string]?.(raw as Fields) : undefined;
+  const fast = isFields(raw) ? fastPaths[raw.type as string]?.(raw) : undefined;
   if (fast !== undefined) return { ok: true, message: fast };
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data };
@@ -38,14 +39,9 @@ function decodeWith<T>(schema: z.ZodType<T>, text: string, fastPaths: FastPaths<
  * would (unknown fields dropped), which codec.test.ts checks against the schemas; anything it does not
  * accept goes to zod, which accepts it or says what is wrong.
  */
-type Fields = Record<string, unknown>;
 type FastPaths<T> = Partial<Record<string, (raw: Fields) => T | undefined>>;
 
-/** z.number().int(): zod takes only safe integers. */
-const isInt = (value: unknown): value is number => Number.isSafeInteger(value);
 const isStreamId = (value: unknown): value is number => isInt(value) && value >= 1 && value <= 0xffffffff;
-const isHeaderList = (value: unknown): value is [string, string][] =>
-  Array.isArray(value) && value.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string" && typeof pair[1] === "string");
 
 const WHOLE_BODY_MAX_CHARS = Math.ceil(WHOLE_RESPONSE_MAX_BYTES / 3) * 4;
 const isWholeBody = (value: unknown): value is string | undefined => value === undefined || (typeof value === "string" && value.length <= WHOLE_BODY_MAX_CHARS);

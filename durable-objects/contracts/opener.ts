@@ -4,6 +4,7 @@
 // holding what it opened ends that when the AccountDO says it has ended (machine/stream-credentials.ts,
 // machine/app-sessions.ts).
 import { z } from "zod";
+import { isFields } from "../../protocol/json-shapes.ts";
 
 export type Opener = { kind: "key"; key_sha256: string } | { kind: "session"; session_id: string };
 
@@ -18,8 +19,8 @@ export const openerSchema: z.ZodType<Opener> = z.discriminatedUnion("kind", [
 
 /** `openerSchema` checked by hand (contracts/proxy-request.ts says why): what it returns, or undefined where it would not accept. */
 export function openerByHand(raw: unknown): Opener | undefined {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
-  const { kind, key_sha256, session_id } = raw as Record<string, unknown>;
+  if (!isFields(raw)) return undefined;
+  const { kind, key_sha256, session_id } = raw;
   if (kind === "key") return typeof key_sha256 === "string" && SHA256_HEX.test(key_sha256) ? { kind, key_sha256 } : undefined;
   if (kind === "session") return typeof session_id === "string" && SESSION_ID.test(session_id) ? { kind, session_id } : undefined;
   return undefined;

@@ -7,6 +7,7 @@
 // a fetch, and both values are encoded and schema-checked by the functions below, nowhere else.
 import { z } from "zod";
 import { STATUS_OF, type ErrorCode } from "../../core/errors.ts";
+import { isFields, isHeaderList, isInt, isStrings } from "../../protocol/json-shapes.ts";
 import { openerByHand, openerSchema, SHA256_HEX, type Opener } from "./opener.ts";
 
 /** Where a proxied exchange goes, and what it asks there. */
@@ -121,15 +122,6 @@ export function decodeProxyRequest(value: string | null): { ok: true; request: P
  * accepts and returns what zod would (unknown fields dropped), which proxy-request.test.ts checks
  * against the schema; anything it does not accept goes to zod, which accepts it or says what is wrong.
  */
-type Fields = Record<string, unknown>;
-
-const isFields = (value: unknown): value is Fields => typeof value === "object" && value !== null && !Array.isArray(value);
-/** z.number().int(): zod takes only safe integers. */
-const isInt = (value: unknown): value is number => Number.isSafeInteger(value);
-const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
-const isHeaderList = (value: unknown): value is [string, string][] =>
-  Array.isArray(value) && value.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string" && typeof pair[1] === "string");
-
 function proxyRequestByHand(raw: unknown): ProxyRequest | undefined {
   if (!isFields(raw)) return undefined;
   const { instanceId, port, target, method, headers, requestId, websocket } = raw;
