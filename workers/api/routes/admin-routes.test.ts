@@ -8,6 +8,8 @@ describe("operator API", () => {
     ["POST", "/admin/v1/accounts"],
     ["PUT", "/admin/v1/gpu-models/rtx4090"],
     ["POST", "/admin/v1/machines"],
+    ["GET", "/admin/v1/accounts/acc-notchecked2345"],
+    ["PATCH", "/admin/v1/accounts/acc-notchecked2345"],
   ])("%s %s without the admin token is 401, with a wrong one too", async (method, path) => {
     expect((await call(method, path)).status).toBe(401);
     const wrong = await call(method, path, { key: "not-the-token", body: method === "GET" ? undefined : {} });
