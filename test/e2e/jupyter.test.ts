@@ -74,11 +74,15 @@ describe.skipIf(missing !== null)(`the template's JupyterLab behind the apps ori
     await lab.locator("#login_submit").click();
     await lab.waitForURL((url) => url.origin === appOrigin && url.pathname === "/lab");
 
-    // The launcher's Python 3 notebook: a new notebook, its kernel started.
+    // The launcher's Python 3 notebook: a new notebook, its kernel started. The toolbar's indicator
+    // reads idle before the kernel has connected, so the kernel's own idle over its WebSocket is
+    // what says it takes code; on a loaded machine that can be many seconds later.
     await lab.locator('.jp-LauncherCard[data-category="Notebook"]').first().click();
-    await lab.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").waitFor({ timeout: 60_000 });
-    await lab.locator(".jp-NotebookPanel .jp-Cell .cm-content").first().click();
+    await poll(async () => kernelFrames.some((frame) => /"execution_state": ?"idle"/.test(frame)), (idle) => idle, 90_000);
+    const editor = lab.locator(".jp-NotebookPanel .jp-Cell .cm-content").first();
+    await editor.click();
     await lab.keyboard.type("print(6*7)");
+    await untilText(editor, "print(6*7)");
     await lab.keyboard.press("Shift+Enter");
     await untilText(lab.locator(".jp-NotebookPanel .jp-OutputArea-output").first(), "42\n", 60_000);
     // The output came from the kernel, over the WebSocket the bridge carries.
