@@ -9,7 +9,10 @@ import { WaitingFilesFirst } from "./test/support/waiting-files-first.ts";
 // wrangler.toml's `secrets.required`: the plugin's wrangler takes them from this process's environment
 // (else it warns, for every workerd file, that they are missing); the bindings below give the tests
 // the same values.
-const WORKERD_SECRETS = { ADMIN_TOKEN: "test-admin-token-at-least-32-bytes-long", INSTANCE_TOKEN_SECRET: "test-instance-token-secret-32-bytes-long" };
+const WORKERD_SECRETS = {
+  ADMIN_TOKEN: "test-admin-token-at-least-32-bytes-long", INSTANCE_TOKEN_SECRET: "test-instance-token-secret-32-bytes-long",
+  R2_ACCESS_KEY_ID: "test-r2-access-key", R2_SECRET_ACCESS_KEY: "test-r2-secret-access-key",
+};
 for (const [name, value] of Object.entries(WORKERD_SECRETS)) process.env[name] ??= value;
 
 export default defineConfig({

@@ -9,3 +9,4 @@ export * from "./mux/headers.ts";
 export * from "./mux/close-codes.ts";
 export * from "./mux/stream-table.ts";
 export * from "./mux/unacknowledged-budget.ts";
+export * from "./volumes.ts";

@@ -1,6 +1,7 @@
 // Control messages of the agent protocol: JSON text frames, checked with zod at both ends.
 // Bulk data never travels as JSON: see frames.ts for the binary data frames.
 import { z } from "zod";
+import { volumeCommit, volumeCommitted, volumeMount, volumeSaveFailed, volumeSign, volumeSigned } from "./volumes.ts";
 
 /** The most columns or rows a terminal may have. */
 export const TERMINAL_MAX_SIZE = 1000;
@@ -47,6 +48,8 @@ export const containerSpec = z.object({
    * container runs. Absent in specs written before readiness existed: nothing is probed.
    */
   http_ports: z.array(httpPort).optional(),
+  /** The account's volumes mounted in the container (protocol/volumes.ts); absent: none. */
+  volumes: z.array(volumeMount).optional(),
 });
 export type ContainerSpec = z.infer<typeof containerSpec>;
 
@@ -168,6 +171,9 @@ export const agentMessage = z.discriminatedUnion("type", [
    * MachineDO drops it, which costs only that.
    */
   z.object({ type: z.literal("ssh_key_used"), stream: streamId, key_id: z.string().max(64) }),
+  volumeSign,
+  volumeCommit,
+  volumeSaveFailed,
   ...streamMessages(),
 ]);
 export type AgentMessage = z.infer<typeof agentMessage>;
@@ -190,10 +196,13 @@ export const serverMessage = z.discriminatedUnion("type", [
   }),
   /** The answer to a heartbeat sent as exactly `{"type":"heartbeat"}`: the platform gives it without waking the MachineDO. */
   z.object({ type: z.literal("heartbeat_ack") }),
+  volumeSigned,
+  volumeCommitted,
   z.object({
     type: z.literal("command"),
     command_id: z.string(),
-    op: z.enum(["create", "start", "stop", "destroy"]),
+    /** `save`: save the instance's read-write volumes now (a stop and a destroy save them first too). */
+    op: z.enum(["create", "start", "stop", "destroy", "save"]),
     instance_id: instanceId,
     spec: containerSpec.nullable(),
   }),

@@ -7,6 +7,7 @@ import { freePort } from "../../host-agent/dev/free-port.ts";
 import { AGENT_NODE_FLAGS } from "../../host-agent/node-flags.ts";
 import { bootstrap, DEV_MACHINES, instanceTokenSecret, type Bootstrap } from "./bootstrap.ts";
 import { buildDashboardIfMissing } from "./dashboard.ts";
+import { localR2Credentials, localR2Endpoint } from "./local-r2.ts";
 import { startChild, type Child } from "./processes.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -53,10 +54,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const secret = instanceTokenSecret(stateDir);
   // Instance web apps on http://{instance id}-{port}.localhost:PORT, which browsers resolve to this machine.
-  const vars = { APPS_DOMAIN: `localhost:${options.port}`, ...options.vars };
+  // Volumes' presigned URLs name wrangler dev's own S3 endpoint: the production path, locally.
+  const vars = { APPS_DOMAIN: `localhost:${options.port}`, R2_S3_ENDPOINT: localR2Endpoint(baseUrl), ...options.vars };
+  const r2 = localR2Credentials(ROOT);
   // wrangler.toml's `secrets.required`: wrangler dev takes them from its environment (a --var is no
   // secret to it, and it would warn that they are missing).
-  const secrets = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret };
+  const secrets = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret, R2_ACCESS_KEY_ID: r2.accessKeyId, R2_SECRET_ACCESS_KEY: r2.secretAccessKey };
   const worker = startChild(
     "wrangler",
     NODE,

@@ -11,7 +11,7 @@ export interface Dev {
 
 export function startDev(env: Record<string, string>, args: string[] = []): Dev {
   // The test runner's environment holds the workerd tests' secrets (vitest.config.ts); a user's does not.
-  const { ADMIN_TOKEN: _admin, INSTANCE_TOKEN_SECRET: _secret, ...inherited } = process.env;
+  const { ADMIN_TOKEN: _admin, INSTANCE_TOKEN_SECRET: _secret, R2_ACCESS_KEY_ID: _r2Key, R2_SECRET_ACCESS_KEY: _r2Secret, ...inherited } = process.env;
   const child = spawn(join(ROOT, "node_modules/.bin/node"), ["scripts/dev.ts", ...args], {
     cwd: ROOT, env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
