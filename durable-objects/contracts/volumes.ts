@@ -76,7 +76,29 @@ export interface VolumeContent {
   attached_read_write: string | null;
 }
 
+/** A new volume: empty, or (`from`) holding a snapshot's content the caller has already copied under the new volume's prefix. */
+export interface NewVolume {
+  name: string;
+  size_gb: number;
+  /** The new volume's id, chosen by the caller that copies objects under its prefix first (newVolumeId); a fresh one when absent. */
+  id?: string;
+  /** The copied content: its manifest (a name within the new volume) and the snapshot's version it was; the new volume is at version 1. */
+  from?: { manifest: string; version: number };
+}
+
+/** Where a snapshot's content is, for the files route to copy it into a new volume with the binding. */
+export interface SnapshotSource {
+  account_id: string;
+  volume_id: string;
+  /** The snapshot's manifest, a name within `volume_id`; null for a snapshot of version 0 (empty). */
+  manifest: string | null;
+  size_gb: number;
+}
+
 // The AccountDO's methods for these (account-do.ts):
+// - createVolume(key, volume: NewVolume) -> Ok<{ volume: VolumeView }> | Failure  (the API; the files route for `from_snapshot`:
+//   with `from`, the manifest and every chunk it names are checked under the new volume's prefix, and the volume is made at version 1 in one step)
+// - snapshotSource(key, snapshotId) -> Ok<{ source: SnapshotSource }> | Failure  (the files route, before copying)
 // - volumeContent(key, idOrName) -> Ok<{ content: VolumeContent }> | Failure   (the files route)
 // - commitVolumeFiles(key, request with instance_id null) -> VolumeCommitResult (the files route)
 // - commitVolumeVersion(request with instance_id) -> VolumeCommitResult     (a MachineDO, for its agent)
