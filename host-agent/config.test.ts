@@ -21,6 +21,7 @@ describe("agent command line", () => {
         acceptUnenforcedDisk: false,
         uploadStagingBytes: 100 * 2 ** 30,
         imageKeepMs: 24 * 3_600_000,
+        volumeCacheBytes: 50 * 2 ** 30,
       },
     });
   });
@@ -37,6 +38,7 @@ describe("agent command line", () => {
       AGENT_UNENFORCED_DISK: "accept",
       AGENT_UPLOAD_STAGING_GB: "0.5",
       AGENT_IMAGE_KEEP_HOURS: "2",
+      AGENT_VOLUME_CACHE_GB: "0.25",
     };
     const parsed = parseCommandLine(["--token", "flag", "--image-keep-hours", "0.25"], env);
     expect(parsed.ok && parsed.command === "run" && parsed.config).toEqual({
@@ -50,6 +52,7 @@ describe("agent command line", () => {
       acceptUnenforcedDisk: true,
       uploadStagingBytes: 2 ** 29,
       imageKeepMs: 15 * 60_000,
+      volumeCacheBytes: 2 ** 28,
     });
   });
 
@@ -67,12 +70,12 @@ describe("agent command line", () => {
   });
 
   it("the usage names every flag and every environment variable the agent reads, and no stand-in of the dev agent", () => {
-    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--upload-staging-gb", "--image-keep-hours", "--help", "--version", "doctor"]) {
+    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--upload-staging-gb", "--image-keep-hours", "--volume-cache-gb", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
     for (const name of [
       "AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_UNENFORCED_DISK",
-      "AGENT_UPLOAD_STAGING_GB", "AGENT_IMAGE_KEEP_HOURS", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS",
+      "AGENT_UPLOAD_STAGING_GB", "AGENT_IMAGE_KEEP_HOURS", "AGENT_VOLUME_CACHE_GB", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS",
     ]) {
       expect(USAGE).toContain(name);
     }
@@ -103,6 +106,7 @@ describe("agent command line", () => {
     ...["0", "1e3", "ten", ".5"].flatMap((value) => [
       [["--server", "https://x", "--token", "t", "--upload-staging-gb", value], "--upload-staging-gb (or AGENT_UPLOAD_STAGING_GB) must be a number of GB above 0, e.g. 100 or 0.5"],
       [["--server", "https://x", "--token", "t", "--image-keep-hours", value], "--image-keep-hours (or AGENT_IMAGE_KEEP_HOURS) must be a number of hours above 0, e.g. 24 or 0.5"],
+      [["--server", "https://x", "--token", "t", "--volume-cache-gb", value], "--volume-cache-gb (or AGENT_VOLUME_CACHE_GB) must be a number of GB above 0, e.g. 50 or 0.5"],
     ] as [string[], string][]),
     [["start"], 'unknown command "start"; the only command is doctor'],
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],

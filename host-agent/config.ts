@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { DEFAULT_STAGING_GB } from "./files/upload-staging.ts";
 import { DEFAULT_IMAGE_KEEP_HOURS } from "./runtime/image-pruning.ts";
 import { DEFAULT_NETWORK_POOL, parsePool } from "./runtime/subnet-pool.ts";
+import { DEFAULT_VOLUME_CACHE_GB } from "./volumes/chunk-cache.ts";
 
 export interface AgentConfig {
   /** WebSocket URL of the server's agent endpoint (`<server>/agent/v1/connect`). */
@@ -25,6 +26,8 @@ export interface AgentConfig {
   uploadStagingBytes: number;
   /** How long a tenant's image no container uses stays on the host before it is removed (--image-keep-hours). */
   imageKeepMs: number;
+  /** What volumes' chunks cached on this host may take, in bytes (--volume-cache-gb). */
+  volumeCacheBytes: number;
 }
 
 export type CommandLine<Config> =
@@ -64,6 +67,9 @@ Flags (each falls back to the environment variable beside it):
   --image-keep-hours H    AGENT_IMAGE_KEEP_HOURS
                                                 a custom image (a tenant's) that no container has used for this long is removed
                                                 (default ${DEFAULT_IMAGE_KEEP_HOURS}; 0.5 is half an hour)
+  --volume-cache-gb GB    AGENT_VOLUME_CACHE_GB
+                                                what volumes' chunks cached on this host may take (default ${DEFAULT_VOLUME_CACHE_GB}); the
+                                                least recently used go first
 
 Environment only:
   DOCKER_HOST             the Docker engine (default unix:///var/run/docker.sock)
@@ -84,6 +90,7 @@ export const AGENT_FLAGS = {
   "unenforced-disk": { type: "string" },
   "upload-staging-gb": { type: "string" },
   "image-keep-hours": { type: "string" },
+  "volume-cache-gb": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine<AgentConfig> {
@@ -143,9 +150,12 @@ export function parseSettings(values: FlagValues, env: NodeJS.ProcessEnv): Agent
   if (stagingGb === null) return { error: "--upload-staging-gb (or AGENT_UPLOAD_STAGING_GB) must be a number of GB above 0, e.g. 100 or 0.5" };
   const keepHours = positiveNumber(values["image-keep-hours"] ?? env.AGENT_IMAGE_KEEP_HOURS, DEFAULT_IMAGE_KEEP_HOURS);
   if (keepHours === null) return { error: "--image-keep-hours (or AGENT_IMAGE_KEEP_HOURS) must be a number of hours above 0, e.g. 24 or 0.5" };
+  const volumeCacheGb = positiveNumber(values["volume-cache-gb"] ?? env.AGENT_VOLUME_CACHE_GB, DEFAULT_VOLUME_CACHE_GB);
+  if (volumeCacheGb === null) return { error: "--volume-cache-gb (or AGENT_VOLUME_CACHE_GB) must be a number of GB above 0, e.g. 50 or 0.5" };
   return {
     connectUrl, token, stateDir, cacheDir, networkPool, metricsIntervalMs, probeImage, acceptUnenforcedDisk: unenforcedDisk === "accept",
     uploadStagingBytes: Math.floor(stagingGb * 2 ** 30), imageKeepMs: Math.round(keepHours * 3_600_000),
+    volumeCacheBytes: Math.floor(volumeCacheGb * 2 ** 30),
   };
 }
 
