@@ -60,11 +60,16 @@ export class AgentConnection implements StreamTransport {
     this.#connect();
   }
 
-  /** Sends a control frame; dropped when not connected (container states are re-sent in the next hello). */
-  send(message: AgentMessage): void {
-    if (this.#socket?.readyState !== WebSocket.OPEN) return;
+  /**
+   * Sends a control frame; dropped when not connected (container states are re-sent in the next
+   * hello). Says whether it went out (or waits for the hello to go first): a request knows at once
+   * that no answer will come.
+   */
+  send(message: AgentMessage): boolean {
+    if (this.#socket?.readyState !== WebSocket.OPEN) return false;
     if (this.#helloSent) this.#socket.send(encodeMessage(message));
     else this.#afterHello.push(encodeMessage(message));
+    return true;
   }
 
   sendData(kind: DataKind, stream: number, payload: Uint8Array): void {

@@ -19,6 +19,7 @@ import { ProxyStreams } from "./proxy/proxy-streams.ts";
 import { ReadinessProbes } from "./readiness-probes.ts";
 import type { SshHostKey } from "./ssh/host-key.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
+import { VolumeRequests } from "./volume-requests.ts";
 
 export const AGENT_VERSION = "0.1.0";
 
@@ -119,6 +120,9 @@ export function startAgent(options: AgentOptions): RunningAgent {
         return streams.openTerminal(message);
       case "files_open":
         return streams.openFiles(message);
+      case "volume_signed":
+      case "volume_committed":
+        return volumeRequests.receive(message);
       default:
         return streams.receive(message);
     }
@@ -134,13 +138,17 @@ export function startAgent(options: AgentOptions): RunningAgent {
       const refused = streams.receiveData(frame);
       if (refused) log.warn("data frame refused", { reason: refused });
     },
-    onDisconnect: () => streams.closeAll(),
+    onDisconnect: () => {
+      streams.closeAll();
+      volumeRequests.disconnected();
+    },
     onStreamFault: (stream) => streams.endFaulted(stream),
     onWelcome: (welcome) => {
       streams.serverSettles(welcome.settles_streams === true);
       streams.serverTakesWholeResponses(welcome.whole_responses === true);
     },
   });
+  const volumeRequests = new VolumeRequests((message) => connection.send(message));
   const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
   // A change between hellos; a reconnect's hello carries it anyway.
   health.onChange((degraded) => connection.send({ type: "health", degraded }));

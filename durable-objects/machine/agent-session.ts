@@ -1,6 +1,6 @@
 // The agent's session with this machine: the token check and accept, every frame it sends (hello,
 // heartbeat, container states, port readiness, cache, usage samples, health, proxied-stream frames,
-// which SSH key opened a connection;
+// which SSH key opened a connection, its volumes' requests (volume-requests.ts);
 // each within agent-message-limits.ts), and the machine going online with a hello and offline when
 // the socket closes or falls silent.
 import { bearerToken } from "../../core/credentials.ts";
@@ -21,6 +21,7 @@ import type { InstanceActivity } from "./instance-activity.ts";
 import type { MetricsStore } from "./metrics-store.ts";
 import type { ProxyBridge } from "./proxy-bridge.ts";
 import type { SshKeyUse } from "./ssh-key-use.ts";
+import type { VolumeRequests } from "./volume-requests.ts";
 
 type Hello = Extract<AgentMessage, { type: "hello" }>;
 
@@ -39,6 +40,7 @@ export interface SessionParts {
   health: MachineHealth;
   activity: InstanceActivity;
   sshKeyUse: SshKeyUse;
+  volumes: VolumeRequests;
 }
 
 export class AgentSession {
@@ -118,6 +120,10 @@ export class AgentSession {
         return alarms.afterChange();
       case "ssh_key_used":
         return this.parts.sshKeyUse.note(message.stream, message.key_id);
+      case "volume_sign":
+      case "volume_commit":
+      case "volume_save_failed":
+        return this.parts.volumes.onMessage(ws, message);
       case "health":
         if (!this.parts.health.replace(message.degraded)) return;
         log(message.degraded ? "warn" : "info", message.degraded ? "host degraded: no new instances" : "host healthy again", { machine_id: this.machineId(), degraded: message.degraded });

@@ -58,6 +58,7 @@ import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
 import { filesRefusal, hostOffline, runningRefusal } from "./reachability.ts";
 import { createMachineSchema } from "./schema.ts";
 import { SshKeyUse } from "./ssh-key-use.ts";
+import { VolumeRequests } from "./volume-requests.ts";
 
 export class MachineDO extends DurableObject<Env> {
   private readonly record: MachineRecord;
@@ -74,6 +75,7 @@ export class MachineDO extends DurableObject<Env> {
   private readonly idle: IdleWatch;
   private readonly health: MachineHealth;
   private readonly alarms: SingleAlarm;
+  private readonly volumes: VolumeRequests;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -89,9 +91,10 @@ export class MachineDO extends DurableObject<Env> {
     this.health = new MachineHealth(sql);
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms, keySets: this.keySets });
     this.metrics = new MetricsStore(sql, (instanceId) => (this.ledger.container(instanceId)?.desired ?? "destroyed") !== "destroyed");
+    this.volumes = new VolumeRequests({ env, ledger: this.ledger, agent: this.agent, machineId: () => this.record.read()?.id });
     this.session = new AgentSession({
       ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms, metrics: this.metrics, health: this.health,
-      activity: this.activity, sshKeyUse: new SshKeyUse({ bridge: this.bridge, ledger: this.ledger, alarms: this.alarms }),
+      activity: this.activity, sshKeyUse: new SshKeyUse({ bridge: this.bridge, ledger: this.ledger, alarms: this.alarms }), volumes: this.volumes,
     });
     this.idle = new IdleWatch({ record: this.record, ledger: this.ledger, metrics: this.metrics, activity: this.activity });
     this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });
@@ -170,6 +173,11 @@ export class MachineDO extends DurableObject<Env> {
     this.appSessions.endOpenedBy(ended.account_id, ended.session_ids);
     const sshKeyIds = ended.kind === "credentials_ended" ? ended.ssh_key_ids : [];
     this.bridge.credentials.end(ended.account_id, { sessionIds: ended.session_ids, sshKeyIds });
+  }
+
+  /** An account's `POST /v1/volumes/{id}/save`: the agent saves the instance's read-write volumes now (volume-requests.ts). */
+  saveVolumes(instanceId: string): { ok: true } | Failure {
+    return this.volumes.saveVolumes(instanceId);
   }
 
   // ---- usage history (metrics-store.ts) ----
