@@ -8,9 +8,10 @@
 // which credential opened each of its long-lived streams, which end as the AccountDO says it ended
 // (stream-credentials.ts).
 // It keeps FleetDO's index current (fleet-push.ts) and tells AccountDOs what happens through its
-// outbox, all timed by one alarm. It also carries proxied streams and container log streams
-// (proxy-bridge.ts), and keeps its instances' usage history as their hosts report it (metrics-store.ts)
-// and when each was last used (instance-activity.ts), which the idle stop asks about (idle-watch.ts).
+// outbox, all timed by one alarm. It also carries proxied, files and container log streams
+// (stream-entries.ts, proxy-bridge.ts), keeps its instances' usage history as their hosts report it
+// (metrics-store.ts) and when each was last used (instance-activity.ts), which the idle stop asks about
+// (idle-watch.ts), and signs its agent's URLs for the volumes its containers mount (volume-requests.ts).
 //
 // Liveness costs nothing per heartbeat, so an idle machine's object stays hibernated between them.
 // The agent sends `{"type":"heartbeat"}` every third of HEARTBEAT_TIMEOUT_MS; the runtime answers it
@@ -25,20 +26,14 @@ import { DurableObject } from "cloudflare:workers";
 import { errorResponse, fail, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
 import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
-import type { ContainerSpec } from "../../protocol/messages.ts";
 import type { ResourceShare } from "../../protocol/resource-share.ts";
-import type { LogFields } from "../../core/log.ts";
 import {
   isCredentialsEndedDirective, isKeySetDirective, type AppTicketRequest, type CredentialsEnded, type DesiredStateChange, type EndAppSessions,
   type MachineDirective, type ReserveRequest,
 } from "../contracts/object-messages.ts";
-import type { Opener } from "../contracts/opener.ts";
 import type { IdleAnswer, IdleQuery } from "../contracts/idle-stop.ts";
-import { decodeFilesRequest, FILES_PATH } from "../contracts/files-request.ts";
-import { decodeLogsRequest, LOGS_PATH } from "../contracts/logs-request.ts";
-import {
-  decodeProxyRequest, PROXY_REFUSAL_HEADER, PROXY_REQUEST_HEADER, refusalResponse, type ProxyCredential,
-} from "../contracts/proxy-request.ts";
+import { FILES_PATH } from "../contracts/files-request.ts";
+import { LOGS_PATH } from "../contracts/logs-request.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor } from "../sql.ts";
 import { AccountKeySets } from "./account-key-sets.ts";
@@ -54,10 +49,9 @@ import { InstanceActivity } from "./instance-activity.ts";
 import { MetricsStore } from "./metrics-store.ts";
 import { ProxyAdmission } from "./proxy-admission.ts";
 import { ProxyBridge } from "./proxy-bridge.ts";
-import { MAX_REQUEST_BODY_BYTES } from "./http-stream.ts";
-import { filesRefusal, hostOffline, runningRefusal } from "./reachability.ts";
 import { createMachineSchema } from "./schema.ts";
 import { SshKeyUse } from "./ssh-key-use.ts";
+import { StreamEntries } from "./stream-entries.ts";
 import { VolumeRequests } from "./volume-requests.ts";
 
 export class MachineDO extends DurableObject<Env> {
@@ -68,8 +62,8 @@ export class MachineDO extends DurableObject<Env> {
   private readonly ledger: ContainerLedger;
   private readonly session: AgentSession;
   private readonly keySets: AccountKeySets;
-  private readonly admission: ProxyAdmission;
   private readonly appSessions: AppSessions;
+  private readonly streams: StreamEntries;
   private readonly metrics: MetricsStore;
   private readonly activity: InstanceActivity;
   private readonly idle: IdleWatch;
@@ -98,7 +92,8 @@ export class MachineDO extends DurableObject<Env> {
     });
     this.idle = new IdleWatch({ record: this.record, ledger: this.ledger, metrics: this.metrics, activity: this.activity });
     this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });
-    this.admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
+    const admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
+    this.streams = new StreamEntries({ record: this.record, ledger: this.ledger, bridge: this.bridge, admission, appSessions: this.appSessions });
     this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness, this.health), this.metrics);
   }
 
@@ -124,9 +119,9 @@ export class MachineDO extends DurableObject<Env> {
   override async fetch(request: Request): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === "/agent/v1/connect") return this.session.accept(request);
-    if (path === "/proxy") return this.proxy(request);
-    if (path === LOGS_PATH) return this.logs(new URL(request.url));
-    if (path === FILES_PATH) return this.files(request);
+    if (path === "/proxy") return this.streams.proxy(request);
+    if (path === LOGS_PATH) return this.streams.logs(new URL(request.url));
+    if (path === FILES_PATH) return this.streams.files(request);
     return errorResponse("not_found", "no such machine endpoint");
   }
 
@@ -225,97 +220,5 @@ export class MachineDO extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     await this.alarms.ring();
-  }
-
-  // ---- the proxy ----
-
-  private async proxy(request: Request): Promise<Response> {
-    const decoded = decodeProxyRequest(request.headers.get(PROXY_REQUEST_HEADER));
-    if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
-    const target = decoded.request;
-    const refusal = await this.admission.admit(target, request.headers.get("content-length"));
-    if (refusal) return refusalResponse(refusal, request.body);
-    const logIds = () => ({ request_id: target.requestId, ...this.containerLogIds(target.instanceId), port: target.port });
-    // Admitted, its container was here; a destroy may have removed it since (the admission awaits).
-    const row = this.ledger.containerForProxy(target.instanceId);
-    if (!row) {
-      const { code, message } = runningRefusal(target.instanceId, row)!;
-      return refusalResponse({ kind: "refused", code, message }, request.body);
-    }
-    const opener = this.openerOf(target.credential);
-    const ended = this.bridge.credentials.refusal(row.account_id, opener);
-    if (ended) return refusalResponse({ kind: "refused", code: "unauthorized", message: ended }, request.body);
-    const owner = { instanceId: target.instanceId, accountId: row.account_id, opener };
-    const response = target.websocket
-      ? await this.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds, target.session)
-      : await this.bridge.openHttp(target, owner, request.body, logIds);
-    // Only this object refuses: an upstream header of that name would pass for a refusal.
-    response.headers.delete(PROXY_REFUSAL_HEADER);
-    response.headers.set("x-request-id", target.requestId);
-    return response;
-  }
-
-  /** The key or session an admitted caller presented, or that opened its web app (null: an instance token). */
-  private openerOf(credential: ProxyCredential): Opener | null {
-    switch (credential.kind) {
-      case "key":
-        return { kind: "key", key_sha256: credential.key_sha256 };
-      case "admitted_by_account":
-        return credential.opener;
-      case "app_session":
-        return this.appSessions.openerOf(credential.session_sha256);
-      case "instance_token":
-        return null;
-    }
-  }
-
-  /** The ids of a log line about one of this machine's containers. */
-  private containerLogIds(instanceId: string): LogFields {
-    return { account_id: this.ledger.container(instanceId)?.account_id, instance_id: instanceId, machine_id: this.record.read()?.id };
-  }
-
-  // ---- files ----
-
-  /** A tar of an instance's path, or a tar extracted into it, running or stopped (the caller's account has admitted it). */
-  private async files(request: Request): Promise<Response> {
-    const decoded = decodeFilesRequest(new URL(request.url));
-    if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
-    const { instanceId, requestId } = decoded.request;
-    const row = this.ledger.container(instanceId);
-    const refusal = filesRefusal(instanceId, row, this.record.isOnline());
-    if (refusal) return refusalResponse({ kind: "refused", code: refusal.code, message: refusal.message }, request.body);
-    if (Number(request.headers.get("content-length") ?? 0) > MAX_REQUEST_BODY_BYTES) {
-      const what = decoded.request.upload ? "part" : "tar";
-      return refusalResponse({ kind: "refused", code: "payload_too_large", message: `the ${what} is larger than ${MAX_REQUEST_BODY_BYTES} bytes (512 MB): send it in smaller parts` }, request.body);
-    }
-    const body = decoded.request.op === "put" ? request.body : null;
-    // An upload stages at most the instance's disk on its host, counted as the engine's size limit counts
-    // `G` (2^30). The spec is this object's: the authority for what the container was given.
-    const uploadRoom = (JSON.parse(row!.spec) as ContainerSpec).disk_gb * 2 ** 30;
-    return this.bridge.openFiles(decoded.request, { instanceId, accountId: row!.account_id }, body, uploadRoom, () => ({ request_id: requestId || undefined, ...this.containerLogIds(instanceId) }));
-  }
-
-  // ---- container logs ----
-
-  /** The container's logs from its host, while the host keeps them (a stopped container's too). */
-  private async logs(url: URL): Promise<Response> {
-    const decoded = decodeLogsRequest(url);
-    if (!decoded.ok) return errorResponse("bad_request", decoded.reason);
-    const { instanceId } = decoded.request;
-    const row = this.ledger.container(instanceId);
-    const noLogs = () => errorResponse("not_running", `the host has no logs for instance ${instanceId}`);
-    // A container being destroyed takes its logs with it.
-    if (!row || row.desired === "destroyed") return noLogs();
-    const offline = this.record.isOnline() ? null : hostOffline(instanceId);
-    if (offline) return errorResponse(offline.code, offline.message);
-    const { opener } = decoded.request;
-    const ended = this.bridge.credentials.refusal(row.account_id, opener);
-    if (ended) return errorResponse("unauthorized", ended);
-    const requestId = decoded.request.requestId || undefined;
-    const owner = { instanceId, accountId: row.account_id, opener };
-    const response = await this.bridge.openLogs(decoded.request, owner, () => ({ request_id: requestId, ...this.containerLogIds(instanceId) }));
-    if (response.status !== 404) return response;
-    await response.body?.cancel();
-    return noLogs();
   }
 }
