@@ -1,7 +1,9 @@
-// `gpu cp <src> <dst>`: files and directories between here and an instance, one side `<id>:<path>`,
-// as tar streams through GET/PUT /v1/instances/{id}/files (running or stopped; nothing needed in the
-// image). Directories are copied whole (`-r` is implied); archives are packed here and unpacked by
-// the host's `tar`.
+// `gpu cp <src> <dst>`: files and directories between here and an instance (running or stopped) or
+// a volume (no instance needed), one side `<id>:<path>` or `vol:<name>:<path>`, as tar streams
+// through the files routes (GET/PUT /v1/instances/{id}/files, /v1/volumes/{id}/files; nothing
+// needed in the image). Directories are copied whole (`-r` is implied), named as `cp -r` and
+// `scp -r` name them both ways: into a destination directory that exists, else as the new name.
+// Archives are packed here and unpacked by the host's `tar`.
 // A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts), and
 // a directory too big for one tar in several requests (../files/directory-upload.ts); both again in
 // smaller requests when something in front of the service refuses one as too large.
@@ -14,6 +16,8 @@ import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
 import { uploadDirectory } from "../files/directory-upload.ts";
 import { untar } from "../files/host-tar.ts";
+import { filesUrl, pathUrl, remoteOf, type Remote } from "../files/remote.ts";
+import { remoteKind } from "../files/remote-kind.ts";
 import { CappedBody, refusalOf } from "../files/streamed-put.ts";
 import { putTar } from "../files/tar-upload.ts";
 import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
@@ -21,61 +25,45 @@ import { printDone } from "../format.ts";
 import { ProgressLine } from "../iostreams.ts";
 import { QUIET_HELP } from "../options.ts";
 
-interface Remote {
-  id: string;
-  path: string;
-}
-
-const REMOTE = /^(i-[a-z2-7]{16}):(.*)$/;
-
-function remoteOf(argument: string): Remote | null {
-  const match = REMOTE.exec(argument);
-  if (!match) return null;
-  const [, id = "", path = ""] = match;
-  if (!path.startsWith("/")) throw new CliError(`${argument}: the instance's path must be absolute (e.g. ${id}:/data)`, USAGE_EXIT);
-  return { id, path };
-}
-
 export function cpCommand(f: Factory) {
   return new Command("cp")
-    .description("Copy a file or directory to or from an instance (running or stopped): one side is <id>:<path>")
-    .argument("<src>", "what to copy: a local path, or <id>:<absolute path>")
-    .argument("<dst>", "where: to an instance, an existing directory there; here, a new name or an existing directory")
+    .description("Copy a file or directory to or from an instance (running or stopped) or a volume: one side is <id>:<path> or vol:<name>:<path>")
+    .argument("<src>", "what to copy: a local path, <id>:<absolute path> or vol:<name>:<absolute path>")
+    .argument("<dst>", "where: an existing directory to copy into, or a new name (its parent must exist in an instance)")
     .addHelpText(
       "after",
-      "\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\nA link you name is followed; links inside a directory stay links; sockets and devices are left out.\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results",
+      "\nA destination that exists as a directory receives what is copied under its own name; any other is the new name, as with cp -r.\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\nA link you name is followed; links inside a directory stay links; sockets and devices are left out.\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./dataset i-abcdefghijklmnop:/data/train  (makes /data/train, if there is none)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results\n  gpu cp ./dataset vol:datasets:/                  (into a volume, no instance needed)\n  gpu cp vol:datasets:/dataset ./dataset-back",
     )
     .option("-q, --quiet", QUIET_HELP)
     .action(async (src, dst, options) => {
       const from = remoteOf(src);
       const to = remoteOf(dst);
-      if ((from === null) === (to === null)) throw new CliError("one side must be <id>:<path> and the other a local path", USAGE_EXIT);
+      if ((from === null) === (to === null)) throw new CliError("one side must be <id>:<path> or vol:<name>:<path> and the other a local path", USAGE_EXIT);
       const { apiUrl, apiKey } = await f.config();
-      const progress = new Transfer(f);
-      if (from) await download(`${apiUrl}${filesPath(from)}`, apiKey, resolve(dst), progress);
+      const progress = new Transfer(f, (to ?? from)!);
+      if (from) await download(pathUrl(apiUrl, from), apiKey, resolve(dst), progress);
       else await upload(resolve(src), to!, apiUrl, apiKey, progress);
       progress.finish();
       printDone(f.io, `Copied ${src} -> ${dst} (${megabytes(progress.bytes)})`, options);
     });
 }
 
-const filesUrl = (apiUrl: string, remote: Remote) => `${apiUrl}/v1/instances/${encodeURIComponent(remote.id)}/files`;
-const filesPath = (remote: Remote) => `/v1/instances/${encodeURIComponent(remote.id)}/files?path=${encodeURIComponent(remote.path)}`;
-
 /** Counts the bytes that pass, shown on a terminal. */
 class Transfer {
   readonly #io: Factory["io"];
   readonly #line: ProgressLine | null;
+  readonly #kind: Remote["kind"];
   #bytes = 0;
 
-  constructor(f: Factory) {
+  constructor(f: Factory, remote: Remote) {
     this.#io = f.io;
+    this.#kind = remote.kind;
     this.#line = f.io.isStderrTty ? new ProgressLine(f.io) : null;
   }
 
   /** A local name that cannot be copied was left out: said on its own line. */
   readonly skipped = (name: string, what: string): void => {
-    const line = `skipped ${name}: ${what} cannot be copied to an instance`;
+    const line = `skipped ${name}: ${what} cannot be copied to ${this.#kind === "volume" ? "a volume" : "an instance"}`;
     if (this.#line) this.#line.say(line);
     else this.#io.err(line);
   };
@@ -135,16 +123,30 @@ async function download(url: string, apiKey: string, local: string, progress: Tr
 async function upload(local: string, to: Remote, apiUrl: string, apiKey: string, progress: Transfer): Promise<void> {
   const found = await stat(local).catch(() => null);
   if (!found) throw new CliError(`no file or directory ${local}`);
+  const { into, name } = await destination(local, found.isDirectory(), to, apiUrl, apiKey);
+  const url = filesUrl(apiUrl, to);
   const inParts = (partBytes: number) =>
-    uploadInParts({ filesUrl: filesUrl(apiUrl, to), apiKey, remotePath: posix.join(to.path, basename(local)), local, size: found.size, partBytes, progress: (bytes) => progress.set(bytes, found.size) });
-  if (found.isDirectory()) return uploadDirectory({ filesUrl: filesUrl(apiUrl, to), apiKey, to: to.path, parent: dirname(local), name: basename(local), transfer: progress });
+    uploadInParts({ filesUrl: url, apiKey, remotePath: posix.join(into, name), local, size: found.size, partBytes, progress: (bytes) => progress.set(bytes, found.size) });
+  if (found.isDirectory()) return uploadDirectory({ filesUrl: url, apiKey, to: into, parent: dirname(local), name: basename(local), as: name, transfer: progress });
   if (found.size > PART_BYTES) return inParts(PART_BYTES);
   try {
-    await putTar({ url: `${apiUrl}${filesPath(to)}`, apiKey, parent: dirname(local), names: [basename(local)], given: basename(local), counter: progress.counter(), skipped: progress.skipped });
+    await putTar({ url: pathUrl(apiUrl, to, into), apiKey, parent: dirname(local), names: [basename(local)], given: basename(local), as: name, counter: progress.counter(), skipped: progress.skipped });
   } catch (error) {
     // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
     if (!(error instanceof CappedBody)) throw error;
     progress.set(0);
     await inParts(Math.max(MIN_PART_BYTES, Math.floor(found.size / 2)));
   }
+}
+
+/**
+ * Where `local` lands, as `cp -r` places it: in the destination under its own name when that is a
+ * directory, else as the destination itself (a new name, or a file replaced), in its parent.
+ */
+async function destination(local: string, isDirectory: boolean, to: Remote, apiUrl: string, apiKey: string): Promise<{ into: string; name: string }> {
+  const path = posix.normalize(to.path).replace(/(?<=.)\/+$/, "");
+  const kind = path === "/" ? "directory" : await remoteKind(pathUrl(apiUrl, to), apiKey);
+  if (kind === "directory") return { into: to.path, name: basename(local) };
+  if (kind === "file" && isDirectory) throw new CliError(`cannot overwrite the file ${to.text} with the directory ${local}`);
+  return { into: posix.dirname(path), name: posix.basename(path) };
 }

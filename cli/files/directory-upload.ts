@@ -7,6 +7,7 @@ import { lstat, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { Transform } from "node:stream";
 import { CappedBody } from "./streamed-put.ts";
+import { renamed } from "./tar-pack.ts";
 import { putTar } from "./tar-upload.ts";
 import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "./upload-in-parts.ts";
 
@@ -51,10 +52,12 @@ export interface DirectoryUpload {
   /** The files URL of the instance, without a query. */
   filesUrl: string;
   apiKey: string;
-  /** The instance's directory that receives the local directory (as `<to>/<name>`). */
+  /** The instance's directory that receives the local directory (as `<to>/<as>`). */
   to: string;
   parent: string;
   name: string;
+  /** The directory's name in `to` (`name` unless given). */
+  as?: string;
   /** PART_BYTES unless given. */
   partBytes?: number;
   /** The progress line: counts a tar's bytes as they go through `counter`, a big file's as they are `set`; told of names left out. */
@@ -82,7 +85,7 @@ export async function uploadDirectory(upload: DirectoryUpload): Promise<void> {
     for (const file of plan.big) {
       const before = upload.transfer.bytes;
       await uploadInParts({
-        filesUrl: upload.filesUrl, apiKey: upload.apiKey, remotePath: posix.join(upload.to, file.name), local: join(upload.parent, file.name),
+        filesUrl: upload.filesUrl, apiKey: upload.apiKey, remotePath: posix.join(upload.to, renamed(file.name, upload.name, upload.as ?? upload.name)), local: join(upload.parent, file.name),
         size: file.size, partBytes, progress: (bytes) => upload.transfer.set(before + bytes),
       });
     }
@@ -93,6 +96,6 @@ export async function uploadDirectory(upload: DirectoryUpload): Promise<void> {
 async function sendTars(upload: DirectoryUpload, plan: DirectoryPlan): Promise<void> {
   const url = `${upload.filesUrl}?${new URLSearchParams({ path: upload.to })}`;
   for (const names of plan.tars) {
-    await putTar({ url, apiKey: upload.apiKey, parent: upload.parent, names, given: upload.name, counter: upload.transfer.counter(), skipped: upload.transfer.skipped });
+    await putTar({ url, apiKey: upload.apiKey, parent: upload.parent, names, given: upload.name, as: upload.as, counter: upload.transfer.counter(), skipped: upload.transfer.skipped });
   }
 }

@@ -4,7 +4,8 @@
 // Files, directories, symbolic links and FIFOs are packed as what they are, each name by itself
 // (a directory's contents are named on their own, as `tar --no-recursion` takes them); sockets and
 // devices cannot be made in an instance and are left out, each named to `skipped`. The name the user
-// gave is followed when it is a link, as `cp` and `scp` follow theirs: what it points at goes.
+// gave is followed when it is a link, as `cp` and `scp` follow theirs: what it points at goes; it
+// can take another name in the archive (a new name at the destination, as `cp -r` gives one).
 import type { Stats } from "node:fs";
 import { createReadStream } from "node:fs";
 import { lstat, readlink, stat } from "node:fs/promises";
@@ -22,8 +23,11 @@ export interface TarPlan {
   bytes: number;
 }
 
-/** The archive of `names` (relative to `parent`, `/`-separated) as they are now on disk; `given`, the one named by the user, followed if a link. */
-export async function planTar(parent: string, names: readonly string[], given: string, skipped: (name: string, what: string) => void): Promise<TarPlan> {
+/**
+ * The archive of `names` (relative to `parent`, `/`-separated) as they are now on disk; `given`, the
+ * one named by the user, followed if a link, and named `as` in the archive (itself unless given).
+ */
+export async function planTar(parent: string, names: readonly string[], given: string, skipped: (name: string, what: string) => void, as = given): Promise<TarPlan> {
   const entries: TarPlan["entries"] = [];
   for (const name of names) {
     const local = join(parent, name);
@@ -34,10 +38,16 @@ export async function planTar(parent: string, names: readonly string[], given: s
       skipped(name, type.unsupported);
       continue;
     }
-    const entry = { name, local, type, mode: stats.mode, mtime: Math.floor(stats.mtimeMs / 1000), size: type === "file" ? stats.size : 0 };
+    const entry = { name: renamed(name, given, as), local, type, mode: stats.mode, mtime: Math.floor(stats.mtimeMs / 1000), size: type === "file" ? stats.size : 0 };
     entries.push(type === "symlink" ? { ...entry, linkName: await readlink(local) } : entry);
   }
   return { entries, bytes: tarArchiveBytes(entries) };
+}
+
+/** `name` (`given` or a name under it) with `given` named `as`. */
+export function renamed(name: string, given: string, as: string): string {
+  if (name === given) return as;
+  return name.startsWith(`${given}/`) ? as + name.slice(given.length) : name;
 }
 
 /** The archive's bytes, exactly `plan.bytes` of them; fails when a file is shorter than it was when planned. */

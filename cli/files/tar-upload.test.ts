@@ -121,4 +121,23 @@ describe("putTar", () => {
     execFileSync("tar", ["-x", "-C", into], { input: await buffer(packTar(file)) });
     expect(readFileSync(join(into, "model"), "utf8")).toBe("w".repeat(1000));
   });
+
+  it("gives the name given and what is under it the new name, as a copy to a new name at the destination", async () => {
+    const source = join(dir.path, "renamed");
+    mkdirSync(join(source, "dataset", "nested"), { recursive: true });
+    mkdirSync(join(source, "dataset-other"));
+    writeFileSync(join(source, "dataset", "nested", "a.txt"), "a");
+    const names = ["dataset", "dataset/nested", "dataset/nested/a.txt", "dataset-other"];
+    const plan = await planTar(source, names, "dataset", () => undefined, "train");
+    expect(plan.entries.map((entry) => [entry.name, entry.local])).toEqual([
+      ["train", join(source, "dataset")],
+      ["train/nested", join(source, "dataset", "nested")],
+      ["train/nested/a.txt", join(source, "dataset", "nested", "a.txt")],
+      ["dataset-other", join(source, "dataset-other")],
+    ]);
+    const into = join(dir.path, "renamed-out");
+    mkdirSync(into);
+    execFileSync("tar", ["-x", "-C", into], { input: await buffer(packTar(plan)) });
+    expect(readFileSync(join(into, "train", "nested", "a.txt"), "utf8")).toBe("a");
+  });
 });

@@ -13,6 +13,8 @@ export interface TarUpload {
   names: readonly string[];
   /** The name the user gave, followed if it is a link. */
   given: string;
+  /** The name `given` takes at the destination (its own unless given). */
+  as?: string;
   /** The progress line, which the archive's bytes pass through. */
   counter: Transform;
   /** Told of each name left out, and what it is. */
@@ -21,7 +23,7 @@ export interface TarUpload {
 
 /** Packs the names and PUTs the archive; CappedBody when something in front refused its size. */
 export async function putTar(upload: TarUpload): Promise<void> {
-  const plan = await planTar(upload.parent, upload.names, upload.given, upload.skipped);
+  const plan = await planTar(upload.parent, upload.names, upload.given, upload.skipped, upload.as);
   const packed = packTar(plan);
   let packFailed: unknown = null;
   packed.once("error", (error) => {

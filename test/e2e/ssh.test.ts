@@ -2,7 +2,8 @@
 // client: `gpu ssh-keys add`, `gpu ssh` (a command's output and exit status, the key's last use), `ssh -tt` with a PTY,
 // `ssh -L` to the instance's HTTP port through `gpu ssh-config --write`, sftp, scp and rsync (the
 // host's sftp-server and rsync, as the local runtime's "image"), a removed key refused. Files:
-// `gpu cp` of a directory tree both ways, compared by checksums, running and stopped; a 600 MB file
+// `gpu cp` of a directory tree both ways, compared by checksums, running and stopped, to a new name as
+// `cp -r` gives one; a 600 MB file
 // up in resumable parts and back; a directory too big for one tar in several, its big files in parts; a
 // part at the wrong offset refused with the size to resume from.
 import { execFileSync } from "node:child_process";
@@ -252,6 +253,44 @@ describe("gpu cp", () => {
     expect(checksums(join(whole, "dataset"))).toEqual(checksums(tree));
   });
 
+  it("copies to a name that does not exist as cp -r does, the directory's contents under it; into one that does; a file replaced; a directory onto a file refused", async () => {
+    expect(await gpu("cp", tree, `${instance.id}:/data/train`)).toEqual({ code: 0, stdout: `Copied ${tree} -> ${instance.id}:/data/train (6.3 MB)\n`, stderr: "" });
+    const back = join(testTempDir("gpu-cp-renamed-"), "train");
+    expect((await gpu("cp", `${instance.id}:/data/train`, back)).code).toBe(0);
+    expect(checksums(back)).toEqual(checksums(tree));
+    // /data/train exists now: the same copy goes inside it.
+    expect((await gpu("cp", tree, `${instance.id}:/data/train/`)).code).toBe(0);
+    const inside = join(testTempDir("gpu-cp-inside-"), "inside");
+    expect((await gpu("cp", `${instance.id}:/data/train/dataset`, inside)).code).toBe(0);
+    expect(checksums(inside)).toEqual(checksums(tree));
+
+    const local = join(testTempDir("gpu-cp-file-"), "notes.txt");
+    writeFileSync(local, "first\n");
+    expect((await gpu("cp", local, `${instance.id}:/data/renamed.txt`)).code).toBe(0);
+    writeFileSync(local, "second, replacing it\n");
+    expect((await gpu("cp", local, `${instance.id}:/data/renamed.txt`)).code).toBe(0);
+    const file = join(testTempDir("gpu-cp-file-back-"), "renamed.txt");
+    expect((await gpu("cp", `${instance.id}:/data/renamed.txt`, file)).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe("second, replacing it\n");
+
+    expect(await gpu("cp", tree, `${instance.id}:/data/renamed.txt`)).toEqual({
+      code: 1, stdout: "", stderr: `error: cannot overwrite the file ${instance.id}:/data/renamed.txt with the directory ${tree}\n`,
+    });
+    // As cp: the new name's parent must exist.
+    expect(await gpu("cp", tree, `${instance.id}:/data/no-such-dir/train`)).toEqual({
+      code: 1, stdout: "", stderr: "error: no directory /data/no-such-dir in the instance to extract into (not_found, HTTP 404)\n",
+    });
+    // A directory too big for one tar, renamed: its big files in parts go under the new name too.
+    const root = testTempDir("gpu-cp-renamed-parts-");
+    mkdirSync(join(root, "corpus", "shards"), { recursive: true });
+    writeFileSync(join(root, "corpus", "shards", "weights.bin"), randomBytes(300_000));
+    writeFileSync(join(root, "corpus", "vocab.json"), "{}");
+    const transfer = { counter: () => new PassThrough(), bytes: 0, set: () => undefined, skipped: () => undefined };
+    await uploadDirectory({ filesUrl: `${stack.baseUrl}/v1/instances/${instance.id}/files`, apiKey: stack.key, to: "/data", parent: root, name: "corpus", as: "corpus-v2", partBytes: 100_000, transfer });
+    expect((await gpu("cp", `${instance.id}:/data/corpus-v2`, join(root, "back"))).code).toBe(0);
+    expect(checksums(join(root, "back"))).toEqual(checksums(join(root, "corpus")));
+  });
+
   it("copies a 96 MiB file both ways whole (tar's end comes before the stream's)", async () => {
     const dir = testTempDir("gpu-cp-big-");
     writeFileSync(join(dir, "weights.bin"), randomBytes(96 * 1024 * 1024));
@@ -459,8 +498,6 @@ describe("gpu cp", () => {
   it("refuses a path that does not exist (404), a relative path, and two local paths", async () => {
     const missing = await gpu("cp", `${instance.id}:/data/no-such-thing`, join(testTempDir("gpu-cp-never-"), "never"));
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
-    const noDir = await gpu("cp", tree, `${instance.id}:/data/no-such-dir`);
-    expect(noDir).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
     expect((await gpu("cp", tree, `${instance.id}:data`)).code).toBe(2);
     expect((await gpu("cp", tree, tree)).code).toBe(2);
   });
