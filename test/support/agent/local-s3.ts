@@ -1,0 +1,86 @@
+// A real S3 endpoint for the agent's volume tests: miniflare in this process with an R2 bucket and
+// its local S3 API (`/cdn-cgi/local/r2/s3/<bucket>`, the key pair of wrangler.toml's local_dev, as
+// `npm run dev` serves it), and a platform stand-in for the agent's signer: it presigns with
+// aws4fetch as core/volume-urls.ts does, under the account's and volume's prefix, and commits
+// versions in memory, each only at its base version and only once its manifest is stored.
+import { AwsClient } from "aws4fetch";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { resolve } from "node:path";
+import { volumeObjectKey } from "../../../protocol/volumes.ts";
+import { localR2Credentials, localR2Endpoint } from "../../../scripts/dev/local-r2.ts";
+import type { VolumeSigner } from "../../../host-agent/volumes/volume-library.ts";
+
+const BUCKET = "gpu-rental-volumes";
+const ACCOUNT = "acct_volumetests";
+
+export interface LocalS3 {
+  /** Objects as the R2 binding sees them (keys with the account's and volume's prefix). */
+  bucket: Awaited<ReturnType<Miniflare["getR2Bucket"]>>;
+  /** The key an object of a volume has in the bucket. */
+  key(volumeId: string, name: string): string;
+  signer(options?: SignerOptions): TestSigner;
+  close(): Promise<void>;
+}
+
+export interface SignerOptions {
+  /** Throws from `sign` on this call (1-based) and every later one: an agent that dies midway. */
+  failFromCall?: number;
+  /** URLs of the first signing are signed 20 minutes ago, so storage refuses them as expired. */
+  expiredFirst?: boolean;
+}
+
+export interface TestSigner extends VolumeSigner {
+  /** Each `sign` call: its method and names. */
+  readonly signed: { method: "GET" | "PUT"; names: string[] }[];
+  /** Each `commit` call. */
+  readonly commits: { volumeId: string; baseVersion: number; manifest: string; bytesSent: number }[];
+}
+
+/** The platform's record: each volume's version and manifest. */
+export type Versions = Map<string, { version: number; manifest: string | null }>;
+
+export async function startLocalS3(): Promise<LocalS3 & { versions: Versions }> {
+  const credentials = localR2Credentials(resolve(import.meta.dirname, "../../.."));
+  const miniflare = new Miniflare(convertV4MiniflareOptions({
+    compatibilityDate: "2026-01-01",
+    modules: true,
+    script: "export default { fetch() { return new Response(null, { status: 404 }) } }",
+    r2Buckets: { VOLUMES: { id: BUCKET, s3Credentials: credentials } },
+  }));
+  const origin = (await miniflare.ready).origin;
+  const bucket = await miniflare.getR2Bucket("VOLUMES");
+  const client = new AwsClient({ ...credentials, service: "s3", region: "auto" });
+  const versions: Versions = new Map();
+  const key = (volumeId: string, name: string) => volumeObjectKey(ACCOUNT, volumeId, name);
+
+  const signer = ({ failFromCall = Infinity, expiredFirst = false }: SignerOptions = {}): TestSigner => {
+    const signed: TestSigner["signed"] = [];
+    const commits: TestSigner["commits"] = [];
+    return {
+      signed,
+      commits,
+      async sign(volumeId, method, names) {
+        signed.push({ method, names });
+        if (signed.length >= failFromCall) throw new Error("the agent's connection is gone");
+        const when = expiredFirst && signed.length === 1 ? Date.now() - 20 * 60_000 : Date.now();
+        const datetime = new Date(when).toISOString().replace(/[:-]|\.\d{3}/g, "");
+        return Promise.all(names.map(async (name) => {
+          const url = new URL(`${localR2Endpoint(origin)}/${BUCKET}/${key(volumeId, name)}`);
+          url.searchParams.set("X-Amz-Expires", "600");
+          return (await client.sign(url, { method, aws: { signQuery: true, datetime } })).url;
+        }));
+      },
+      async commit(volumeId, baseVersion, manifest, bytesSent) {
+        commits.push({ volumeId, baseVersion, manifest, bytesSent });
+        const current = versions.get(volumeId) ?? { version: 0, manifest: null };
+        if (current.version !== baseVersion) return { version: null, error: `the volume is at version ${current.version}, not ${baseVersion}` };
+        if (!(await bucket.head(key(volumeId, manifest)))) return { version: null, error: `no manifest ${manifest}` };
+        const next = { version: baseVersion + 1, manifest };
+        versions.set(volumeId, next);
+        return { version: next.version, error: "" };
+      },
+    };
+  };
+
+  return { bucket, key, signer, versions, close: () => miniflare.dispose() };
+}
