@@ -23,6 +23,14 @@ export interface LaunchPlan {
   price_hour_micros: number;
   /** Stop it after this many minutes idle; null: never. */
   idle_stop_minutes: number | null;
+  /** The account's volumes to mount (`volume_id`: an id or a name, resolved by the account). */
+  volumes: LaunchVolume[];
+}
+
+export interface LaunchVolume {
+  volume_id: string;
+  path: string;
+  read_only: boolean;
 }
 
 export interface Idempotency {

@@ -1,6 +1,7 @@
 // AccountDO, one per account: a table of contents, each call handed to the part that owns it. Authority for: the
 // account row, its API keys, password hash and sessions, balance, ledger, the Stripe payments and disputes applied to it and its freeze, its
-// instances (status, desired state, billing, when an idle one is stopped), their events and idempotency keys, its webhooks and their deliveries;
+// instances (status, desired state, billing, when an idle one is stopped), their events and idempotency keys, its webhooks and their deliveries,
+// its volumes (their versions, attachments, snapshots and which stored objects they keep: volumes/);
 // not for GPUs (MachineDO), prices (FleetDO; frozen here per instance) nor emails (EmailDO). A credential is checked
 // on the same call as what it allows; key changes, stops, destroys and sign-outs wait for their MachineDOs' acks,
 // and the end of a key, a session or an SSH key ends what it opened on them (credential-ends.ts).
@@ -13,6 +14,7 @@ import type { AccountInfo, AccountLimitChanges, NewLoginAccount, OperatorAccount
 import type { MachineReport } from "../contracts/object-messages.ts";
 import type { Opener } from "../contracts/opener.ts";
 import type { CreatedCheckout, FraudWarning, PaymentEvent } from "../contracts/payments.ts";
+import type { NewVolume, SnapshotSource, VolumeAnswer, VolumeCall, VolumeCommitRequest, VolumeCommitResult, VolumeContent, VolumeSaveFailure, VolumeView } from "../contracts/volumes.ts";
 import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
@@ -40,6 +42,7 @@ import { revokeAllSessions, revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
 import { usageReport, type UsageQuery, type UsageReport } from "./usage.ts";
 import { SshKeys, type SshKeyCall, type SshKeyResult } from "./ssh-keys.ts";
+import { Volumes } from "./volumes/volumes.ts";
 import { WebhookEndpoints } from "./webhook-endpoints.ts";
 import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
 
@@ -58,6 +61,7 @@ export class AccountDO extends DurableObject<Env> {
   private readonly alarms: SingleAlarm;
   private readonly queue = new SerialQueue();
   private readonly sshKeys: SshKeys;
+  private readonly volumes: Volumes;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -80,8 +84,9 @@ export class AccountDO extends DurableObject<Env> {
     this.settlement = new Settlement({ ...parts, instances: this.instances, alarms: this.alarms });
     this.reports = new MachineReports(sql, transaction, this.settlement);
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
+    this.volumes = new Volumes(sql, env, transaction, () => this.record.id());
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender);
+    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.garbage);
   }
 
   // ---- operator API ----
@@ -250,6 +255,28 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.callers.admits(credential)) ? { ok: true, ...usageReport(this.logins.sql, query) } : callerRefused();
   }
 
+  // ---- volumes (volumes/): the caller's calls, and the files route's ----
+  async volumesFor(credential: string, call: VolumeCall): Promise<VolumeAnswer | Failure> {
+    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.store.handle(call)) : callerRefused();
+  }
+
+  /** Empty, or (`from`) holding a snapshot's content the files route has copied under the new volume's prefix. */
+  async createVolume(credential: string, volume: NewVolume): Promise<Ok<{ volume: VolumeView }> | Failure> {
+    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.store.create(volume)) : callerRefused();
+  }
+
+  async snapshotSource(credential: string, snapshotId: string): Promise<Ok<{ source: SnapshotSource }> | Failure> {
+    return (await this.callers.admits(credential)) ? this.volumes.store.snapshotSource(snapshotId) : callerRefused();
+  }
+
+  async volumeContent(credential: string, idOrName: string): Promise<Ok<{ content: VolumeContent }> | Failure> {
+    return (await this.callers.admits(credential)) ? this.volumes.store.content(idOrName) : callerRefused();
+  }
+
+  async commitVolumeFiles(credential: string, request: VolumeCommitRequest): Promise<VolumeCommitResult> {
+    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.commits.commit({ ...request, instance_id: null })) : callerRefused();
+  }
+
   // ---- from the Worker, about Stripe ----
   /** A Checkout Session the Worker created for this account, recorded before its address is handed out. */
   recordCheckout(checkout: CreatedCheckout): Ok<object> | Failure {
@@ -278,6 +305,15 @@ export class AccountDO extends DurableObject<Env> {
   // ---- from MachineDOs ----
   applyMachineReports(machineId: number, reports: MachineReport[]): { unknown: string[] } {
     return this.changed({ unknown: this.reports.apply(machineId, reports) });
+  }
+
+  /** A save the instance's host stored, forwarded by its MachineDO once it checked the volume is that instance's read-write. */
+  async commitVolumeVersion(request: VolumeCommitRequest): Promise<VolumeCommitResult> {
+    return this.changed(await this.volumes.commits.commit(request));
+  }
+
+  volumeSaveFailed(failure: VolumeSaveFailure): void {
+    this.changed(this.volumes.commits.saveFailed(failure));
   }
 
   override async alarm(): Promise<void> {

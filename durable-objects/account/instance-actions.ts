@@ -8,6 +8,7 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { newInstanceId } from "../../core/ids.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { ContainerSpec } from "../../protocol/messages.ts";
+import type { VolumeMount } from "../../protocol/volumes.ts";
 import type { Delivery } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import type { AccountRecord } from "./account-record.ts";
@@ -21,6 +22,7 @@ import { currentKeySet } from "./key-set.ts";
 import { launchTimeoutMs } from "./launch-timeout.ts";
 import type { MachineDirectives } from "./machine-directives.ts";
 import { NO_READINESS } from "./port-readiness.ts";
+import { attachmentRefusal, attachVolumes } from "./volumes/attachments.ts";
 import { recordWebhookEvent } from "./webhook-events.ts";
 
 /** What the instance actions work with: the account's storage, its bindings, and the parts they use. */
@@ -51,7 +53,8 @@ export class InstanceActions {
         if (row) return { ok: true, instance: await views.show(row) };
       }
     }
-    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(plan.price_hour_micros) ?? gpuLimitRefusal(sql, env, plan.gpu_count);
+    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(plan.price_hour_micros) ?? gpuLimitRefusal(sql, env, plan.gpu_count)
+      ?? attachmentRefusal(sql, plan.volumes);
     if (refused) return refused;
     const placement = await fleetOf(env).placementCandidates(plan);
     if (!placement.ok) return placement;
@@ -61,18 +64,26 @@ export class InstanceActions {
       const nowMs = clock.now();
       // The row exists (invisible, machine_id NULL) before any reservation, so a report racing the
       // launch finds it, and a crash mid-launch leaves nothing a MachineDO could keep forever. Its
-      // token column stays empty: instance tokens are derived when needed (instanceTokenFor).
-      sql`INSERT INTO instances (id, label, status, status_message, desired_state, gpu_model, gpu_count, template, model,
-            image, disk_gb, ports, env, token, price_hour_micros, machine_id, machine_online, created_at, created_ms,
-            started_at, destroyed_ms, generation, billed_until_ms, carry, idle_stop_minutes, idle_from_ms)
-          VALUES (${id}, ${plan.label}, 'creating', '', 'running', ${plan.gpu_model}, ${plan.gpu_count}, ${plan.template},
-            ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, '',
-            ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0, ${plan.idle_stop_minutes}, ${nowMs})`;
+      // token column stays empty: instance tokens are derived when needed (instanceTokenFor). Its volumes
+      // are attached with it, checked again here: a volume taken meanwhile refuses the launch.
+      const attached = this.parts.transaction(() => {
+        const taken = attachmentRefusal(sql, plan.volumes);
+        if (taken) return taken;
+        sql`INSERT INTO instances (id, label, status, status_message, desired_state, gpu_model, gpu_count, template, model,
+              image, disk_gb, ports, env, token, price_hour_micros, machine_id, machine_online, created_at, created_ms,
+              started_at, destroyed_ms, generation, billed_until_ms, carry, idle_stop_minutes, idle_from_ms)
+            VALUES (${id}, ${plan.label}, 'creating', '', 'running', ${plan.gpu_model}, ${plan.gpu_count}, ${plan.template},
+              ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, '',
+              ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0, ${plan.idle_stop_minutes}, ${nowMs})`;
+        return attachVolumes(sql, id, plan.volumes);
+      });
+      if (!attached.ok) return attached;
       const reserved = await machineOf(env, machineId).reserve({
         account_id: this.parts.record.id(), instance_id: id, gpu_model: plan.gpu_model, gpu_count: plan.gpu_count, generation: 1,
-        spec: containerSpec(id, plan), key_set: currentKeySet(sql, this.parts.record.id()),
+        spec: containerSpec(id, plan, attached.mounts), key_set: currentKeySet(sql, this.parts.record.id()),
       }).catch(() => ({ ok: false as const }));
       if (!reserved.ok) {
+        // Its volumes' attachments go with the row (volumes/schema.ts).
         sql`DELETE FROM instances WHERE id = ${id}`;
         continue;
       }
@@ -121,7 +132,7 @@ export class InstanceActions {
     if (refused) return refused;
     const generation = row.generation + 1;
     const reserved = await machineOf(env, row.machine_id!).reserveForStart(id, row.gpu_count, generation);
-    if (!reserved.ok) return reserved;
+    if (!reserved.ok) return reserved.code === "gpus_busy" && row.volumes !== "[]" ? withVolumesElsewhere(reserved) : reserved;
     const nowMs = clock.now();
     this.parts.transaction(() => {
       sql`UPDATE instances SET status = 'starting', desired_state = 'running', status_message = '', generation = ${generation},
@@ -207,8 +218,14 @@ export class InstanceActions {
   }
 }
 
+/** A start refused for its host's GPUs, of an instance whose data is in volumes: they can go to another host. */
+const withVolumesElsewhere = (refusal: Failure): Failure => ({
+  ...refusal,
+  message: `${refusal.message}; its volumes hold its data: destroy it (its host saves them first) and launch again with the same volumes to run elsewhere`,
+});
+
 /** The container as the MachineDO stores it; it adds INSTANCE_TOKEN to the env when it sends the create. */
-function containerSpec(id: string, plan: LaunchPlan): ContainerSpec {
+function containerSpec(id: string, plan: LaunchPlan, volumes: VolumeMount[]): ContainerSpec {
   return {
     instance_id: id,
     image: plan.image,
@@ -224,6 +241,7 @@ function containerSpec(id: string, plan: LaunchPlan): ContainerSpec {
     http_ports: plan.ports.filter((p) => p.kind === "http").map(({ port, path }) => ({ port, path })),
     gpu_indices: [],
     disk_gb: plan.disk_gb,
+    ...(volumes.length > 0 ? { volumes } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import type { PortSpec } from "../../core/port-spec.ts";
 import { sshFingerprint } from "../../core/ssh-public-key.ts";
 import type { Sql } from "../sql.ts";
 import { instancePorts, type InstancePort } from "./port-readiness.ts";
+import type { InstanceVolume } from "./volumes/attachments.ts";
 
 export type InstanceStatus = "creating" | "starting" | "running" | "stopped" | "error" | "destroyed";
 export type DesiredState = "running" | "stopped" | "destroyed";
@@ -47,13 +48,15 @@ export interface InstanceRow {
   idle_check_ms: number | null;
   /** Its host's SSH server's public key line; null until the host has said one. */
   ssh_host_key: string | null;
+  /** The volumes it was launched with, as JSON (volumes/attachments.ts). */
+  volumes: string;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq" | "idle_from_ms" | "idle_check_ms" | "ssh_host_key"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq" | "idle_from_ms" | "idle_check_ms" | "ssh_host_key" | "volumes"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;
@@ -68,6 +71,7 @@ export type Instance = Omit<
   gpu_util_percent: number | null;
   /** How `ssh` knows its host: the key line for known_hosts, the fingerprint a person compares; null until the host said its key. */
   ssh: { host_key: string; host_key_fingerprint: string; user: "root" } | null;
+  volumes: InstanceVolume[];
 };
 
 export function toInstance(row: InstanceRow, token: string, gpuUtilPercent: number | null): Instance {
@@ -96,6 +100,7 @@ export function toInstance(row: InstanceRow, token: string, gpuUtilPercent: numb
     gpu_util_percent: gpuUtilPercent,
     idle_stop_minutes: row.idle_stop_minutes,
     ssh: sshOf(row.ssh_host_key),
+    volumes: JSON.parse(row.volumes) as InstanceVolume[],
   };
 }
 

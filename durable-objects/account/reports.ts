@@ -11,6 +11,7 @@ import { recordKeyUse } from "./keys.ts";
 import { NO_READINESS, withoutReadyPorts, withReadyPorts } from "./port-readiness.ts";
 import { recordSshKeyUse } from "./ssh-keys.ts";
 import type { Settlement } from "./settlement.ts";
+import { endAttachments } from "./volumes/attachments.ts";
 import { recordWebhookEvent } from "./webhook-events.ts";
 
 /** The reports of MachineDOs, each batch applied with billing settled in the same transaction. */
@@ -96,8 +97,10 @@ function applyOne(sql: Sql, row: InstanceRow, report: Exclude<MachineReport, { k
       if (row.status === "stopped" || row.status === "starting") addEvent(sql, row.id, "Container stopped; data kept", at);
       return;
     case "destroyed":
-      if (row.status === "destroyed") addEvent(sql, row.id, "Container and data removed from the host", at);
-      return;
+      if (row.status !== "destroyed") return;
+      // Its volumes' final save came before this report: they are free for other instances now.
+      endAttachments(sql, row.id);
+      return addEvent(sql, row.id, "Container and data removed from the host", at);
   }
 }
 

@@ -7,6 +7,7 @@ import type { Sql } from "../sql.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
 import { foldLegacyCharges } from "./ledger-folding.ts";
 import { createSshKeySchema } from "./ssh-keys.ts";
+import { createVolumeSchema } from "./volumes/schema.ts";
 import { createWebhookSchema } from "./webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
@@ -47,6 +48,8 @@ export function createAccountSchema(sql: Sql): void {
   createWebhookSchema(sql);
   // ssh-keys.ts.
   createSshKeySchema(sql);
+  // volumes/: volumes, their attachments, snapshots, chunk references and garbage.
+  createVolumeSchema(sql);
 }
 
 /**

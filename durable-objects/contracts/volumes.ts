@@ -103,3 +103,27 @@ export interface SnapshotSource {
 // - commitVolumeFiles(key, request with instance_id null) -> VolumeCommitResult (the files route)
 // - commitVolumeVersion(request with instance_id) -> VolumeCommitResult     (a MachineDO, for its agent)
 // - volumeSaveFailed(failure: VolumeSaveFailure) -> void                      (a MachineDO, for its agent)
+
+/** The rules of a volume's name and size (the API's schema and the AccountDO both hold to them). */
+export const VOLUME_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+export const VOLUME_SIZE_GB = { min: 1, max: 10_000 } as const;
+/** The most snapshots one volume keeps. */
+export const MAX_VOLUME_SNAPSHOTS = 100;
+
+/** What a caller asks of its volumes besides creating one (`volume`: its id or its name). */
+export type VolumeCall =
+  | { op: "list" }
+  | { op: "get"; volume: string }
+  | { op: "update"; volume: string; name?: string; size_gb?: number }
+  | { op: "delete"; volume: string }
+  | { op: "save"; volume: string }
+  | { op: "snapshots"; volume: string }
+  | { op: "snapshot"; volume: string; name?: string }
+  | { op: "delete_snapshot"; volume: string; snapshot_id: string };
+
+export type VolumeAnswer =
+  | { ok: true; volumes: VolumeView[] }
+  | { ok: true; volume: VolumeView }
+  | { ok: true; snapshots: SnapshotView[] }
+  | { ok: true; snapshot: SnapshotView }
+  | { ok: true };

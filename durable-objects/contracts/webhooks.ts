@@ -10,6 +10,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "balance.low",
   "payment.succeeded",
   "payment.refunded",
+  "volume.saved",
+  "volume.save_failed",
   "webhook.test",
 ] as const;
 

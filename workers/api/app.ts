@@ -22,6 +22,8 @@ import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { sshKeyRoutes } from "./routes/ssh-key-routes.ts";
+import { volumeRoutes } from "./routes/volume-routes.ts";
+import { volumeFilesRoutes } from "./routes/volume-files-routes.ts";
 import { documentShellPaths } from "./routes/shell-docs.ts";
 import { webhookRoutes } from "./routes/webhook-routes.ts";
 import { refuseForeignOrigin } from "./session/same-origin.ts";
@@ -51,7 +53,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account"]) {
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account", "/v1/volumes", "/v1/volumes/*"]) {
     app.use(path, callerAuth());
   }
   // Stripe calls its webhook with a signature, not a key: the route verifies it.
@@ -77,6 +79,8 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/", pricingRoutes);
   app.route("/v1", webhookRoutes);
   app.route("/v1", sshKeyRoutes);
+  app.route("/v1", volumeRoutes);
+  app.route("/v1", volumeFilesRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);
   documentShellPaths(app);

@@ -9,6 +9,7 @@ import { ApiError } from "../../core/errors.ts";
 import { registryOf } from "../../standards/image-reference.ts";
 import { DEFAULT_IMAGE_REGISTRIES, privateRegistryRefusal } from "./image-registry.ts";
 import type { LaunchBody } from "./schemas/instance.ts";
+import { DEFAULT_VOLUME_PATH } from "./schemas/volume.ts";
 
 /** `registries`: the operator's IMAGE_REGISTRIES (allowedRegistries), null for any public registry; `localImages`: the dev Worker's DEV_LOCAL_IMAGES. */
 export function planLaunch(body: LaunchBody, gpu: GpuModel | null, registries: string[] | null = DEFAULT_IMAGE_REGISTRIES, localImages = false): LaunchPlan {
@@ -60,6 +61,7 @@ export function planLaunch(body: LaunchBody, gpu: GpuModel | null, registries: s
     ports: template.ports,
     price_hour_micros: gpu.price_hour_micros * body.gpu_count,
     idle_stop_minutes: body.idle_stop_minutes ?? null,
+    volumes: (body.volumes ?? []).map((volume) => ({ volume_id: volume.volume_id, path: volume.path ?? DEFAULT_VOLUME_PATH, read_only: volume.read_only ?? false })),
   };
 }
 

@@ -139,13 +139,13 @@ describe("POST /v1/instances validation", () => {
     expect(status).toBe(201);
     expect(Object.keys(body).sort()).toEqual([
       "created_at", "desired_state", "disk_gb", "env", "gpu_count", "gpu_model", "gpu_util_percent", "id", "idle_stop_minutes", "image", "label", "machine_id",
-      "machine_online", "memory_gb", "model", "ports", "price_hour_micros", "ssh", "started_at", "status", "status_message", "template", "token", "vcpus",
+      "machine_online", "memory_gb", "model", "ports", "price_hour_micros", "ssh", "started_at", "status", "status_message", "template", "token", "vcpus", "volumes",
     ]);
     expect(body).toMatchObject({
       id: expect.stringMatching(/^i-[a-z2-7]{16}$/), label: "my-llm", status: "creating", status_message: "", desired_state: "running",
       gpu_model: "rtx4090", gpu_count: 1, template: "vllm", model: "qwen2.5-0.5b-instruct", image: expect.stringContaining("vllm"),
       disk_gb: 100, env: { HF_TOKEN: "hf_x" }, token: expect.stringMatching(/^gpi_/), price_hour_micros: GPU_MODELS.rtx4090.price_hour_micros,
-      machine_id: expect.any(Number), machine_online: true, started_at: null, gpu_util_percent: null, idle_stop_minutes: null, ssh: null,
+      machine_id: expect.any(Number), machine_online: true, started_at: null, gpu_util_percent: null, idle_stop_minutes: null, ssh: null, volumes: [],
     });
     expect(body.ports).toEqual([{ port: 8000, name: expect.any(String), kind: "http", api: "openai", path: expect.stringMatching(/^\//), ready: false, ready_at: null }]);
     const plain = await launch(base);

@@ -3,6 +3,8 @@ import { z } from "@hono/zod-openapi";
 import { INSTANCE_ID_DESCRIPTION, timestamp } from "./common.ts";
 import { PortObject } from "./catalog.ts";
 import { IDLE_GPU_PERCENT, IDLE_STOP_MINUTES } from "../../../durable-objects/contracts/idle-stop.ts";
+import { MAX_INSTANCE_VOLUMES } from "../../../protocol/volumes.ts";
+import { DEFAULT_VOLUME_PATH, InstanceVolume, launchVolumes } from "./volume.ts";
 
 export const MAX_ENV_VARS = 64;
 export const MAX_ENV_BYTES = 32 * 1024;
@@ -75,6 +77,11 @@ export const LaunchBody = z
     }),
     label: label.optional().openapi({ description: "Your name for the instance; \"\" when left out" }),
     idle_stop_minutes: idleStopMinutes.optional().openapi({ description: `${IDLE_DESCRIPTION} (the default)`, example: 30 }),
+    volumes: launchVolumes.optional().openapi({
+      description: `The account's volumes to mount (at most ${MAX_INSTANCE_VOLUMES}), each once and at its own path (\`${DEFAULT_VOLUME_PATH}\` by default). ` +
+        "An unknown volume is 400 invalid naming it. A volume is attached read-write to one instance at a time: a second read-write " +
+        "attachment is 409 conflict naming the instance that holds it; read-only attachments are unlimited and start from the latest version",
+    }),
   })
   .strict()
   .openapi("LaunchRequest");
@@ -143,6 +150,7 @@ export const Instance = z
       })
       .nullable()
       .openapi({ description: "How `ssh` reaches it (GET /v1/instances/{id}/ssh; `gpu ssh`): null until its host has said its key" }),
+    volumes: z.array(InstanceVolume).openapi({ description: "The volumes it was launched with; `[]` when none" }),
   })
   .openapi("Instance");
 

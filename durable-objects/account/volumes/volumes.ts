@@ -1,0 +1,23 @@
+// The account's volumes, as the AccountDO holds them: the store (the callers' and the files route's
+// calls), the commits of saves, and the garbage collection its alarm retries, sharing one set of
+// per-volume locks.
+import type { Env } from "../../../core/env.ts";
+import type { Sql } from "../../sql.ts";
+import { VolumeCommits } from "./commits.ts";
+import { VolumeGarbage } from "./garbage.ts";
+import { VolumeLocks } from "./volume-locks.ts";
+import { VolumeStore } from "./volume-store.ts";
+
+export class Volumes {
+  readonly store: VolumeStore;
+  readonly commits: VolumeCommits;
+  readonly garbage: VolumeGarbage;
+
+  constructor(sql: Sql, env: Env, transaction: <T>(fn: () => T) => T, accountId: () => string) {
+    const locks = new VolumeLocks();
+    this.garbage = new VolumeGarbage(sql, env, locks);
+    const parts = { sql, env, transaction, accountId, locks, garbage: this.garbage };
+    this.store = new VolumeStore(parts);
+    this.commits = new VolumeCommits(parts);
+  }
+}
