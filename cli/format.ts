@@ -12,6 +12,20 @@ export function dollars(micros: number): string {
   return `${sign}$${whole}.${fraction}`;
 }
 
+/** Bytes in decimal units, as sizes are sold ("0 B", "512 B", "1.5 MB", "12.3 GB"). */
+export function byteSize(bytes: number): string {
+  const units = ["kB", "MB", "GB", "TB", "PB"];
+  if (bytes < 1000) return `${bytes} B`;
+  let value = bytes / 1000;
+  let unit = 0;
+  // Compared as it will print: 999.96 kB is 1.0 MB, not 1000.0 kB.
+  while (Math.round(value * 10) >= 10_000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
 export function printTable(io: IoStreams, header: string[], rows: string[][]): void {
   if (!io.isStdoutTty) {
     for (const row of rows) io.out(row.join("\t"));

@@ -27,6 +27,7 @@ import { sshCommand, sshConfigCommand } from "./commands/ssh.ts";
 import { sshProxyCommand } from "./commands/ssh-proxy.ts";
 import { topCommand } from "./commands/top.ts";
 import { usageCommand } from "./commands/usage.ts";
+import { volumesCommand } from "./commands/volumes.ts";
 import { describeError, ExitStatus, USAGE_EXIT } from "./errors.ts";
 import { createFactory, type Factory } from "./factory.ts";
 import type { IoStreams } from "./iostreams.ts";
@@ -34,7 +35,7 @@ import type { IoStreams } from "./iostreams.ts";
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
   stopCommand, startCommand, rmCommand, renameCommand, idleStopCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
-  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand, cpCommand,
+  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand, cpCommand, volumesCommand,
 ];
 
 function buildProgram(f: Factory) {

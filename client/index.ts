@@ -10,4 +10,6 @@ export type Instance = components["schemas"]["Instance"];
 export type LaunchRequest = components["schemas"]["LaunchRequest"];
 export type InstanceEvent = components["schemas"]["EventList"]["items"][number];
 export type InstanceMetrics = components["schemas"]["InstanceMetrics"];
+export type Volume = components["schemas"]["Volume"];
+export type Snapshot = components["schemas"]["Snapshot"];
 export { dollarsToMicros } from "./money.ts";

@@ -4,11 +4,12 @@
 // needed in the image). Directories are copied whole (`-r` is implied), named as `cp -r` and
 // `scp -r` name them both ways: into a destination directory that exists, else as the new name.
 // Archives are packed here and unpacked by the host's `tar`.
-// A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts), and
-// a directory too big for one tar in several requests (../files/directory-upload.ts); both again in
-// smaller requests when something in front of the service refuses one as too large.
+// A file bigger than PART_BYTES goes up to an instance in resumable parts instead
+// (../files/upload-in-parts.ts; a volume's route takes tars only), and a directory too big for one tar
+// in several requests (../files/directory-upload.ts); both again in smaller requests when something
+// in front of the service refuses one as too large.
 // A progress line on stderr on a terminal; then one line on stdout saying what was copied (none with --quiet).
-import { mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, posix, resolve } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { Command } from "@commander-js/extra-typings";
@@ -32,7 +33,7 @@ export function cpCommand(f: Factory) {
     .argument("<dst>", "where: an existing directory to copy into, or a new name (its parent must exist in an instance)")
     .addHelpText(
       "after",
-      "\nA destination that exists as a directory receives what is copied under its own name; any other is the new name, as with cp -r.\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too).\nA link you name is followed; links inside a directory stay links; sockets and devices are left out.\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./dataset i-abcdefghijklmnop:/data/train  (makes /data/train, if there is none)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results\n  gpu cp ./dataset vol:datasets:/                  (into a volume, no instance needed)\n  gpu cp vol:datasets:/dataset ./dataset-back",
+      "\nA destination that exists as a directory receives what is copied under its own name; any other is the new name, as with cp -r.\nA file over 256 MiB goes up to an instance in resumable parts of 256 MiB, whatever its size (in a directory too); to a volume in a request of its own.\nA volume's root (vol:<name>:/) comes down as a directory named after the volume as you wrote it.\nA link you name is followed; links inside a directory stay links; sockets and devices are left out (FIFOs too, for a volume).\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./dataset i-abcdefghijklmnop:/data/train  (makes /data/train, if there is none)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results\n  gpu cp ./dataset vol:datasets:/                  (into a volume, no instance needed)\n  gpu cp vol:datasets:/dataset ./dataset-back",
     )
     .option("-q, --quiet", QUIET_HELP)
     .action(async (src, dst, options) => {
@@ -41,7 +42,7 @@ export function cpCommand(f: Factory) {
       if ((from === null) === (to === null)) throw new CliError("one side must be <id>:<path> or vol:<name>:<path> and the other a local path", USAGE_EXIT);
       const { apiUrl, apiKey } = await f.config();
       const progress = new Transfer(f, (to ?? from)!);
-      if (from) await download(pathUrl(apiUrl, from), apiKey, resolve(dst), progress);
+      if (from) await download(pathUrl(apiUrl, from), apiKey, resolve(dst), progress, from.kind === "volume" && posix.normalize(from.path) === "/" ? from.id : null);
       else await upload(resolve(src), to!, apiUrl, apiKey, progress);
       progress.finish();
       printDone(f.io, `Copied ${src} -> ${dst} (${megabytes(progress.bytes)})`, options);
@@ -98,11 +99,22 @@ async function refusal(response: Response): Promise<CliError> {
   return refusalOf({ status: response.status, text: await response.text() });
 }
 
-async function download(url: string, apiKey: string, local: string, progress: Transfer): Promise<void> {
+/**
+ * Into an existing directory as it is named there, otherwise under the new name. A volume's root
+ * comes as its content alone: it is named after the volume as given (`volumeRoot`).
+ */
+async function download(url: string, apiKey: string, local: string, progress: Transfer, volumeRoot: string | null): Promise<void> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
   if (!response.ok || !response.body) throw await refusal(response);
-  // Into an existing directory as it is named there; otherwise under the new name, extracted beside it first.
-  const into = (await stat(local).catch(() => null))?.isDirectory() ? local : await mkdtemp(join(dirname(local), ".gpu-cp-"));
+  const isDirectory = (await stat(local).catch(() => null))?.isDirectory() ?? false;
+  let into: string;
+  if (volumeRoot !== null) {
+    into = isDirectory ? join(local, volumeRoot) : local;
+    await directoryAt(into);
+  } else {
+    // Under a new name, extracted beside it first.
+    into = isDirectory ? local : await mkdtemp(join(dirname(local), ".gpu-cp-"));
+  }
   const unpack = untar(into);
   // tar stops reading at the archive's end marker: the padding after it has nowhere to go, and that is no failure.
   unpack.child.stdin.on("error", () => undefined);
@@ -113,11 +125,22 @@ async function download(url: string, apiKey: string, local: string, progress: Tr
   });
   source.pipe(unpack.child.stdin);
   await Promise.race([unpack.exited, broken]);
-  if (into === local) return;
+  if (volumeRoot !== null || into === local) return;
   const [name] = await readdir(into);
   if (name === undefined) throw new CliError("the archive was empty");
   await rename(join(into, name), local);
   await rm(into, { recursive: true, force: true });
+}
+
+/** Makes the directory `path` unless it is one; its parent must exist, as for cp. */
+async function directoryAt(path: string): Promise<void> {
+  try {
+    await mkdir(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" && (await stat(path)).isDirectory()) return;
+    throw new CliError(code === "ENOENT" ? `no directory ${dirname(path)} to copy into` : `cannot copy into ${path}: ${(error as Error).message}`);
+  }
 }
 
 async function upload(local: string, to: Remote, apiUrl: string, apiKey: string, progress: Transfer): Promise<void> {
@@ -125,15 +148,23 @@ async function upload(local: string, to: Remote, apiUrl: string, apiKey: string,
   if (!found) throw new CliError(`no file or directory ${local}`);
   const { into, name } = await destination(local, found.isDirectory(), to, apiUrl, apiKey);
   const url = filesUrl(apiUrl, to);
+  // A volume's files route takes tars only, and no FIFOs.
+  const instance = to.kind === "instance";
+  if (found.isDirectory()) {
+    return uploadDirectory({ filesUrl: url, apiKey, to: into, parent: dirname(local), name: basename(local), as: name, parts: instance, fifos: instance, transfer: progress });
+  }
   const inParts = (partBytes: number) =>
     uploadInParts({ filesUrl: url, apiKey, remotePath: posix.join(into, name), local, size: found.size, partBytes, progress: (bytes) => progress.set(bytes, found.size) });
-  if (found.isDirectory()) return uploadDirectory({ filesUrl: url, apiKey, to: into, parent: dirname(local), name: basename(local), as: name, transfer: progress });
-  if (found.size > PART_BYTES) return inParts(PART_BYTES);
+  if (instance && found.size > PART_BYTES) return inParts(PART_BYTES);
   try {
-    await putTar({ url: pathUrl(apiUrl, to, into), apiKey, parent: dirname(local), names: [basename(local)], given: basename(local), as: name, counter: progress.counter(), skipped: progress.skipped });
+    await putTar({
+      url: pathUrl(apiUrl, to, into), apiKey, parent: dirname(local), names: [basename(local)], given: basename(local), as: name, fifos: instance,
+      counter: progress.counter(), skipped: progress.skipped,
+    });
   } catch (error) {
-    // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
     if (!(error instanceof CappedBody)) throw error;
+    if (!instance) throw new CliError(`${error.message}: something in front of the service takes no request this big, and a volume takes no file in parts (copy it into an instance that mounts the volume)`);
+    // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
     progress.set(0);
     await inParts(Math.max(MIN_PART_BYTES, Math.floor(found.size / 2)));
   }

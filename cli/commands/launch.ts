@@ -7,6 +7,7 @@ import type { Factory } from "../factory.ts";
 import { printJson } from "../format.ts";
 import { instanceSummary, statusText } from "../instance-text.ts";
 import { integer, JSON_HELP } from "../options.ts";
+import { addVolumeMount } from "../volume-mount.ts";
 import { waitUntilSettled } from "../wait-running.ts";
 
 export function launchCommand(f: Factory) {
@@ -20,11 +21,12 @@ export function launchCommand(f: Factory) {
     .option("--disk-gb <n>", "disk size in GB, 10 to 2000 (default: the template's)", integer)
     .option("--label <text>", "a name for the instance, at most 64 characters")
     .option("--env <NAME=VALUE>", "environment variable for the container (repeatable)", addEnv)
+    .option("--volume <name[:/path][:ro]>", "mount a volume (its name or id), at /workspace unless a path is given, read-only with :ro (repeatable, at most 4)", addVolumeMount)
     .option("--idle-stop <minutes>", "stop it once its GPUs stayed under 5 % with no traffic for this long, 5 to 1440 (default: never)", integer)
     .option("--wait", "wait until the instance is running; exit non-zero if it fails")
     .option("--ready", "with --wait (implied): also wait until every HTTP port answers (the model is loaded)")
     .option("--json", `${JSON_HELP} (with --wait, the instance as last read)`)
-    .addHelpText("after", "\nExample:\n  gpu launch --gpu-model rtx4090 --template vllm --model qwen2.5-0.5b-instruct --label demo --wait --ready")
+    .addHelpText("after", "\nExamples:\n  gpu launch --gpu-model rtx4090 --template vllm --model qwen2.5-0.5b-instruct --label demo --wait --ready\n  gpu launch --gpu-model rtx4090 --template pytorch --volume work --volume datasets:/data:ro")
     .action(async (options) => {
       const body: LaunchRequest = {
         gpu_model: options.gpuModel,
@@ -36,6 +38,7 @@ export function launchCommand(f: Factory) {
         ...(options.label !== undefined && { label: options.label }),
         ...(options.env !== undefined && { env: options.env }),
         ...(options.idleStop !== undefined && { idle_stop_minutes: options.idleStop }),
+        ...(options.volume !== undefined && { volumes: options.volume }),
       };
       const api = await f.client();
       const launched = await ok(api.POST("/v1/instances", { body }));

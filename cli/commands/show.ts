@@ -32,6 +32,7 @@ export function showCommand(f: Factory) {
         ["gpu util", instance.gpu_util_percent === null ? "-" : `${instance.gpu_util_percent}%`],
         ["idle stop", instance.idle_stop_minutes === null ? "never" : `after ${instance.idle_stop_minutes} min idle`],
         ["env", env || "-"],
+        ...instance.volumes.map((v): [string, string] => [`volume ${v.path}`, `${v.volume_id}${v.read_only ? " (read-only)" : ""}`]),
         ...instance.ports.map((p): [string, string] => [`port ${p.port}`, `${p.name} (${p.api}) ${proxyUrl(apiUrl, instance, p.port)}`]),
       ];
       if (!f.io.isStdoutTty) return printTable(f.io, [], rows);

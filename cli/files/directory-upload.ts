@@ -1,7 +1,8 @@
 // A directory up whatever its size. One tar request carries at most 512 MB, so a directory with more
 // goes as several: its folders and its small files packed in tars of at most `partBytes` of file
 // data each (the folders in the first, so every later file has its folder), then each file over
-// `partBytes` as a resumable upload of its own (upload-in-parts.ts) into the folder the tars made.
+// `partBytes` as a resumable upload of its own (upload-in-parts.ts) into the folder the tars made;
+// to a volume, whose files route takes no parts, each such file in a tar of its own.
 // A directory that fits one tar goes in one, as it always did.
 import { lstat, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
@@ -49,10 +50,10 @@ export async function planDirectory(parent: string, name: string, partBytes: num
 }
 
 export interface DirectoryUpload {
-  /** The files URL of the instance, without a query. */
+  /** The files URL of the instance or volume, without a query. */
   filesUrl: string;
   apiKey: string;
-  /** The instance's directory that receives the local directory (as `<to>/<as>`). */
+  /** The directory that receives the local directory (as `<to>/<as>`). */
   to: string;
   parent: string;
   name: string;
@@ -60,6 +61,10 @@ export interface DirectoryUpload {
   as?: string;
   /** PART_BYTES unless given. */
   partBytes?: number;
+  /** False where the files route takes no resumable parts (a volume's): each big file goes in a tar of its own. */
+  parts?: boolean;
+  /** FIFOs go as what they are unless false (a volume stores none). */
+  fifos?: boolean;
   /** The progress line: counts a tar's bytes as they go through `counter`, a big file's as they are `set`; told of names left out. */
   transfer: { counter(): Transform; readonly bytes: number; set(bytes: number): void; skipped(name: string, what: string): void };
 }
@@ -75,13 +80,14 @@ export async function uploadDirectory(upload: DirectoryUpload): Promise<void> {
   for (;;) {
     const plan = await planDirectory(upload.parent, upload.name, partBytes);
     try {
-      await sendTars(upload, plan);
+      await sendTars(upload, upload.parts === false ? [...plan.tars, ...plan.big.map((file) => [file.name])] : plan.tars);
     } catch (error) {
       if (!(error instanceof CappedBody) || partBytes <= MIN_PART_BYTES) throw error;
       partBytes = Math.max(MIN_PART_BYTES, Math.floor(partBytes / 2));
       upload.transfer.set(start);
       continue;
     }
+    if (upload.parts === false) return;
     for (const file of plan.big) {
       const before = upload.transfer.bytes;
       await uploadInParts({
@@ -93,9 +99,11 @@ export async function uploadDirectory(upload: DirectoryUpload): Promise<void> {
   }
 }
 
-async function sendTars(upload: DirectoryUpload, plan: DirectoryPlan): Promise<void> {
+async function sendTars(upload: DirectoryUpload, tars: string[][]): Promise<void> {
   const url = `${upload.filesUrl}?${new URLSearchParams({ path: upload.to })}`;
-  for (const names of plan.tars) {
-    await putTar({ url, apiKey: upload.apiKey, parent: upload.parent, names, given: upload.name, as: upload.as, counter: upload.transfer.counter(), skipped: upload.transfer.skipped });
+  for (const names of tars) {
+    await putTar({
+      url, apiKey: upload.apiKey, parent: upload.parent, names, given: upload.name, as: upload.as, fifos: upload.fifos, counter: upload.transfer.counter(), skipped: upload.transfer.skipped,
+    });
   }
 }

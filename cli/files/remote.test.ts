@@ -19,10 +19,10 @@ describe("remoteOf", () => {
     [`${ID}:data`, `${ID}:data: the instance's path must be absolute (e.g. ${ID}:/data)`],
     ["vol:datasets:imagenet", "vol:datasets:imagenet: the volume's path must be absolute (e.g. vol:datasets:/data)"],
     ["vol:datasets", "vol:datasets: the volume's path comes after its name, e.g. vol:datasets:/ for the whole volume"],
-    ["vol::/x", "vol::/x: after vol: comes the volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet"],
-    ["vol:Data:/x", "vol:Data:/x: after vol: comes the volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet"],
-    ["vol:9lives:/x", "vol:9lives:/x: after vol: comes the volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet"],
-    [`vol:${"a".repeat(64)}:/x`, `vol:${"a".repeat(64)}:/x: after vol: comes the volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet`],
+    ["vol::/x", "vol::/x: after vol: comes a volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet"],
+    ["vol:Data:/x", "vol:Data:/x: after vol: comes a volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet"],
+    ["vol:9lives:/x", "vol:9lives:/x: after vol: comes a volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet"],
+    [`vol:${"a".repeat(64)}:/x`, `vol:${"a".repeat(64)}:/x: after vol: comes a volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet`],
   ])("refuses %s as a usage error", (argument, message) => {
     expect(() => remoteOf(argument)).toThrow(new CliError(message, USAGE_EXIT));
   });

@@ -2,6 +2,7 @@
 // (`vol:<name or id>:/path`), each reached through its own files route. Anything else is a local path
 // (`./vol:x` names a local file called `vol:x`).
 import { CliError, USAGE_EXIT } from "../errors.ts";
+import { VOLUME_REF, VOLUME_REF_RULE } from "../volume-mount.ts";
 
 export interface Remote {
   kind: "instance" | "volume";
@@ -14,8 +15,6 @@ export interface Remote {
 
 const INSTANCE = /^(i-[a-z2-7]{16}):(.*)$/s;
 const VOLUME = /^vol:([^:]*)(?::(.*))?$/s;
-/** A volume's name (as the API takes it) or its id. */
-const VOLUME_REF = /^([a-z][a-z0-9-]{0,62}|vol_[a-z2-7]{16})$/;
 
 /** The remote side `argument` names, or null for a local path; a malformed one is a usage error saying what is wrong. */
 export function remoteOf(argument: string): Remote | null {
@@ -25,7 +24,7 @@ export function remoteOf(argument: string): Remote | null {
   if (!volume) return null;
   const [, ref = "", path] = volume;
   if (!VOLUME_REF.test(ref)) {
-    throw new CliError(`${argument}: after vol: comes the volume's name (1 to 63 of a-z, 0-9 and -, starting with a letter) or its id (vol_…), e.g. vol:datasets:/imagenet`, USAGE_EXIT);
+    throw new CliError(`${argument}: after vol: comes ${VOLUME_REF_RULE}, e.g. vol:datasets:/imagenet`, USAGE_EXIT);
   }
   if (path === undefined) throw new CliError(`${argument}: the volume's path comes after its name, e.g. vol:${ref}:/ for the whole volume`, USAGE_EXIT);
   return { kind: "volume", id: ref, path: absolute(argument, path, "volume", `vol:${ref}:/data`), text: argument };

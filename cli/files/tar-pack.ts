@@ -3,7 +3,8 @@
 // piped `tar -c` had to be) crossed the local stack at half the rate (docs/benchmarks.md).
 // Files, directories, symbolic links and FIFOs are packed as what they are, each name by itself
 // (a directory's contents are named on their own, as `tar --no-recursion` takes them); sockets and
-// devices cannot be made in an instance and are left out, each named to `skipped`. The name the user
+// devices cannot be made in an instance and are left out, each named to `skipped` (FIFOs too, for a
+// volume). The name the user
 // gave is followed when it is a link, as `cp` and `scp` follow theirs: what it points at goes; it
 // can take another name in the archive (a new name at the destination, as `cp -r` gives one).
 import type { Stats } from "node:fs";
@@ -23,19 +24,31 @@ export interface TarPlan {
   bytes: number;
 }
 
-/**
- * The archive of `names` (relative to `parent`, `/`-separated) as they are now on disk; `given`, the
- * one named by the user, followed if a link, and named `as` in the archive (itself unless given).
- */
-export async function planTar(parent: string, names: readonly string[], given: string, skipped: (name: string, what: string) => void, as = given): Promise<TarPlan> {
+/** What goes in an archive. */
+export interface TarSelection {
+  /** The names, relative to `parent`, `/`-separated, each by itself (a directory's contents are named on their own). */
+  parent: string;
+  names: readonly string[];
+  /** The name the user gave, followed if it is a link. */
+  given: string;
+  /** The name `given` takes in the archive (its own unless given). */
+  as?: string;
+  /** FIFOs go as what they are unless false (a volume stores none). */
+  fifos?: boolean;
+  /** Told of each name left out, and what it is. */
+  skipped(name: string, what: string): void;
+}
+
+/** The archive of the names as they are now on disk. */
+export async function planTar({ parent, names, given, as = given, fifos = true, skipped }: TarSelection): Promise<TarPlan> {
   const entries: TarPlan["entries"] = [];
   for (const name of names) {
     const local = join(parent, name);
     const stats = await (name === given ? stat : lstat)(local).catch(() => null);
     if (!stats) throw new CliError(`no file or directory ${local}`);
     const type = typeOf(stats);
-    if (typeof type === "object") {
-      skipped(name, type.unsupported);
+    if (typeof type === "object" || (type === "fifo" && !fifos)) {
+      skipped(name, typeof type === "object" ? type.unsupported : "a FIFO");
       continue;
     }
     const entry = { name: renamed(name, given, as), local, type, mode: stats.mode, mtime: Math.floor(stats.mtimeMs / 1000), size: type === "file" ? stats.size : 0 };

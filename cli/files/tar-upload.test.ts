@@ -89,7 +89,7 @@ describe("putTar", () => {
     const source = join(dir.path, "shrinks");
     mkdirSync(source);
     writeFileSync(join(source, "log.txt"), randomBytes(200_000));
-    const plan = await planTar(source, ["log.txt"], "log.txt", () => undefined);
+    const plan = await planTar({ parent: source, names: ["log.txt"], given: "log.txt", skipped: () => undefined });
     truncateSync(join(source, "log.txt"), 1000);
     await expect(buffer(packTar(plan))).rejects.toThrow(new CliError(`${join(source, "log.txt")} changed while it was sent: 1000 of its 200000 bytes were left`));
     const upload = { url, apiKey: "k", parent: source, names: ["log.txt"], given: "log.txt", counter: new PassThrough(), skipped: () => undefined };
@@ -108,9 +108,9 @@ describe("putTar", () => {
     writeFileSync(join(source, "weights.bin"), "w".repeat(1000));
     symlinkSync("weights.bin", join(source, "model"));
     symlinkSync("real-dir", join(source, "folder"));
-    const file = await planTar(source, ["model"], "model", () => undefined);
+    const file = await planTar({ parent: source, names: ["model"], given: "model", skipped: () => undefined });
     expect(file.entries.map(({ name, type, size }) => ({ name, type, size }))).toEqual([{ name: "model", type: "file", size: 1000 }]);
-    const folder = await planTar(source, ["folder", "folder/a.txt", "folder/inner-link"], "folder", () => undefined);
+    const folder = await planTar({ parent: source, names: ["folder", "folder/a.txt", "folder/inner-link"], given: "folder", skipped: () => undefined });
     expect(folder.entries.map(({ name, type, linkName }) => ({ name, type, linkName }))).toEqual([
       { name: "folder", type: "directory", linkName: undefined },
       { name: "folder/a.txt", type: "file", linkName: undefined },
@@ -128,7 +128,7 @@ describe("putTar", () => {
     mkdirSync(join(source, "dataset-other"));
     writeFileSync(join(source, "dataset", "nested", "a.txt"), "a");
     const names = ["dataset", "dataset/nested", "dataset/nested/a.txt", "dataset-other"];
-    const plan = await planTar(source, names, "dataset", () => undefined, "train");
+    const plan = await planTar({ parent: source, names, given: "dataset", as: "train", skipped: () => undefined });
     expect(plan.entries.map((entry) => [entry.name, entry.local])).toEqual([
       ["train", join(source, "dataset")],
       ["train/nested", join(source, "dataset", "nested")],
@@ -139,5 +139,15 @@ describe("putTar", () => {
     mkdirSync(into);
     execFileSync("tar", ["-x", "-C", into], { input: await buffer(packTar(plan)) });
     expect(readFileSync(join(into, "train", "nested", "a.txt"), "utf8")).toBe("a");
+  });
+
+  it("leaves FIFOs out, naming each, for a destination that stores none (a volume)", async () => {
+    const source = join(dir.path, "with-fifo");
+    mkdirSync(join(source, "logs"), { recursive: true });
+    execFileSync("mkfifo", [join(source, "logs", "pipe")]);
+    const skipped: string[] = [];
+    const plan = await planTar({ parent: source, names: ["logs", "logs/pipe"], given: "logs", fifos: false, skipped: (name, what) => skipped.push(`${name}: ${what}`) });
+    expect(plan.entries.map((entry) => entry.name)).toEqual(["logs"]);
+    expect(skipped).toEqual(["logs/pipe: a FIFO"]);
   });
 });
