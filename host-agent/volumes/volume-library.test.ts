@@ -3,14 +3,14 @@
 // caches), what each sends, saves that die or are refused, and manifests that try to leave the copy.
 import { createHash, randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { lstat, mkdir, open, readdir, readFile, readlink, symlink, utimes, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readdir, readFile, readlink, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chunkName, manifestName, VOLUME_CHUNK_BYTES, type VolumeMount } from "../../protocol/volumes.ts";
+import { chunkName, manifestName, VOLUME_CHUNK_BYTES, type VolumeManifest, type VolumeMount } from "../../protocol/volumes.ts";
 import { startLocalS3, type LocalS3, type Versions } from "../../test/support/agent/local-s3.ts";
 import { useTempDir } from "../../test/support/agent/temp-dir.ts";
 import { VolumeLibrary } from "./volume-library.ts";
-import { readBase } from "./working-copy-state.ts";
+import { readBase, readStats, writeStats } from "./working-copy-state.ts";
 
 const MiB = 2 ** 20;
 const temp = useTempDir("volume-library-");
@@ -229,6 +229,65 @@ describe("volumes on a host, against a real S3 endpoint", () => {
     const b = newHost();
     await expect(b.library.restore(mountOf(volumeId), b.copy(volumeId), s3.signer())).rejects.toThrow(/does not match its name .*damaged/);
     await expect(lstat(b.copy(volumeId))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("a file whose stat matches what was cached is not read again; one whose ctime moved is", async () => {
+    const volumeId = newVolume();
+    const a = newHost();
+    const copy = a.copy(volumeId);
+    await a.library.restore(mountOf(volumeId), copy, s3.signer());
+    await writeFile(join(copy, "f"), "first");
+    await writeFile(join(copy, "g"), "second");
+    await a.library.save(mountOf(volumeId), copy, s3.signer());
+    // The cache says f holds g's chunk: a save that read f would say otherwise.
+    const stats = await readStats(copy);
+    stats.set("f", { ...stats.get("f")!, chunks: stats.get("g")!.chunks });
+    await writeStats(copy, stats);
+    const fromCache = await a.library.save(mountOf(volumeId), copy, s3.signer());
+    expect(fromCache).toMatchObject({ kind: "saved", version: 2, bytes_sent: 0 });
+    const manifest = async () => (await (await s3.bucket.get(s3.key(volumeId, s3.versions.get(volumeId)!.manifest!)))!.json()) as VolumeManifest;
+    const chunksOf = async (path: string) => (await manifest()).entries.find((entry) => entry.path === path)!;
+    expect(await chunksOf("f")).toMatchObject({ chunks: (await chunksOf("g") as { chunks: string[] }).chunks });
+    await chmod(join(copy, "f"), 0o600);
+    await a.library.save(mountOf(volumeId), copy, s3.signer());
+    expect(await chunksOf("f")).toMatchObject({ mode: 0o600, chunks: [createHash("sha256").update("first").digest("hex")] });
+  });
+
+  it("a restore asks URLs in batches of at most 64, just before it uses them", async () => {
+    const volumeId = newVolume();
+    const a = newHost();
+    await a.library.restore(mountOf(volumeId), a.copy(volumeId), s3.signer());
+    for (let i = 0; i < 100; i++) await writeFile(join(a.copy(volumeId), `file-${i}`), `content ${i}`);
+    const saving = s3.signer();
+    expect(await a.library.save(mountOf(volumeId), a.copy(volumeId), saving)).toMatchObject({ kind: "saved" });
+    expect(saving.signed.map(({ names }) => names.length)).toEqual(Array(101).fill(1));
+    const b = newHost();
+    const signer = s3.signer();
+    await b.library.restore(mountOf(volumeId), b.copy(volumeId), signer);
+    expect(signer.signed.map(({ names }) => names.length)).toEqual([1, 64, 36]);
+    expect(await digest(b.copy(volumeId))).toEqual(await digest(a.copy(volumeId)));
+  });
+
+  it("a copy of an older version is replaced whole by the newer one, owned by the given user, without setuid", async () => {
+    const volumeId = newVolume();
+    const a = newHost();
+    const b = newHost();
+    await a.library.restore(mountOf(volumeId), a.copy(volumeId), s3.signer());
+    await writeFile(join(a.copy(volumeId), "tool"), "#!/bin/sh\n", { mode: 0o755 });
+    await chmod(join(a.copy(volumeId), "tool"), 0o4755);
+    await a.library.save(mountOf(volumeId), a.copy(volumeId), s3.signer());
+    const version1 = mountOf(volumeId);
+    await b.library.restore(version1, b.copy(volumeId), s3.signer());
+    await writeFile(join(b.copy(volumeId), "unsaved"), "lost: the copy is behind");
+    await writeFile(join(a.copy(volumeId), "new"), "from version 2");
+    await a.library.save(mountOf(volumeId), a.copy(volumeId), s3.signer());
+
+    const owner = { uid: 4321, gid: 4322 };
+    expect(await b.library.restore(mountOf(volumeId), b.copy(volumeId), s3.signer(), { owner })).toMatchObject({ reused: false });
+    expect((await readdir(b.copy(volumeId))).sort()).toEqual(["new", "tool"]);
+    for (const path of ["", "new", "tool"]) expect(await lstat(join(b.copy(volumeId), path))).toMatchObject(owner);
+    expect((await lstat(join(b.copy(volumeId), "tool"))).mode & 0o7777).toBe(0o755);
+    expect(await readdir(join(b.copy(volumeId), ".."))).toEqual([`${volumeId}`, `${volumeId}.volume-state`]);
   });
 
   describe("a manifest that would place an entry outside the copy is refused at restore", () => {
