@@ -22,6 +22,7 @@ import { ImagePruning } from "./runtime/image-pruning.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 import { applyFirewall, firewallScript } from "./tenant-firewall/firewall-script.ts";
 import { followRulesetChanges } from "./tenant-firewall/ruleset-monitor.ts";
+import { VolumeLibrary } from "./volumes/volume-library.ts";
 import { watchFirewall } from "./tenant-firewall/rules-watch.ts";
 
 /** What makes one agent: its usage text, its GPUs and what samples them, its runtime, and whether doctor checks the GPUs and the engine. */
@@ -51,6 +52,7 @@ export const NVIDIA_DOCKER_HOST: Omit<AgentHost<AgentConfig>, "usage" | "createR
     const docker = new Docker();
     return new DockerRuntime({
       modelCacheDir: config.cacheDir, networkPool: config.networkPool, resources, hostGpus, gpuDevices, acceptUnenforcedDisk: config.acceptUnenforcedDisk, docker,
+      volumesDir: join(config.stateDir, "instances"),
       images: new ImagePruning(docker, { file: join(config.stateDir, "custom-images.json"), keepMs: config.imageKeepMs }), ...dev,
     });
   },
@@ -137,6 +139,7 @@ async function runAgent<Config extends AgentConfig>(config: Config, agentHost: A
     uploadsDir: join(config.stateDir, "uploads"),
     uploadStagingBytes: config.uploadStagingBytes,
     diskDir,
+    volumes: { library: new VolumeLibrary(config.stateDir, config.volumeCacheBytes), saveIntervalMs: config.volumeSaveMs },
   });
   const stopPruning = docker?.images?.start(
     (removed) => log.info("tenants' images no container used removed", { images: removed }),

@@ -20,6 +20,8 @@ import { ReadinessProbes } from "./readiness-probes.ts";
 import type { SshHostKey } from "./ssh/host-key.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
 import { VolumeRequests } from "./volume-requests.ts";
+import { InstanceVolumes, startPeriodicSaves } from "./instance-volumes.ts";
+import type { VolumeLibrary } from "./volumes/volume-library.ts";
 
 export const AGENT_VERSION = "0.1.0";
 
@@ -48,6 +50,8 @@ export interface AgentOptions {
   uploadStagingBytes?: number;
   /** A folder on the file system instances' disks live on, whose size and free bytes the hello reports; none: not reported. */
   diskDir?: string;
+  /** Instances' volumes: the host's library (its chunk cache), and how often running instances' are saved; none: a create with volumes fails. */
+  volumes?: { library: VolumeLibrary; saveIntervalMs: number };
 }
 
 export interface RunningAgent {
@@ -149,7 +153,11 @@ export function startAgent(options: AgentOptions): RunningAgent {
     },
   });
   const volumeRequests = new VolumeRequests((message) => connection.send(message));
-  const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded());
+  const instanceVolumes = options.volumes
+    ? new InstanceVolumes({ runtime, library: options.volumes.library, requests: volumeRequests, send: (message) => connection.send(message), log })
+    : null;
+  const commands = new CommandRunner(runtime, report, (message) => connection.send(message), log, () => health.degraded(), instanceVolumes);
+  const stopSaving = options.volumes ? startPeriodicSaves(runtime, options.volumes.saveIntervalMs, (instanceId) => commands.saveVolumes(instanceId), log) : undefined;
   // A change between hellos; a reconnect's hello carries it anyway.
   health.onChange((degraded) => connection.send({ type: "health", degraded }));
   const streams = new ProxyStreams(runtime, connection, log, undefined, sshHostKey ? { hostKey: sshHostKey, runtime } : null, runtime, uploads);
@@ -166,6 +174,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
     async close() {
       closing = true;
       stopSweeping?.();
+      stopSaving?.();
       probes.close();
       sampler.close();
       await streams.endSessions(null, "the host's agent is restarting: this session has ended; connect again in a minute");

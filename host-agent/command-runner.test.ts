@@ -27,6 +27,8 @@ function recordingRuntime(log: string[]): ContainerRuntime {
     resolvePort: async () => null,
     logs: async () => null,
     httpPorts: async () => [],
+    volumes: async () => [],
+    volumeOwner: async () => null,
     exec: async () => null,
     readArchive: async () => null,
     writeArchive: async () => false,

@@ -22,6 +22,7 @@ describe("agent command line", () => {
         uploadStagingBytes: 100 * 2 ** 30,
         imageKeepMs: 24 * 3_600_000,
         volumeCacheBytes: 50 * 2 ** 30,
+        volumeSaveMs: 15 * 60_000,
       },
     });
   });
@@ -39,8 +40,9 @@ describe("agent command line", () => {
       AGENT_UPLOAD_STAGING_GB: "0.5",
       AGENT_IMAGE_KEEP_HOURS: "2",
       AGENT_VOLUME_CACHE_GB: "0.25",
+      AGENT_VOLUME_SAVE_MINUTES: "5",
     };
-    const parsed = parseCommandLine(["--token", "flag", "--image-keep-hours", "0.25"], env);
+    const parsed = parseCommandLine(["--token", "flag", "--image-keep-hours", "0.25", "--volume-save-minutes", "0.5"], env);
     expect(parsed.ok && parsed.command === "run" && parsed.config).toEqual({
       connectUrl: "wss://gpu.example.com/agent/v1/connect",
       token: "flag",
@@ -53,6 +55,7 @@ describe("agent command line", () => {
       uploadStagingBytes: 2 ** 29,
       imageKeepMs: 15 * 60_000,
       volumeCacheBytes: 2 ** 28,
+      volumeSaveMs: 30_000,
     });
   });
 
@@ -70,12 +73,12 @@ describe("agent command line", () => {
   });
 
   it("the usage names every flag and every environment variable the agent reads, and no stand-in of the dev agent", () => {
-    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--upload-staging-gb", "--image-keep-hours", "--volume-cache-gb", "--help", "--version", "doctor"]) {
+    for (const flag of ["--server", "--token", "--runtime", "--state-dir", "--cache-dir", "--network-pool", "--probe-image", "--unenforced-disk", "--upload-staging-gb", "--image-keep-hours", "--volume-cache-gb", "--volume-save-minutes", "--help", "--version", "doctor"]) {
       expect(USAGE).toContain(flag);
     }
     for (const name of [
       "AGENT_SERVER", "AGENT_TOKEN", "AGENT_RUNTIME", "AGENT_STATE_DIR", "AGENT_CACHE_DIR", "AGENT_NETWORK_POOL", "AGENT_PROBE_IMAGE", "AGENT_UNENFORCED_DISK",
-      "AGENT_UPLOAD_STAGING_GB", "AGENT_IMAGE_KEEP_HOURS", "AGENT_VOLUME_CACHE_GB", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS",
+      "AGENT_UPLOAD_STAGING_GB", "AGENT_IMAGE_KEEP_HOURS", "AGENT_VOLUME_CACHE_GB", "AGENT_VOLUME_SAVE_MINUTES", "DOCKER_HOST", "AGENT_METRICS_INTERVAL_MS",
     ]) {
       expect(USAGE).toContain(name);
     }
@@ -107,6 +110,7 @@ describe("agent command line", () => {
       [["--server", "https://x", "--token", "t", "--upload-staging-gb", value], "--upload-staging-gb (or AGENT_UPLOAD_STAGING_GB) must be a number of GB above 0, e.g. 100 or 0.5"],
       [["--server", "https://x", "--token", "t", "--image-keep-hours", value], "--image-keep-hours (or AGENT_IMAGE_KEEP_HOURS) must be a number of hours above 0, e.g. 24 or 0.5"],
       [["--server", "https://x", "--token", "t", "--volume-cache-gb", value], "--volume-cache-gb (or AGENT_VOLUME_CACHE_GB) must be a number of GB above 0, e.g. 50 or 0.5"],
+      [["--server", "https://x", "--token", "t", "--volume-save-minutes", value], "--volume-save-minutes (or AGENT_VOLUME_SAVE_MINUTES) must be a number of minutes above 0, e.g. 15 or 0.5"],
     ] as [string[], string][]),
     [["start"], 'unknown command "start"; the only command is doctor'],
     [["doctor", "now"], 'unknown command "doctor now"; the only command is doctor'],

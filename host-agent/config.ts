@@ -28,6 +28,8 @@ export interface AgentConfig {
   imageKeepMs: number;
   /** What volumes' chunks cached on this host may take, in bytes (--volume-cache-gb). */
   volumeCacheBytes: number;
+  /** How often a running instance's read-write volumes are saved (--volume-save-minutes). */
+  volumeSaveMs: number;
 }
 
 export type CommandLine<Config> =
@@ -40,6 +42,9 @@ export type FlagValues = Record<string, string | undefined>;
 
 /** Any image with busybox's sh, nc and httpd will do for doctor's probe; --probe-image names another (a mirror's). */
 export const DEFAULT_PROBE_IMAGE = "docker.io/library/busybox:1.37";
+
+/** How often a running instance's read-write volumes are saved unless said otherwise. */
+export const DEFAULT_VOLUME_SAVE_MINUTES = 15;
 
 export const USAGE = `gpu-rental-agent: runs customers' containers on this machine's GPUs for the GPU rental service.
 
@@ -70,6 +75,9 @@ Flags (each falls back to the environment variable beside it):
   --volume-cache-gb GB    AGENT_VOLUME_CACHE_GB
                                                 what volumes' chunks cached on this host may take (default ${DEFAULT_VOLUME_CACHE_GB}); the
                                                 least recently used go first
+  --volume-save-minutes M AGENT_VOLUME_SAVE_MINUTES
+                                                how often a running instance's read-write volumes are saved, besides on
+                                                stop, destroy and POST /v1/volumes/{id}/save (default ${DEFAULT_VOLUME_SAVE_MINUTES})
 
 Environment only:
   DOCKER_HOST             the Docker engine (default unix:///var/run/docker.sock)
@@ -91,6 +99,7 @@ export const AGENT_FLAGS = {
   "upload-staging-gb": { type: "string" },
   "image-keep-hours": { type: "string" },
   "volume-cache-gb": { type: "string" },
+  "volume-save-minutes": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine<AgentConfig> {
@@ -152,10 +161,12 @@ export function parseSettings(values: FlagValues, env: NodeJS.ProcessEnv): Agent
   if (keepHours === null) return { error: "--image-keep-hours (or AGENT_IMAGE_KEEP_HOURS) must be a number of hours above 0, e.g. 24 or 0.5" };
   const volumeCacheGb = positiveNumber(values["volume-cache-gb"] ?? env.AGENT_VOLUME_CACHE_GB, DEFAULT_VOLUME_CACHE_GB);
   if (volumeCacheGb === null) return { error: "--volume-cache-gb (or AGENT_VOLUME_CACHE_GB) must be a number of GB above 0, e.g. 50 or 0.5" };
+  const saveMinutes = positiveNumber(values["volume-save-minutes"] ?? env.AGENT_VOLUME_SAVE_MINUTES, DEFAULT_VOLUME_SAVE_MINUTES);
+  if (saveMinutes === null) return { error: "--volume-save-minutes (or AGENT_VOLUME_SAVE_MINUTES) must be a number of minutes above 0, e.g. 15 or 0.5" };
   return {
     connectUrl, token, stateDir, cacheDir, networkPool, metricsIntervalMs, probeImage, acceptUnenforcedDisk: unenforcedDisk === "accept",
     uploadStagingBytes: Math.floor(stagingGb * 2 ** 30), imageKeepMs: Math.round(keepHours * 3_600_000),
-    volumeCacheBytes: Math.floor(volumeCacheGb * 2 ** 30),
+    volumeCacheBytes: Math.floor(volumeCacheGb * 2 ** 30), volumeSaveMs: Math.round(saveMinutes * 60_000),
   };
 }
 

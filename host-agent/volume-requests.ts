@@ -3,6 +3,7 @@
 // `volume_committed`). A request fails when its answer does not come in time or when the connection
 // it went out on drops: the answer would never come, and a save or restore is tried again whole.
 import type { AgentMessage, ServerMessage, VolumeCommit, VolumeSign } from "../protocol/index.ts";
+import type { VolumeSigner } from "./volumes/volume-library.ts";
 
 type Answer = Extract<ServerMessage, { type: "volume_signed" | "volume_committed" }>;
 
@@ -10,12 +11,6 @@ type Answer = Extract<ServerMessage, { type: "volume_signed" | "volume_committed
 export const SIGN_TIMEOUT_MS = 60_000;
 /** How long a commit may take: the account reads the manifest and checks every chunk it names is stored. */
 export const COMMIT_TIMEOUT_MS = 5 * 60_000;
-
-export interface SignedUrls {
-  urls: string[];
-  /** How long the URLs are valid from when they were signed. */
-  expiresS: number;
-}
 
 interface Pending {
   type: Answer["type"];
@@ -36,20 +31,29 @@ export class VolumeRequests {
     this.#timeouts = timeouts;
   }
 
-  async sign(request: Omit<VolumeSign, "type" | "request_id">): Promise<SignedUrls> {
+  /** What the volume library signs and commits with for the volumes of one instance. */
+  signerFor(instanceId: string): VolumeSigner {
+    return {
+      sign: (volumeId, method, names) => this.sign({ instance_id: instanceId, volume_id: volumeId, method, names }),
+      commit: (volumeId, baseVersion, manifest, bytesSent) =>
+        this.commit({ instance_id: instanceId, volume_id: volumeId, base_version: baseVersion, manifest, bytes_sent: bytesSent }),
+    };
+  }
+
+  /** One URL per name, in order; throws with the platform's reason when it refused. */
+  async sign(request: Omit<VolumeSign, "type" | "request_id">): Promise<string[]> {
     const answer = await this.#ask({ type: "volume_sign", ...request }, "volume_signed", this.#timeouts.signMs);
     if (answer.type !== "volume_signed") throw new Error("answered with the wrong message");
     if (answer.error) throw new Error(`the platform refused to sign: ${answer.error}`);
     if (answer.urls.length !== request.names.length) throw new Error(`the platform signed ${answer.urls.length} URLs for ${request.names.length} names`);
-    return { urls: answer.urls, expiresS: answer.expires_s };
+    return answer.urls;
   }
 
-  /** The version committed; throws with the platform's reason when it refused. */
-  async commit(request: Omit<VolumeCommit, "type" | "request_id">): Promise<number> {
+  /** The version committed, or null with the platform's reason; throws when no answer came. */
+  async commit(request: Omit<VolumeCommit, "type" | "request_id">): Promise<{ version: number | null; error: string }> {
     const answer = await this.#ask({ type: "volume_commit", ...request }, "volume_committed", this.#timeouts.commitMs);
     if (answer.type !== "volume_committed") throw new Error("answered with the wrong message");
-    if (answer.version === null) throw new Error(`the platform refused the commit: ${answer.error}`);
-    return answer.version;
+    return { version: answer.version, error: answer.error };
   }
 
   /** An answer from the MachineDO: settles its request, if still waiting (one that timed out is dropped). */

@@ -1,9 +1,11 @@
 // The local runtime: each "container" is a child process of the dev container server (or, when asked,
-// the real Jupyter: jupyter-container.ts), with its spec, data folder, log and the empty folder its
-// shells' root is built on (data-root.ts) under <stateDir>/containers/<instance_id>/ (for machines
-// without a container engine).
+// the real Jupyter: jupyter-container.ts), with its spec, data folder, log, its volumes' working
+// copies (volumes/<volume id>, seen by its shells at their paths) and the empty folder its shells'
+// root is built on (data-root.ts) under <stateDir>/containers/<instance_id>/ (for machines without a
+// container engine).
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -16,7 +18,7 @@ import { jupyterCommand, JUPYTER_PORT, JUPYTER_TEMPLATE } from "./jupyter-contai
 import { LogWriter, readTail } from "./local-log-file.ts";
 import {
   PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type ContainerUsage, type CreateOutcome, type Endpoint, type ExecProcess, type ExecRequest,
-  type ListedContainer, type LogRequest,
+  type ContainerVolume, type ListedContainer, type LogRequest,
 } from "../runtime/runtime.ts";
 import { readLocalArchive, writeLocalArchive } from "./local-archive.ts";
 import { localSession } from "./local-session.ts";
@@ -73,12 +75,14 @@ export class LocalRuntime implements ContainerRuntime {
 
   async create(spec: ContainerSpec, onPullProgress: (percent: number) => void): Promise<CreateOutcome> {
     if ((await this.#readSpec(spec.instance_id)) !== null) return { notice: "" };
+    for (const { path } of spec.volumes ?? []) checkLocalMountPath(path);
     for (const percent of PULL_MILESTONES) {
       if (percent > 0) await sleep(this.#options.pullMs / (PULL_MILESTONES.length - 1));
       onPullProgress(percent);
     }
     const dir = this.#dir(spec.instance_id);
     await mkdir(join(dir, "data"), { recursive: true });
+    for (const { volume_id } of spec.volumes ?? []) await mkdir(join(dir, "volumes", volume_id), { recursive: true });
     // Written last and atomically: a container.json means the container exists completely.
     await writeFile(join(dir, "container.json.tmp"), JSON.stringify(spec, null, 2));
     await rename(join(dir, "container.json.tmp"), join(dir, "container.json"));
@@ -145,7 +149,8 @@ export class LocalRuntime implements ContainerRuntime {
     if (!entry) return null;
     const dir = this.#dir(instanceId);
     await mkdir(join(dir, "root"), { recursive: true });
-    const session = localSession(join(dir, "data"), join(dir, "root"), request);
+    const binds = (await this.volumes(instanceId)).map(({ mount, dir: volumeDir }) => ({ dir: volumeDir, path: mount.path, readOnly: mount.read_only }));
+    const session = localSession(join(dir, "data"), join(dir, "root"), request, binds);
     entry.sessions.add(session);
     void session.exit.then(() => entry.sessions.delete(session));
     return session;
@@ -173,6 +178,16 @@ export class LocalRuntime implements ContainerRuntime {
 
   async httpPorts(instanceId: string): Promise<HttpPort[]> {
     return (await this.#readSpec(instanceId))?.http_ports ?? [];
+  }
+
+  async volumes(instanceId: string): Promise<ContainerVolume[]> {
+    const spec = await this.#readSpec(instanceId);
+    return (spec?.volumes ?? []).map((mount) => ({ mount, dir: join(this.#dir(instanceId), "volumes", mount.volume_id) }));
+  }
+
+  /** The agent's own user: the "container" is its child process. */
+  async volumeOwner(): Promise<null> {
+    return null;
   }
 
   async usage(): Promise<ContainerUsage[]> {
@@ -223,4 +238,15 @@ export class LocalRuntime implements ContainerRuntime {
       return null;
     }
   }
+}
+
+/**
+ * A local session's root is this machine's own, every top-level folder bound in: a volume can be seen
+ * at a top-level folder the machine lacks (as /workspace) or under /data, never inside one of the
+ * machine's own folders, which would mean making a folder in it.
+ */
+function checkLocalMountPath(path: string): void {
+  const top = path.split("/")[1] ?? "";
+  if (top === "data" || !existsSync(`/${top}`)) return;
+  throw new Error(`the local runtime cannot mount a volume at ${path}: /${top} is this machine's own folder (use a path like /workspace or one under /data)`);
 }

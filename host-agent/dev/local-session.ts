@@ -8,20 +8,20 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { readFile, readlink } from "node:fs/promises";
 import type { ExecProcess, ExecRequest } from "../runtime/runtime.ts";
-import { atDataMount, dataMountWorks } from "./data-root.ts";
+import { atDataMount, dataMountWorks, type SessionBind } from "./data-root.ts";
 import { DATA_PATH } from "./local-archive.ts";
 
 const hasScript = spawnSync("script", ["--version"], { stdio: "ignore" }).status === 0;
 
-/** A session in `dataDir`, seen at /data when it can be, its root built on `rootDir` (an empty folder). */
-export function localSession(dataDir: string, rootDir: string, request: ExecRequest): ExecProcess {
+/** A session in `dataDir`, seen at /data (and the instance's volumes at their paths) when it can be, its root built on `rootDir` (an empty folder). */
+export function localSession(dataDir: string, rootDir: string, request: ExecRequest, volumes: SessionBind[] = []): ExecProcess {
   const shell = process.env.SHELL && process.env.SHELL.endsWith("sh") ? process.env.SHELL : "/bin/sh";
   const command = request.command ?? `exec ${shell} -i`;
   const pty = hasScript ? request.pty : null;
   const home = dataMountWorks ? DATA_PATH : dataDir;
   const env = { ...process.env, ...request.env, HOME: home, PWD: home };
   const argv = pty ? ["script", "-qfec", `stty cols ${pty.cols} rows ${pty.rows} 2>/dev/null; ${command}`, "/dev/null"] : ["/bin/sh", "-c", command];
-  const [program, ...args] = dataMountWorks ? atDataMount(argv, dataDir, rootDir) : argv;
+  const [program, ...args] = dataMountWorks ? atDataMount(argv, dataDir, rootDir, volumes) : argv;
   // A process group of its own, so that ending the session ends what it started too.
   const child = spawn(program!, args, { cwd: dataDir, env, stdio: "pipe", detached: true });
   const exit = (async () => {

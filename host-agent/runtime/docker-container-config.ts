@@ -1,6 +1,6 @@
 // How a ContainerSpec becomes a Docker container a tenant cannot break out of, or into another's:
 // names and labels (so the agent finds its own containers after a restart), GPUs, loopback-only
-// ports, its own network, its model's folder of the cache read-only, dropped capabilities, and limits
+// ports, its own network, its model's folder of the cache read-only, its volumes, dropped capabilities, and limits
 // (its share of the host's memory, with no swap, and CPUs).
 import { basename } from "node:path";
 import type Docker from "dockerode";
@@ -14,6 +14,8 @@ export const INSTANCE_LABEL = "gpu-rental.instance";
 export const DISK_LABEL = "gpu-rental.disk_gb";
 /** The spec's HTTP ports and readiness paths (JSON), so a restarted agent probes a running container again. */
 export const HTTP_PORTS_LABEL = "gpu-rental.http_ports";
+/** The spec's volumes (JSON), so a restarted agent still saves them. */
+export const VOLUMES_LABEL = "gpu-rental.volumes";
 /** The `creating` notice, kept on the container so a repeated create reports it again. */
 export const NOTICE_LABEL = "gpu-rental.notice";
 /** Where the host's shared Hugging Face cache appears in a container: only the instance's model's folder, read-only, under `hub/`. */
@@ -67,6 +69,8 @@ export interface ContainerPlacement {
   logFileBytes: number;
   /** Whether the spec's GPUs become NVIDIA device requests: false where they are not real devices (DockerRuntimeOptions.gpuDevices). */
   gpuDevices: boolean;
+  /** The spec's volumes: their working copies bound at their paths (docker-volumes.ts); none when absent. */
+  volumes?: Docker.MountSettings[];
 }
 
 export function containerName(instanceId: string): string {
@@ -86,6 +90,7 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
       [INSTANCE_LABEL]: spec.instance_id,
       [DISK_LABEL]: String(spec.disk_gb),
       ...(spec.http_ports ? { [HTTP_PORTS_LABEL]: JSON.stringify(spec.http_ports) } : {}),
+      ...(spec.volumes?.length ? { [VOLUMES_LABEL]: JSON.stringify(spec.volumes) } : {}),
       ...(placement.notice ? { [NOTICE_LABEL]: placement.notice } : {}),
     },
     ExposedPorts: Object.fromEntries(portKeys.map((key) => [key, {}])),
@@ -94,6 +99,8 @@ export function containerCreateOptions(spec: ContainerSpec, placement: Container
       PortBindings: Object.fromEntries(portKeys.map((key) => [key, [{ HostIp: "127.0.0.1", HostPort: "" }]])),
       NetworkMode: placement.network,
       Binds: placement.cachedModelDir === null ? [] : [`${placement.cachedModelDir}:${MODEL_CACHE_TARGET}/hub/${basename(placement.cachedModelDir)}:ro`],
+      // Mounts, not Binds: a volume's path is the tenant's, and may hold the colon Binds splits at.
+      ...(placement.volumes?.length ? { Mounts: placement.volumes } : {}),
       Privileged: false,
       CapDrop: ["ALL"],
       CapAdd: [...KEPT_CAPABILITIES],

@@ -1,14 +1,18 @@
 // The production runtime: containers on a Docker-compatible engine (Docker, or podman's API service)
 // through the Engine API. DOCKER_HOST selects the engine, as with the docker CLI.
+import { mkdir, rm } from "node:fs/promises";
 import { availableParallelism, totalmem } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import Docker from "dockerode";
 import { z } from "zod";
 import { httpPort, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
+import { volumeMount } from "../../protocol/volumes.ts";
 import { resourceShare, type HostResources } from "../../protocol/resource-share.ts";
 import { cachedModelFolder } from "../model-cache.ts";
 import {
-  containerCreateOptions, containerName, DATA_DIR, HOST_SCOPE, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, type ContainerPlacement,
+  containerCreateOptions, containerName, DATA_DIR, HOST_SCOPE, HTTP_PORTS_LABEL, INSTANCE_LABEL, LOG_FILE_BYTES, MANAGED_LABEL, NOTICE_LABEL, VOLUMES_LABEL,
+  type ContainerPlacement,
 } from "./docker-container-config.ts";
 import { engineErrorText, probeDiskLimits, refusesStorageLimit, type DiskLimits } from "./docker-disk-limits.ts";
 import { followDieEvents, type DieEvent } from "./docker-exit-events.ts";
@@ -20,10 +24,11 @@ import { directoryTar } from "./directory-tar.ts";
 import type { ImagePruning } from "./image-pruning.ts";
 import { execSession } from "./docker-session.ts";
 import type {
-  ContainerExit, ContainerRuntime, ContainerUsage, CreateOutcome, Endpoint, ExecProcess, ExecRequest, ListedContainer, LogRequest,
+  ContainerExit, ContainerRuntime, ContainerUsage, ContainerVolume, CreateOutcome, Endpoint, ExecProcess, ExecRequest, ListedContainer, LogRequest,
 } from "./runtime.ts";
 import { DEFAULT_NETWORK_POOL } from "./subnet-pool.ts";
 import { DockerUsage } from "./docker-usage.ts";
+import { userOf, volumeMounts } from "./docker-volumes.ts";
 
 /** The template whose image the launch names (the API's catalog id). */
 export const CUSTOM_TEMPLATE = "custom";
@@ -65,6 +70,11 @@ export interface DockerRuntimeOptions {
    * says so); false refuses them. True unless the agent's operator says otherwise (--unenforced-disk).
    */
   acceptUnenforcedDisk?: boolean;
+  /**
+   * Where instances' volumes' working copies live, `<volumesDir>/<instance id>/<volume id>`, removed
+   * with the container; none: this runtime creates no container with volumes.
+   */
+  volumesDir?: string;
   /** How long an image pull may make no progress before the create fails (PULL_STALL_MS). */
   pullStallMs?: number;
   /**
@@ -140,6 +150,7 @@ export class DockerRuntime implements ContainerRuntime {
       if (existing.State.Status === "created") await this.#addDataDir(spec.instance_id);
       return { notice: existing.Config.Labels?.[NOTICE_LABEL] ?? "" };
     }
+    if (spec.volumes?.length && this.#options.volumesDir === undefined) throw new Error("this host keeps no volumes");
     // A tenant's own image is pulled every time; a template's pinned one may come from the host.
     const hostLocal = this.#options.hostLocalImages === true && spec.image.startsWith(HOST_LOCAL_PREFIX);
     // Which are the tenants', removed once no container has used them for a while (image-pruning.ts).
@@ -150,12 +161,15 @@ export class DockerRuntime implements ContainerRuntime {
       stallMs: this.#options.pullStallMs ?? PULL_STALL_MS,
       registryLookup: this.#options.registryLookup ?? lookupAllAddresses,
     });
+    // The engine binds only a folder that exists: each working copy is one (empty until restored) before the container is.
+    for (const { volume_id } of spec.volumes ?? []) await mkdir(this.volumeDir(spec.instance_id, volume_id), { recursive: true });
     const notice = await this.#createWithDiskLimit(spec, {
       network: await this.#networks.ensure(spec.instance_id),
       share: resourceShare(this.#options.resources ?? thisMachine(), this.#options.hostGpus ?? 0, spec.gpu_indices.length),
       cachedModelDir: await cachedModelFolder(this.#options.modelCacheDir, spec.model),
       logFileBytes: this.#options.logFileBytes ?? LOG_FILE_BYTES,
       gpuDevices: this.#options.gpuDevices ?? true,
+      volumes: volumeMounts(spec, (volumeId) => this.volumeDir(spec.instance_id, volumeId)),
     });
     await this.#addDataDir(spec.instance_id);
     return { notice };
@@ -179,6 +193,23 @@ export class DockerRuntime implements ContainerRuntime {
     // `v`: volumes an image declares (VOLUME in its Dockerfile) go with the container.
     await this.#container(instanceId).remove({ force: true, v: true }).catch(ignoreStatus(404, instanceId));
     await this.#networks.remove(instanceId);
+    if (this.#options.volumesDir !== undefined) await rm(join(this.#options.volumesDir, instanceId), { recursive: true, force: true });
+  }
+
+  async volumes(instanceId: string): Promise<ContainerVolume[]> {
+    const label = (await this.#inspect(instanceId))?.Config.Labels?.[VOLUMES_LABEL];
+    if (!label) return [];
+    return z.array(volumeMount).parse(JSON.parse(label)).map((mount) => ({ mount, dir: this.volumeDir(instanceId, mount.volume_id) }));
+  }
+
+  async volumeOwner(instanceId: string): Promise<{ uid: number; gid: number }> {
+    return userOf(this.#container(instanceId));
+  }
+
+  /** Where the working copy of volume `volumeId` of the instance lives on this host. */
+  volumeDir(instanceId: string, volumeId: string): string {
+    if (this.#options.volumesDir === undefined) throw new Error("this host keeps no volumes");
+    return join(this.#options.volumesDir, instanceId, volumeId);
   }
 
   async exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null> {
@@ -278,7 +309,7 @@ export class DockerRuntime implements ContainerRuntime {
   }
 
   /** Creates the container with disk_gb as its storage limit where the engine can enforce one; returns the notice. */
-  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "share" | "cachedModelDir" | "logFileBytes" | "gpuDevices">): Promise<string> {
+  async #createWithDiskLimit(spec: ContainerSpec, placement: Pick<ContainerPlacement, "network" | "share" | "cachedModelDir" | "logFileBytes" | "gpuDevices" | "volumes">): Promise<string> {
     if (this.#diskLimitRefusal === null) {
       try {
         await this.#createContainer(spec, { ...placement, enforceDisk: true, notice: "" });

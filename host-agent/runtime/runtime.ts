@@ -2,6 +2,7 @@
 // a runtime knows whether Docker (production) or local child processes (dev) run them.
 import type { Readable, Writable } from "node:stream";
 import type { ContainerSpec, HttpPort } from "../../protocol/messages.ts";
+import type { VolumeMount } from "../../protocol/volumes.ts";
 
 export interface ListedContainer {
   instanceId: string;
@@ -74,6 +75,13 @@ export interface ExecProcess {
   kill(): void;
 }
 
+/** A volume of a container: its mount as the spec gave it, and the host folder holding its working copy. */
+export interface ContainerVolume {
+  mount: VolumeMount;
+  /** Under the instance's own state: destroy removes it. */
+  dir: string;
+}
+
 /** Every operation is idempotent: repeating it after it succeeded (or after a crash mid-way) is harmless. */
 export interface ContainerRuntime {
   readonly name: "docker" | "local";
@@ -96,6 +104,14 @@ export interface ContainerRuntime {
   logs(instanceId: string, request: LogRequest): Promise<Readable | null>;
   /** The container's HTTP ports and readiness paths as its spec gave them; [] for an unknown container or an older spec. */
   httpPorts(instanceId: string): Promise<HttpPort[]>;
+  /**
+   * The container's volumes as its spec gave them, each working copy where create put it (an empty
+   * folder until restored; the docker runtime binds it at the mount's path, the local runtime's
+   * shells see it there); [] for an unknown container.
+   */
+  volumes(instanceId: string): Promise<ContainerVolume[]>;
+  /** Who the created container runs as, to own its volumes' files; null: the agent's own user. */
+  volumeOwner(instanceId: string): Promise<{ uid: number; gid: number } | null>;
   /** Starts a process in the running container (Docker exec; locally a process in its data folder); null when it is not running. */
   exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null>;
   /**
