@@ -14,3 +14,6 @@ export const metricsKey = (id: string, window: string) => ["instances", id, "met
 export const webhooksKey = ["webhooks"] as const;
 export const deliveriesKey = (id: string) => ["webhooks", id, "deliveries"] as const;
 export const sshKeysKey = ["ssh-keys"] as const;
+export const volumesKey = ["volumes"] as const;
+export const volumeKey = (id: string) => ["volumes", id] as const;
+export const snapshotsKey = (id: string) => ["volumes", id, "snapshots"] as const;

@@ -12,6 +12,8 @@ import { PasswordPage } from "../pages/password/password-page.tsx";
 import { PricingPage } from "../pages/pricing/pricing-page.tsx";
 import { SignupPage } from "../pages/signup/signup-page.tsx";
 import { SshKeysPage } from "../pages/ssh-keys/ssh-keys-page.tsx";
+import { VolumePage } from "../pages/volume/volume-page.tsx";
+import { VolumesPage } from "../pages/volumes/volumes-page.tsx";
 import { WebhooksPage } from "../pages/webhooks/webhooks-page.tsx";
 import { matchPath } from "../router/router.tsx";
 
@@ -35,6 +37,8 @@ export const SIGNED_IN_ROUTES: readonly Route[] = [
   { path: "/instances", nav: "Instances", page: () => <InstancesPage /> },
   { path: "/instances/:id", page: ({ id }) => <InstancePage key={id} id={id!} /> },
   { path: "/launch", nav: "Launch", page: () => <LaunchPage /> },
+  { path: "/volumes", nav: "Volumes", page: () => <VolumesPage /> },
+  { path: "/volumes/:id", page: ({ id }) => <VolumePage key={id} id={id!} /> },
   { path: "/settings/keys", nav: "API keys", page: () => <KeysPage /> },
   { path: "/settings/ssh-keys", nav: "SSH keys", page: () => <SshKeysPage /> },
   { path: "/settings/webhooks", nav: "Webhooks", page: () => <WebhooksPage /> },

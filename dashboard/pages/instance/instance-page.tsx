@@ -1,4 +1,4 @@
-// /instances/:id: one instance, kept current by polling: status, details, ports, actions, a shell, metrics, events, logs.
+// /instances/:id: one instance, kept current by polling: status, details, ports, volumes, actions, a shell, metrics, events, logs.
 import { useEffect } from "react";
 import { useMe } from "../../api/account.ts";
 import { markConnectSeen } from "../../api/first-steps.ts";
@@ -9,6 +9,7 @@ import { StatusBadge } from "../../components/status-badge.tsx";
 import { Link } from "../../router/router.tsx";
 import { InstanceActions } from "./instance-actions.tsx";
 import { InstanceDetails } from "./instance-details.tsx";
+import { InstanceVolumes } from "./instance-volumes.tsx";
 import { LogPanel } from "./log-panel.tsx";
 import { MetricsPanel } from "./metrics-panel.tsx";
 import { NextSteps } from "./next-steps.tsx";
@@ -47,6 +48,7 @@ export function InstancePage({ id }: { id: string }) {
       <InstanceDetails instance={data} />
       <RenameForm instance={data} />
       <PortList instance={data} />
+      <InstanceVolumes instance={data} />
       {data.status !== "destroyed" && <TerminalPanel id={id} running={data.status === "running"} />}
       {data.status !== "destroyed" && <MetricsPanel id={id} />}
       <EventList id={id} />

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Gpu, Model, Template } from "../../api/catalog.ts";
-import { countChoices, effectiveModel, fittingModels, launchRequest, parseEnv, pricePerHour, type LaunchChoices } from "./launch-choices.ts";
+import {
+  countChoices, defaultVolumePath, effectiveModel, fittingModels, launchRequest, parseEnv, pricePerHour, type LaunchChoices,
+} from "./launch-choices.ts";
 
 const gpu = (model: string, vram_gb: number, max_per_server: number): Gpu => ({
   model, display_name: model, vram_gb, price_hour_micros: 690_000, tier: "consumer", arch: "ada", free_gpus: max_per_server, max_per_server,
@@ -54,9 +56,24 @@ describe("launch choices", () => {
   });
 
   it("leaves empty fields out of the request so the API's defaults apply", () => {
-    const choices: LaunchChoices = { gpu: "rtx4090", count: 2, template: "vllm", model: "", image: "", label: " ", diskGb: "", env: "", idleStop: " " };
+    const choices: LaunchChoices = { gpu: "rtx4090", count: 2, template: "vllm", model: "", image: "", label: " ", diskGb: "", env: "", idleStop: " ", volumes: [] };
     expect(launchRequest(choices, "small", false, {})).toEqual({ gpu_model: "rtx4090", gpu_count: 2, template: "vllm", model: "small" });
     expect(launchRequest({ ...choices, template: "custom", image: " nginx:1.27 ", label: "web", diskGb: "80", idleStop: "30" }, "", true, { A: "1" }))
       .toEqual({ gpu_model: "rtx4090", gpu_count: 2, template: "custom", image: "nginx:1.27", label: "web", disk_gb: 80, env: { A: "1" }, idle_stop_minutes: 30 });
+  });
+
+  it("sends each chosen volume with its path (left out when empty, for the API's default) and read_only only when set", () => {
+    const choices: LaunchChoices = {
+      gpu: "rtx4090", count: 1, template: "vllm", model: "", image: "", label: "", diskGb: "", env: "", idleStop: "",
+      volumes: [{ volumeId: "vol_a", path: " /data ", readOnly: true }, { volumeId: "vol_b", path: " ", readOnly: false }],
+    };
+    expect(launchRequest(choices, "small", false, {}).volumes).toEqual([{ volume_id: "vol_a", path: "/data", read_only: true }, { volume_id: "vol_b" }]);
+  });
+
+  it("offers /workspace to the first volume chosen and a folder of its own to the next", () => {
+    expect(defaultVolumePath("data", [])).toBe("/workspace");
+    expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "/elsewhere", readOnly: false }])).toBe("/workspace");
+    expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "/workspace", readOnly: false }])).toBe("/mnt/data");
+    expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "", readOnly: false }])).toBe("/mnt/data");
   });
 });

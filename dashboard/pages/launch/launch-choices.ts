@@ -18,6 +18,24 @@ export interface LaunchChoices {
   env: string;
   /** Minutes idle before it is stopped; "" for never. */
   idleStop: string;
+  /** The volumes chosen, in the order chosen. */
+  volumes: VolumeChoice[];
+}
+
+export interface VolumeChoice {
+  volumeId: string;
+  /** "" for the API's default path. */
+  path: string;
+  readOnly: boolean;
+}
+
+/** The API's path for a volume whose path is left out. */
+const DEFAULT_VOLUME_PATH = "/workspace";
+
+/** Where a newly chosen volume is offered to be mounted: the API's default while no other chosen one is there, else a folder of its own. */
+export function defaultVolumePath(name: string, chosen: readonly VolumeChoice[]): string {
+  const taken = chosen.some((choice) => (choice.path.trim() || DEFAULT_VOLUME_PATH) === DEFAULT_VOLUME_PATH);
+  return taken ? `/mnt/${name}` : DEFAULT_VOLUME_PATH;
 }
 
 /** GPU counts on offer: one machine holds at most max_per_server, and a single-GPU template runs on one. */
@@ -64,5 +82,12 @@ export function launchRequest(choices: LaunchChoices, model: string, takesImage:
     ...(choices.diskGb.trim() ? { disk_gb: Number(choices.diskGb) } : {}),
     ...(Object.keys(env).length > 0 ? { env } : {}),
     ...(choices.idleStop.trim() ? { idle_stop_minutes: Number(choices.idleStop) } : {}),
+    ...(choices.volumes.length > 0 ? { volumes: choices.volumes.map(volumeRequest) } : {}),
   };
 }
+
+const volumeRequest = ({ volumeId, path, readOnly }: VolumeChoice) => ({
+  volume_id: volumeId,
+  ...(path.trim() ? { path: path.trim() } : {}),
+  ...(readOnly ? { read_only: true } : {}),
+});

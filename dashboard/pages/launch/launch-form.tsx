@@ -1,5 +1,5 @@
 // The launch form: GPU, count, template, model (only those that fit), the custom image, label, disk,
-// environment and idle stop, with what the choice costs. On success the browser goes to the new instance.
+// volumes, environment and idle stop, with what the choice costs. On success the browser goes to the new instance.
 import { useState, type FormEvent } from "react";
 import { fieldError } from "../../api/api-errors.ts";
 import type { Gpu, Model, Template } from "../../api/catalog.ts";
@@ -9,11 +9,12 @@ import { PlainFormError } from "../../components/plain-form-error.tsx";
 import { navigate } from "../../router/router.tsx";
 import { countChoices, effectiveModel, fittingModels, launchRequest, parseEnv, type LaunchChoices } from "./launch-choices.ts";
 import { LaunchSummary } from "./launch-summary.tsx";
+import { VolumesField } from "./volumes-field.tsx";
 
 /** What comes with the GPUs; the instance's page shows the figures once it is placed. */
 const SHARE_HINT = "Memory and CPUs come with the GPUs: their share of the host's, shown on the instance once it is placed";
 
-const FIELDS = ["gpu_model", "gpu_count", "template", "model", "image", "label", "disk_gb", "env", "idle_stop_minutes"];
+const FIELDS = ["gpu_model", "gpu_count", "template", "model", "image", "label", "disk_gb", "env", "idle_stop_minutes", "volumes"];
 
 interface LaunchFormProps {
   gpus: Gpu[];
@@ -33,6 +34,7 @@ export function LaunchForm({ gpus, templates, models, balanceMicros }: LaunchFor
     diskGb: "",
     env: "",
     idleStop: "",
+    volumes: [],
   }));
   const [envError, setEnvError] = useState<string | null>(null);
   const launch = useLaunch();
@@ -125,6 +127,7 @@ export function LaunchForm({ gpus, templates, models, balanceMicros }: LaunchFor
           <input {...control} type="number" inputMode="numeric" min={10} max={2000} value={choices.diskGb} onChange={(e) => set({ diskGb: e.target.value })} />
         )}
       </Field>
+      <VolumesField chosen={choices.volumes} onChange={(volumes) => set({ volumes })} error={fieldError(error, "volumes")} />
       <Field label="Environment variables" error={envError ?? fieldError(error, "env")} hint="Optional: one NAME=value a line">
         {(control) => <textarea {...control} rows={3} value={choices.env} onChange={(e) => set({ env: e.target.value })} />}
       </Field>
