@@ -35,7 +35,9 @@ export default defineConfig({
             miniflare: {
               bindings: { ...WORKERD_SECRETS, RATE_LIMIT_RPS: "1000000", APPS_RATE_LIMIT_RPS: "1000000", ADMIN_RATE_LIMIT_RPS: "1000000", AUTH_RATE_LIMIT_PER_MIN: "1000000", HEARTBEAT_TIMEOUT_MS: "3000",
                 // Stripe's webhooks verified; payments themselves off (no STRIPE_SECRET_KEY): the checkout round trip is end to end.
-                STRIPE_WEBHOOK_SECRET: "whsec_test_workerd" },
+                STRIPE_WEBHOOK_SECRET: "whsec_test_workerd",
+                // So MachineDOs sign their agents' volume URLs: an address nothing in workerd fetches (the agent's tests fetch from a real S3 endpoint).
+                R2_S3_ENDPOINT: "http://127.0.0.1:9/cdn-cgi/local/r2/s3" },
               // A per-location limiter small enough to reach, for workers/http/rate-limit.test.ts.
               ratelimits: { TIGHT_RATE_LIMITER: { namespace_id: "9000", simple: { limit: 3, period: 10 } } },
             },

@@ -7,19 +7,11 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import { errorText, log } from "../../core/log.ts";
 import { accountOf, type Env } from "../../core/env.ts";
-import type { VolumeCommitRequest, VolumeCommitResult, VolumeSaveFailure } from "../contracts/volumes.ts";
 import { canSignVolumeUrls, signVolumeUrls, VOLUME_URL_SECONDS } from "../../core/volume-urls.ts";
 import { encodeMessage, type AgentMessage, type ContainerSpec, type ServerMessage, type VolumeMount } from "../../protocol/index.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
 import { runningRefusal } from "./reachability.ts";
-
-/** The AccountDO's side of the contract (contracts/volumes.ts), until its methods land (issue 40): then accountOf's stub alone. */
-interface VolumeAccount {
-  commitVolumeVersion(request: VolumeCommitRequest): Promise<VolumeCommitResult>;
-  volumeSaveFailed(failure: VolumeSaveFailure): Promise<void>;
-}
-const volumeAccount = (env: Env, accountId: string) => accountOf(env, accountId) as unknown as VolumeAccount;
 
 type VolumeMessage = Extract<AgentMessage, { type: "volume_sign" | "volume_commit" | "volume_save_failed" }>;
 
@@ -80,7 +72,7 @@ export class VolumeRequests {
     if (!found.ok) return refused(found.message);
     const { instance_id, volume_id, base_version, manifest, bytes_sent } = message;
     try {
-      const result = await volumeAccount(this.parts.env, found.row.account_id).commitVolumeVersion({ volume_id, instance_id, base_version, manifest, bytes_sent });
+      const result = await accountOf(this.parts.env, found.row.account_id).commitVolumeVersion({ volume_id, instance_id, base_version, manifest, bytes_sent });
       return result.ok ? { type: "volume_committed", request_id: message.request_id, version: result.version, error: "" } : refused(result.message);
     } catch (error) {
       this.logWarn("volume commit not forwarded", { instance_id, volume_id, error: errorText(error) });
@@ -93,7 +85,7 @@ export class VolumeRequests {
     const found = this.mount(instance_id, volume_id, false);
     if (!found.ok) return this.logWarn("volume save failure for a volume not mounted here: dropped", { instance_id, volume_id });
     try {
-      await volumeAccount(this.parts.env, found.row.account_id).volumeSaveFailed({ instance_id, volume_id, reason });
+      await accountOf(this.parts.env, found.row.account_id).volumeSaveFailed({ instance_id, volume_id, reason });
     } catch (error) {
       this.logWarn("volume save failure not forwarded", { instance_id, volume_id, error: errorText(error) });
     }
