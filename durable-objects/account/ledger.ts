@@ -3,15 +3,19 @@
 // sum of the ledger; each row keeps the balance after its last change.
 import type { Sql } from "../sql.ts";
 
-/** `payment` and `refund`: money in through Stripe, and back out (payments.ts); `dispute`: taken by a dispute, or given back when it is won (disputes.ts). */
-export type LedgerKind = "credit" | "debit" | "charge" | "payment" | "refund" | "dispute";
+/**
+ * `charge`: an instance's running time, `storage`: a volume's stored bytes (volumes/storage-charges.ts), one row per
+ * instance or volume and clock hour; `payment` and `refund`: money in through Stripe, and back out (payments.ts);
+ * `dispute`: taken by a dispute, or given back when it is won (disputes.ts).
+ */
+export type LedgerKind = "credit" | "debit" | "charge" | "storage" | "payment" | "refund" | "dispute";
 
 /** A balance stays within ±$1 billion, so sums of balances and amounts stay exact integers (below 2^53). */
 export const MAX_BALANCE_MICROS = 1e15;
 
 export function changeBalance(
   sql: Sql,
-  change: { kind: Exclude<LedgerKind, "charge">; amountMicros: number; note: string; at: string },
+  change: { kind: Exclude<LedgerKind, "charge" | "storage">; amountMicros: number; note: string; at: string },
 ): number {
   const after = balanceAfter(sql, change.amountMicros);
   sql`INSERT INTO ledger (kind, amount_micros, balance_after_micros, instance_id, note, created_at)
@@ -42,7 +46,27 @@ export function openCharge(sql: Sql, amountMicros: number, span: ChargeSpan): nu
   return row!.seq;
 }
 
-/** Adds `amountMicros` (≤ 0) to the open charge row `seq`, which now covers up to `endMs`. */
+/** What an hourly storage row (volumes/storage-charges.ts) records beside its amount: the volume, and its name as charged. */
+export interface StorageSpan {
+  volumeId: string;
+  label: string;
+  startMs: number;
+  endMs: number;
+  note: string;
+}
+
+/** A new storage row of `amountMicros` (≤ 0) for `span`; its sequence number. */
+export function openStorageCharge(sql: Sql, amountMicros: number, span: StorageSpan): number {
+  const after = balanceAfter(sql, amountMicros);
+  const [row] = sql<{ seq: number }>`
+    INSERT INTO ledger (kind, amount_micros, balance_after_micros, volume_id, note, created_at, span_start_ms, span_end_ms, label)
+    VALUES ('storage', ${amountMicros}, ${after}, ${span.volumeId}, ${span.note}, ${new Date(span.startMs).toISOString()},
+            ${span.startMs}, ${span.endMs}, ${span.label})
+    RETURNING seq`;
+  return row!.seq;
+}
+
+/** Adds `amountMicros` (≤ 0) to the open charge or storage row `seq`, which now covers up to `endMs`. */
 export function growCharge(sql: Sql, seq: number, amountMicros: number, endMs: number, note: string): void {
   const after = balanceAfter(sql, amountMicros);
   sql`UPDATE ledger SET amount_micros = amount_micros + ${amountMicros}, balance_after_micros = ${after},

@@ -18,7 +18,7 @@ import { recordWebhookEvent } from "./webhook-events.ts";
 export interface PaymentParts {
   sql: Sql;
   transaction<T>(fn: () => T): T;
-  /** Settles now, stopping what runs when the balance is used up (settlement.ts). */
+  /** Settles now, stopping what runs when the balance is used up and ending the volumes' grace when it is not (settlement.ts). */
   settleNow(): void;
 }
 
@@ -51,8 +51,9 @@ export class Payments {
           return applyDispute(this.parts.sql, event);
       }
     });
-    // A refund or a dispute can use the balance up: what runs stops, as when funds run out.
-    if (applied && event.kind !== "paid") this.parts.settleNow();
+    // A refund or a dispute can use the balance up: what runs stops, as when funds run out; a payment
+    // can bring it above zero again, which ends the volumes' grace.
+    if (applied) this.parts.settleNow();
     return { ok: true, applied };
   }
 

@@ -8,6 +8,7 @@ import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
 import { foldLegacyCharges } from "./ledger-folding.ts";
 import { createSshKeySchema } from "./ssh-keys.ts";
 import { createVolumeSchema } from "./volumes/schema.ts";
+import { createStorageChargeSchema } from "./volumes/storage-charges.ts";
 import { createWebhookSchema } from "./webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
@@ -50,6 +51,8 @@ export function createAccountSchema(sql: Sql): void {
   createSshKeySchema(sql);
   // volumes/: volumes, their attachments, snapshots, chunk references and garbage.
   createVolumeSchema(sql);
+  // volumes/storage-charges.ts: the ledger's storage rows and the volumes' accrual.
+  createStorageChargeSchema(sql);
 }
 
 /**

@@ -1,9 +1,12 @@
-// Settling the account's billing, and what a used-up balance does: every instance meant to run is
-// stopped, its host told through the outbox. The alarm settles at least every minute (billing.ts);
+// Settling the account's billing (instances' running time, billing.ts; volumes' stored bytes,
+// volumes/storage-charges.ts), and what a used-up balance does: every instance meant to run is
+// stopped, its host told through the outbox, and the volumes' grace begins (volumes/storage-grace.ts);
+// a balance above zero again ends that grace. The alarm settles at least every minute (billing.ts);
 // a caller's request that notices a used-up balance is answered only once the hosts have the stops,
 // so the proxy refuses the very next request. Reads (the balance, the ledger) show what has accrued
 // up to now without writing.
 import { clock, iso } from "../../core/clock.ts";
+import type { Env } from "../../core/env.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import type { Delivery } from "../outbox/outbox.ts";
 import type { AlarmCapability, SingleAlarm } from "../outbox/single-alarm.ts";
@@ -16,9 +19,12 @@ import { balanceOf, changeBalance, MAX_BALANCE_MICROS } from "./ledger.ts";
 import { ledgerPage, type LedgerPageOf } from "./ledger-page.ts";
 import type { MachineDirectives } from "./machine-directives.ts";
 import { Payments } from "./payments.ts";
+import { nextStorageSettlementMs, pendingStorage, settleStorage } from "./volumes/storage-charges.ts";
+import { applyBalanceToVolumes } from "./volumes/storage-grace.ts";
 
 export interface SettlementParts {
   sql: Sql;
+  env: Env;
   transaction<T>(fn: () => T): T;
   record: AccountRecord;
   instances: InstanceActions;
@@ -37,17 +43,26 @@ export class Settlement implements AlarmCapability {
   }
 
   nextAlarmMs(nowMs: number): number | null {
-    return nextSettlementMs(this.parts.sql, nowMs);
+    const { sql, env } = this.parts;
+    const due = [nextSettlementMs(sql, nowMs), nextStorageSettlementMs(sql, env, nowMs, balanceOf(sql))].filter((at) => at !== null);
+    return due.length === 0 ? null : Math.min(...due);
   }
 
   onAlarm(): void {
     this.settleNow();
   }
 
-  /** Charges accrued time; a used-up balance stops what runs. Returns those stops, for their hosts. */
+  /** Charges accrued time and storage; a used-up balance stops what runs. Returns those stops, for their hosts. */
   settleNow(): Delivery[] {
-    return this.parts.transaction(() =>
-      settleAll(this.parts.sql, clock.now()) <= 0 ? this.parts.instances.stopForLackOfFunds() : []);
+    const { sql, env } = this.parts;
+    return this.parts.transaction(() => {
+      const nowMs = clock.now();
+      settleAll(sql, nowMs);
+      settleStorage(sql, env, nowMs);
+      const balance = balanceOf(sql);
+      applyBalanceToVolumes(sql, env, balance, nowMs);
+      return balance <= 0 ? this.parts.instances.stopForLackOfFunds() : [];
+    });
   }
 
   /**
@@ -55,7 +70,8 @@ export class Settlement implements AlarmCapability {
    * read must settle for real (settleForRequest) so what runs is stopped before it answers.
    */
   balanceForRead(): number | null {
-    const balance = balanceAt(this.parts.sql, clock.now());
+    const nowMs = clock.now();
+    const balance = balanceAt(this.parts.sql, nowMs) - (pendingStorage(this.parts.sql, this.parts.env, nowMs)?.micros ?? 0);
     return balance > 0 ? balance : null;
   }
 
@@ -77,7 +93,7 @@ export class Settlement implements AlarmCapability {
 
   /** A page of the ledger (ledger-page.ts): it writes nothing, unless the balance is used up (settleForRead). */
   async ledgerPage(limit: number, before: number | null): Promise<({ ok: true } & LedgerPageOf) | Failure> {
-    return (await this.settleForRead()) ?? { ok: true, ...ledgerPage(this.parts.sql, clock.now(), limit, before) };
+    return (await this.settleForRead()) ?? { ok: true, ...ledgerPage(this.parts.sql, this.parts.env, clock.now(), limit, before) };
   }
 
   /** For a read: settles for real only when the balance is used up (see balanceForRead). */
@@ -89,9 +105,13 @@ export class Settlement implements AlarmCapability {
   credit(amountMicros: number, note: string): { ok: true; balance_micros: number } | Failure {
     const { sql } = this.parts;
     const balance = this.parts.transaction(() => {
-      settleAll(sql, clock.now());
+      const nowMs = clock.now();
+      settleAll(sql, nowMs);
+      settleStorage(sql, this.parts.env, nowMs);
       if (Math.abs(balanceOf(sql) + amountMicros) > MAX_BALANCE_MICROS) return null;
-      return changeBalance(sql, { kind: amountMicros >= 0 ? "credit" : "debit", amountMicros, note, at: iso(clock.now()) });
+      const after = changeBalance(sql, { kind: amountMicros >= 0 ? "credit" : "debit", amountMicros, note, at: iso(nowMs) });
+      applyBalanceToVolumes(sql, this.parts.env, after, nowMs);
+      return after;
     });
     if (balance === null) return fail("invalid", `amount_micros: the balance would go beyond ±${MAX_BALANCE_MICROS} micro-dollars`);
     return { ok: true, balance_micros: balance };

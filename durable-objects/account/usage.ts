@@ -1,6 +1,7 @@
 // Usage summed from the hourly charge rows (charge-rows.ts): running time and cost by day and
-// instance, or by instance. A charge row never spans two clock hours, so a row falls on one day and
-// the sums are exact. Rows of an hour still open count as settled so far; the pending amount of the
+// instance, or by instance; and apart from them, from the hourly storage rows
+// (volumes/storage-charges.ts), the volumes' stored time and cost by day and volume, or by volume. A
+// row never spans two clock hours, so it falls on one day and the sums are exact. Rows of an hour still open count as settled so far; the pending amount of the
 // ledger's first page does not (it is not stored).
 import type { Sql } from "../sql.ts";
 
@@ -22,8 +23,20 @@ export interface UsageItem {
   amount_micros: number;
 }
 
+export interface StorageUsageItem {
+  /** `YYYY-MM-DD` (UTC) with group=day; null with group=instance. */
+  day: string | null;
+  volume_id: string;
+  /** The volume's name now, or as it was charged once it is deleted. */
+  name: string;
+  seconds: number;
+  amount_micros: number;
+}
+
 export interface UsageReport {
   items: UsageItem[];
+  storage: StorageUsageItem[];
+  /** The instances' and the storage's amounts together. */
   total_micros: number;
 }
 
@@ -38,5 +51,14 @@ export function usageReport(sql: Sql, query: UsageQuery): UsageReport {
     WHERE ledger.kind = 'charge' AND ledger.span_start_ms >= ${query.fromMs} AND ledger.span_start_ms < ${query.toMs}
     GROUP BY day, ledger.instance_id
     ORDER BY day, label, ledger.instance_id`;
-  return { items, total_micros: items.reduce((sum, item) => sum + item.amount_micros, 0) };
+  const storage = sql<StorageUsageItem>`
+    SELECT CASE WHEN ${byDay} = 1 THEN date(ledger.span_start_ms / 1000, 'unixepoch') END AS day,
+           ledger.volume_id, COALESCE(volumes.name, ledger.label) AS name,
+           SUM(ledger.span_end_ms - ledger.span_start_ms) / 1000 AS seconds, -SUM(ledger.amount_micros) AS amount_micros
+    FROM ledger LEFT JOIN volumes ON volumes.id = ledger.volume_id
+    WHERE ledger.kind = 'storage' AND ledger.span_start_ms >= ${query.fromMs} AND ledger.span_start_ms < ${query.toMs}
+    GROUP BY day, ledger.volume_id
+    ORDER BY day, name, ledger.volume_id`;
+  const total = [...items, ...storage].reduce((sum, item) => sum + item.amount_micros, 0);
+  return { items, storage, total_micros: total };
 }

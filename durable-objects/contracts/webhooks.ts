@@ -12,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "payment.refunded",
   "volume.saved",
   "volume.save_failed",
+  "volume.deletion_scheduled",
   "webhook.test",
 ] as const;
 

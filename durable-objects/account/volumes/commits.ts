@@ -12,6 +12,7 @@ import { recordWebhookEvent } from "../webhook-events.ts";
 import { isAttachedReadWrite, readWriteHolder } from "./attachments.ts";
 import { chunkBytes, keepManifest } from "./chunk-refs.ts";
 import { dropManifest, keepFromGarbage, queueGarbage } from "./garbage.ts";
+import { chargeStorageUntil } from "./storage-charges.ts";
 import { readManifest, sameContent, storedContent, type StoredContent } from "./stored-content.ts";
 import { bytesText, type VolumeRow } from "./volume-rows.ts";
 import type { VolumeParts } from "./volume-parts.ts";
@@ -101,6 +102,8 @@ export class VolumeCommits {
     const accountId = this.parts.accountId();
     const version = volume.version + 1;
     const nowMs = clock.now();
+    // Its stored bytes change: the time before is charged at the size it had.
+    chargeStorageUntil(sql, this.parts.env, volume.id, nowMs);
     keepManifest(sql, volume.id, request.manifest, content.chunks);
     keepFromGarbage(sql, [request.manifest, ...[...content.chunks.keys()].map(chunkName)].map((name) => volumeObjectKey(accountId, volume.id, name)));
     sql`UPDATE volumes SET version = ${version}, manifest = ${request.manifest}, used_bytes = ${content.bytes}, saved_at = ${iso(nowMs)} WHERE id = ${volume.id}`;

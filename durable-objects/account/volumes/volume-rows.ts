@@ -6,6 +6,7 @@ import { fail, type Failure } from "../../../core/errors.ts";
 import { VOLUME_ID_PATTERN } from "../../../protocol/volumes.ts";
 import type { SnapshotView, VolumeAttachmentView, VolumeView } from "../../contracts/volumes.ts";
 import type { Sql } from "../../sql.ts";
+import { storageMonthMicros } from "./storage-accrual.ts";
 
 export interface VolumeRow {
   id: string;
@@ -64,7 +65,7 @@ export function toVolumeView(sql: Sql, env: Env, row: VolumeRow): VolumeView {
     attachments: attachmentsOf(sql, row.id),
     saved_at: row.saved_at,
     created_at: row.created_at,
-    price_month_micros: Math.round((row.stored_bytes * volumePriceGbMonthMicros(env)) / 1e9),
+    price_month_micros: storageMonthMicros(row.stored_bytes, volumePriceGbMonthMicros(env)),
     delete_at: row.delete_at_ms === null ? null : iso(row.delete_at_ms),
   };
 }

@@ -15,6 +15,7 @@ import { readWriteHolder } from "./attachments.ts";
 import { chunkBytes, keepManifest } from "./chunk-refs.ts";
 import { queuePrefixGarbage } from "./garbage.ts";
 import { VolumeSnapshots } from "./snapshots.ts";
+import { chargeStorageUntil } from "./storage-charges.ts";
 import { storedContent, type StoredContent } from "./stored-content.ts";
 import { findVolume, noVolume, toVolumeView, type VolumeRow } from "./volume-rows.ts";
 import type { VolumeParts } from "./volume-parts.ts";
@@ -146,6 +147,7 @@ export class VolumeStore {
         return fail("conflict", `volume ${volume.name} is attached to instance ${attached.instance_id}; destroy that instance first ` +
           "(the volume is free once its host has removed the container)");
       }
+      chargeStorageUntil(sql, this.parts.env, volume.id, clock.now());
       sql`DELETE FROM volume_snapshots WHERE volume_id = ${volume.id}`;
       sql`DELETE FROM volume_chunk_refs WHERE volume_id = ${volume.id}`;
       sql`DELETE FROM volumes WHERE id = ${volume.id}`;

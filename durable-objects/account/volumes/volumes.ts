@@ -1,10 +1,11 @@
 // The account's volumes, as the AccountDO holds them: the store (the callers' and the files route's
 // calls), the commits of saves, and the garbage collection its alarm retries, sharing one set of
-// per-volume locks.
+// per-volume locks; and the deletion its alarm makes once a used-up balance's grace is over.
 import type { Env } from "../../../core/env.ts";
 import type { Sql } from "../../sql.ts";
 import { VolumeCommits } from "./commits.ts";
 import { VolumeGarbage } from "./garbage.ts";
+import { VolumeGrace } from "./storage-grace.ts";
 import { VolumeLocks } from "./volume-locks.ts";
 import { VolumeStore } from "./volume-store.ts";
 
@@ -12,6 +13,8 @@ export class Volumes {
   readonly store: VolumeStore;
   readonly commits: VolumeCommits;
   readonly garbage: VolumeGarbage;
+  /** The deletion of volumes whose grace for a used-up balance is over (storage-grace.ts). */
+  readonly grace: VolumeGrace;
 
   constructor(sql: Sql, env: Env, transaction: <T>(fn: () => T) => T, accountId: () => string) {
     const locks = new VolumeLocks();
@@ -19,5 +22,6 @@ export class Volumes {
     const parts = { sql, env, transaction, accountId, locks, garbage: this.garbage };
     this.store = new VolumeStore(parts);
     this.commits = new VolumeCommits(parts);
+    this.grace = new VolumeGrace(sql, this.store);
   }
 }
