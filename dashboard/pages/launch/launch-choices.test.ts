@@ -73,7 +73,7 @@ describe("launch choices", () => {
   it("offers /workspace to the first volume chosen and a folder of its own to the next", () => {
     expect(defaultVolumePath("data", [])).toBe("/workspace");
     expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "/elsewhere", readOnly: false }])).toBe("/workspace");
-    expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "/workspace", readOnly: false }])).toBe("/mnt/data");
-    expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "", readOnly: false }])).toBe("/mnt/data");
+    expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "/workspace", readOnly: false }])).toBe("/volumes/data");
+    expect(defaultVolumePath("data", [{ volumeId: "vol_a", path: "", readOnly: false }])).toBe("/volumes/data");
   });
 });

@@ -35,7 +35,7 @@ const DEFAULT_VOLUME_PATH = "/workspace";
 /** Where a newly chosen volume is offered to be mounted: the API's default while no other chosen one is there, else a folder of its own. */
 export function defaultVolumePath(name: string, chosen: readonly VolumeChoice[]): string {
   const taken = chosen.some((choice) => (choice.path.trim() || DEFAULT_VOLUME_PATH) === DEFAULT_VOLUME_PATH);
-  return taken ? `/mnt/${name}` : DEFAULT_VOLUME_PATH;
+  return taken ? `/volumes/${name}` : DEFAULT_VOLUME_PATH;
 }
 
 /** GPU counts on offer: one machine holds at most max_per_server, and a single-GPU template runs on one. */
