@@ -7,7 +7,7 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import { errorText, log } from "../../core/log.ts";
 import { accountOf, type Env } from "../../core/env.ts";
-import { canSignVolumeUrls, signVolumeUrls, VOLUME_URL_SECONDS } from "../../core/volume-urls.ts";
+import { canSignVolumeUrls, signVolumeUrls, VOLUME_URL_SECONDS } from "../volume-urls.ts";
 import { encodeMessage, type AgentMessage, type ContainerSpec, type ServerMessage, type VolumeMount } from "../../protocol/index.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";

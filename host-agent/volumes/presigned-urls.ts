@@ -1,5 +1,5 @@
 // Moving one volume object's bytes over a presigned URL, with the URLs asked of the platform in
-// batches just before they are used: a URL lives minutes (core/volume-urls.ts), a restore or a save
+// batches just before they are used: a URL lives minutes (durable-objects/volume-urls.ts), a restore or a save
 // of a large volume lasts longer, so a URL older than REUSE_MS is asked again, and one refused with
 // 403 (expired, or signed by a clock that disagrees with storage's) is asked again once.
 import { setTimeout as sleep } from "node:timers/promises";

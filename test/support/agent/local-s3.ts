@@ -1,7 +1,7 @@
 // A real S3 endpoint for the agent's volume tests: miniflare in this process with an R2 bucket and
 // its local S3 API (`/cdn-cgi/local/r2/s3/<bucket>`, the key pair of wrangler.toml's local_dev, as
 // `npm run dev` serves it), and a platform stand-in for the agent's signer: it presigns with
-// aws4fetch as core/volume-urls.ts does, under the account's and volume's prefix, and commits
+// aws4fetch as durable-objects/volume-urls.ts does, under the account's and volume's prefix, and commits
 // versions in memory, each only at its base version and only once its manifest is stored.
 import { AwsClient } from "aws4fetch";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";

@@ -5,8 +5,8 @@
 // (R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY), which never leaves the Worker.
 import { AwsClient } from "aws4fetch";
 import { VOLUME_OBJECT_NAME, volumeObjectKey } from "../protocol/volumes.ts";
-import { clock } from "./clock.ts";
-import type { Env } from "./env.ts";
+import { clock } from "../core/clock.ts";
+import type { Env } from "../core/env.ts";
 
 /** How long a presigned URL is valid: long enough for one 8 MiB chunk on a slow link, short enough to be worthless soon after. */
 export const VOLUME_URL_SECONDS = 600;
