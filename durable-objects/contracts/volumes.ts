@@ -92,6 +92,8 @@ export interface SnapshotSource {
   volume_id: string;
   /** The snapshot's manifest, a name within `volume_id`; null for a snapshot of version 0 (empty). */
   manifest: string | null;
+  /** The volume's version the snapshot holds. */
+  version: number;
   size_gb: number;
 }
 

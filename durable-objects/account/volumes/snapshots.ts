@@ -56,7 +56,7 @@ export class VolumeSnapshots {
     const row = SNAPSHOT_ID_PATTERN.test(snapshotId) ? sql<SnapshotRow>`SELECT * FROM volume_snapshots WHERE id = ${snapshotId}`[0] : undefined;
     if (!row) return fail("not_found", `no snapshot ${snapshotId} in this account`);
     const [volume] = sql<{ size_gb: number }>`SELECT size_gb FROM volumes WHERE id = ${row.volume_id}`;
-    return { ok: true, source: { account_id: this.parts.accountId(), volume_id: row.volume_id, manifest: row.manifest, size_gb: volume!.size_gb } };
+    return { ok: true, source: { account_id: this.parts.accountId(), volume_id: row.volume_id, manifest: row.manifest, version: row.version, size_gb: volume!.size_gb } };
   }
 }
 

@@ -25,7 +25,7 @@ const get = (key: string, id: string) => callJson<Volume>("GET", `/v1/volumes/${
 const launch = (key: string, volumes: unknown) =>
   callJson<{ id: string; volumes: unknown }>("POST", "/v1/instances", { key, body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch", volumes } });
 
-function refused(answer: Answer<unknown>, status: number, error: string, message: RegExp): void {
+function refused(answer: { status: number; body: unknown }, status: number, error: string, message: RegExp): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   expect(answer.body).toEqual({ error, message: expect.stringMatching(message) });
 }
@@ -106,6 +106,37 @@ describe("/v1/volumes", () => {
   });
 });
 
+describe("POST /v1/volumes from_snapshot", () => {
+  it("makes a volume holding the snapshot's content at version 1, of the snapshot's volume's size unless given", async () => {
+    const { id: accountId, key } = await newAccount();
+    const { body: source } = await create(key, { name: "source", size_gb: 3 });
+    const saved = await storeSave(accountId, source.id, { "notes.txt": "kept in the snapshot" });
+    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(key, { volume_id: source.id, instance_id: null, base_version: 0, manifest: saved.manifest, bytes_sent: 20 });
+    const snapshot = await callJson<{ id: string }>("POST", "/v1/volumes/source/snapshots", { key });
+    const again = await callJson<{ id: string }>("POST", "/v1/volumes/source/snapshots", { key });
+    // The volume emptied after: its snapshots still hold what they held.
+    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(key, { volume_id: source.id, instance_id: null, base_version: 1, manifest: (await storeSave(accountId, source.id, {})).manifest, bytes_sent: 0 });
+
+    const copy = await create(key, { name: "copy", from_snapshot: snapshot.body.id });
+    expect(copy).toMatchObject({ status: 201, body: { name: "copy", size_gb: 3, version: 1, used_bytes: 20, stored_bytes: 20 } });
+    expect(await storedNames(accountId, copy.body.id)).toEqual([...saved.hashes.map((hash) => `chunks/${hash}`), saved.manifest].sort());
+    expect((await create(key, { name: "bigger", size_gb: 5, from_snapshot: snapshot.body.id })).body).toMatchObject({ size_gb: 5, version: 1 });
+    expect((await create(key, { name: "kept", from_snapshot: again.body.id })).body).toMatchObject({ version: 1, used_bytes: 20 });
+    expect((await get(key, "source")).body).toMatchObject({ version: 2, used_bytes: 0 });
+  });
+
+  it("refuses an unknown or another account's snapshot (404), a name in use (409) and a size below its content (400), copying nothing", async () => {
+    const owner = await newAccount();
+    const stranger = await newAccount();
+    await create(owner.key, { name: "mine", size_gb: 1 });
+    const snapshot = await callJson<{ id: string }>("POST", "/v1/volumes/mine/snapshots", { key: owner.key });
+    refused(await create(stranger.key, { name: "theirs", from_snapshot: snapshot.body.id }), 404, "not_found", new RegExp(`^no snapshot ${snapshot.body.id} in this account`));
+    refused(await create(owner.key, { name: "other", from_snapshot: "snap_aaaaaaaaaaaaaaaa" }), 404, "not_found", /^no snapshot snap_aaaaaaaaaaaaaaaa/);
+    refused(await create(owner.key, { name: "mine", from_snapshot: snapshot.body.id }), 409, "conflict", /^name: the account already has a volume named mine/);
+    expect((await callJson<{ items: unknown[] }>("GET", "/v1/volumes", { key: stranger.key })).body.items).toEqual([]);
+  });
+});
+
 describe("launch with volumes", () => {
   it("attaches them in the spec and the instance object; a second read-write is 409 naming the holder, read-only ones are unlimited", async () => {
     const { id: accountId, key } = await newAccount();
@@ -182,6 +213,25 @@ describe("launch with volumes", () => {
     expect(await storedNames(accountId, volume.id)).toHaveLength(4);
     expect((await call("DELETE", "/v1/volumes/keep", { key })).status).toBe(204);
     expect(await storedNames(accountId, volume.id)).toEqual([]);
+  });
+
+  it("a start refused for its host's GPUs says the volumes can be launched elsewhere", async () => {
+    const host = await FakeAgent.online("volume-busy-host", ["h100-80gb"]);
+    const { key } = await newAccount();
+    await create(key, { name: "portable", size_gb: 1 });
+    const body = { gpu_model: "h100-80gb" };
+    const withVolume = await runningOn(host, key, { ...body, volumes: [{ volume_id: "portable" }] });
+    expect((await call("POST", `/v1/instances/${withVolume}/stop`, { key })).status).toBe(204);
+    const other = await launchOn(host, key, body);
+    refused(await callJson("POST", `/v1/instances/${withVolume}/start`, { key }), 409, "gpus_busy",
+      /; its volumes hold its data: destroy it \(its host saves them first\) and launch again with the same volumes to run elsewhere$/);
+    expect((await call("POST", `/v1/instances/${other}/stop`, { key })).status).toBe(204);
+    const plain = await launchOn(host, key, body);
+    const busy = await callJson<{ message: string }>("POST", `/v1/instances/${other}/start`, { key });
+    expect(busy.status).toBe(409);
+    expect(busy.body.message).not.toContain("volumes");
+    for (const id of [withVolume, other, plain]) await call("DELETE", `/v1/instances/${id}`, { key });
+    await host.leave();
   });
 
   it("ends the attachments of a launch no host takes", async () => {

@@ -1,9 +1,10 @@
 // /v1/volumes: the account's volumes (create, list, read, rename and grow, delete, save now) and their
 // snapshots, with a key or a session. The AccountDO is the authority (durable-objects/account/volumes/);
-// the files routes are files-of-volume-routes'.
+// the files routes are volume-files-routes.ts's.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf } from "../../../core/env.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
+import { newVolumeId } from "../../../core/ids.ts";
 import type { VolumeAnswer, VolumeCall } from "../../../durable-objects/contracts/volumes.ts";
 import type { ApiEnv } from "../context.ts";
 import { json, jsonBody } from "../schemas/common.ts";
@@ -11,6 +12,7 @@ import {
   CreateSnapshotBody, CreateVolumeBody, Snapshot, SnapshotList, SNAPSHOTS_RULE, UpdateVolumeBody, Volume, VOLUME_ID_DESCRIPTION, VolumeList,
 } from "../schemas/volume.ts";
 import { validationHook } from "../validation.ts";
+import { copySnapshot } from "../volumes/copy-snapshot.ts";
 import { callerRoute } from "./caller-route.ts";
 
 const VolumeParam = z.object({
@@ -99,9 +101,14 @@ export const volumeRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHoo
   .openapi(createRoute, async (c) => {
     const { name, size_gb, from_snapshot } = c.req.valid("json");
     const account = accountOf(c.env, c.var.accountId);
-    if (from_snapshot !== undefined) throw new ApiError("invalid", "from_snapshot: not available yet");
-    const { volume } = unwrap(await account.createVolume(c.var.credential, { name, size_gb: size_gb! }));
-    return c.json(volume, 201);
+    if (from_snapshot === undefined) return c.json(unwrap(await account.createVolume(c.var.credential, { name, size_gb: size_gb! })).volume, 201);
+    // The snapshot's objects are copied under the new volume's id first; the account then checks the copy and makes the volume.
+    const { source } = unwrap(await account.snapshotSource(c.var.credential, from_snapshot));
+    const size = size_gb ?? source.size_gb;
+    const id = newVolumeId();
+    const manifest = await copySnapshot(c.env, source, { volumeId: id, maxBytes: size * 1e9 });
+    const from = manifest === null ? {} : { from: { manifest, version: source.version } };
+    return c.json(unwrap(await account.createVolume(c.var.credential, { name, size_gb: size, id, ...from })).volume, 201);
   })
   .openapi(getRoute, async (c) => c.json(volumeOf(await call(c, { op: "get", volume: c.req.valid("param").id })), 200))
   .openapi(updateRoute, async (c) => c.json(volumeOf(await call(c, { op: "update", volume: c.req.valid("param").id, ...c.req.valid("json") })), 200))
