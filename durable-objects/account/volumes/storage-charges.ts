@@ -6,13 +6,14 @@
 // An hour that charges nothing (an empty volume, or a few MB) writes no row; the row of an hour opens
 // at its first micro-dollar and covers the hour from its start (or the volume's creation).
 import type { Env } from "../../../core/env.ts";
+import { volumePriceGbMonthMicros } from "../../../core/volume-prices.ts";
 import { addColumnIfMissing } from "../../add-column.ts";
 import type { Sql } from "../../sql.ts";
 import { hourOf, hourSpans } from "../charge-rows.ts";
 import { MS_PER_HOUR } from "../accrual.ts";
 import { growCharge, openStorageCharge } from "../ledger.ts";
 import { accrueStorage, msUntilStorageExhausted } from "./storage-accrual.ts";
-import { bytesText, volumePriceGbMonthMicros } from "./volume-rows.ts";
+import { bytesText } from "./volume-rows.ts";
 
 interface StorageRow {
   id: string;

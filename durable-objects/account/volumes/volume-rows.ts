@@ -3,6 +3,7 @@
 import { iso } from "../../../core/clock.ts";
 import type { Env } from "../../../core/env.ts";
 import { fail, type Failure } from "../../../core/errors.ts";
+import { volumePriceGbMonthMicros } from "../../../core/volume-prices.ts";
 import { VOLUME_ID_PATTERN } from "../../../protocol/volumes.ts";
 import type { SnapshotView, VolumeAttachmentView, VolumeView } from "../../contracts/volumes.ts";
 import type { Sql } from "../../sql.ts";
@@ -31,12 +32,6 @@ export interface SnapshotRow {
   manifest: string | null;
   stored_bytes: number;
   created_at: string;
-}
-
-/** The price of a GB (10^9 bytes) stored for a month, in micro-dollars: VOLUME_PRICE_GB_MONTH_MICROS, 70,000 when unset. */
-export function volumePriceGbMonthMicros(env: Env): number {
-  const configured = Number(env.VOLUME_PRICE_GB_MONTH_MICROS);
-  return Number.isSafeInteger(configured) && configured >= 0 && env.VOLUME_PRICE_GB_MONTH_MICROS !== "" ? configured : 70_000;
 }
 
 /** `{volume}` is a volume's id (`vol_…`) or its name: names never have the id's underscore. */

@@ -1,5 +1,5 @@
 // /v1/billing/ledger: every change of the balance, newest first, in pages; /v1/billing/usage: the
-// charges summed by day and instance (key or session).
+// charges summed by day and instance, and the volumes' storage by day and volume (key or session).
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { clock } from "../../../core/clock.ts";
 import { accountOf } from "../../../core/env.ts";
@@ -17,15 +17,16 @@ const DAY_MS = 86_400_000;
 const ledgerRoute = callerRoute([400], {
   method: "get", path: "/billing/ledger", summary: "Balance history, newest first",
   description:
-    "Credits, debits, payments, refunds and charges (one row per instance and clock hour), each with the balance after it. " +
-    "The first page leads with a `pending` entry while instances run: what they accrued since the last settlement. " +
+    "Credits, debits, payments, refunds, charges (one row per instance and clock hour) and storage (one row per volume and clock hour), each with the balance after it. " +
+    "The first page leads with `pending` entries while instances run or volumes hold bytes: what they accrued since the last settlement. " +
     "Reading writes nothing. Pages follow `next_cursor`; entries written meanwhile never make a page repeat or skip one.",
   request: { query: LedgerQuery }, responses: { 200: json(LedgerPage, "A page of entries") },
 });
 
 const usageRoute = callerRoute([400], {
   method: "get", path: "/billing/usage", summary: "Running time and cost summed by day or instance",
-  description: `The hourly charge rows summed over whole UTC days (at most ${MAX_USAGE_DAYS} per request), by day and instance or by instance.`,
+  description: `The hourly charge rows summed over whole UTC days (at most ${MAX_USAGE_DAYS} per request), by day and instance or by instance; ` +
+    "the volumes' hourly storage rows apart, in `storage`, by day and volume or by volume.",
   request: { query: UsageQuery }, responses: { 200: json(UsageReport, "The sums") },
 });
 
@@ -43,5 +44,5 @@ export const billingRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
     if (lastDayMs < fromMs) throw new ApiError("invalid", "to: must not be before from");
     if (lastDayMs - fromMs >= MAX_USAGE_DAYS * DAY_MS) throw new ApiError("invalid", `to: must be at most ${MAX_USAGE_DAYS} days from from (inclusive)`);
     const report = unwrap(await accountOf(c.env, c.var.accountId).usage(c.var.credential, { fromMs, toMs: lastDayMs + DAY_MS, group: query.group ?? "day" }));
-    return c.json({ items: report.items, total_micros: report.total_micros }, 200);
+    return c.json({ items: report.items, storage: report.storage, total_micros: report.total_micros }, 200);
   });

@@ -39,7 +39,16 @@ export const UsageReport = z
         seconds: z.number().int().openapi({ description: "Running time charged, in whole seconds" }),
         amount_micros: z.number().int().openapi({ description: "What that time cost, in micro-dollars (positive)" }),
       }),
-    ).openapi({ description: "Oldest day first; within a day, by label (then instance id)" }),
-    total_micros: z.number().int().openapi({ description: "The sum of the items' amounts" }),
+    ).openapi({ description: "The instances' running time: oldest day first; within a day, by label (then instance id)" }),
+    storage: z.array(
+      z.object({
+        day: z.string().nullable().openapi({ format: "date", description: "The UTC day (group=day); null with group=instance", example: "2026-11-24" }),
+        volume_id: z.string().openapi({ description: "The volume charged" }),
+        name: z.string().openapi({ description: "The volume's name (as it was charged, once the volume is deleted)" }),
+        seconds: z.number().int().openapi({ description: "Time its stored bytes were charged for, in whole seconds (hours that cost less than a micro-dollar are left out)" }),
+        amount_micros: z.number().int().openapi({ description: "What that storage cost, in micro-dollars (positive)" }),
+      }),
+    ).openapi({ description: "The volumes' storage, apart from the instances: an item per day and volume (group=day) or per volume (group=instance); oldest day first, then by name" }),
+    total_micros: z.number().int().openapi({ description: "The sum of the items' and the storage items' amounts" }),
   })
   .openapi("UsageReport");
