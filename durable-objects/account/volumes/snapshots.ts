@@ -7,6 +7,7 @@ import { SNAPSHOT_ID_PATTERN } from "../../../protocol/volumes.ts";
 import { MAX_VOLUME_SNAPSHOTS, type SnapshotSource, type SnapshotView } from "../../contracts/volumes.ts";
 import { chunkBytes } from "./chunk-refs.ts";
 import { dropManifest } from "./garbage.ts";
+import { chargeStorageUntil } from "./storage-charges.ts";
 import { toSnapshotView, type SnapshotRow, type VolumeRow } from "./volume-rows.ts";
 import type { VolumeParts } from "./volume-parts.ts";
 
@@ -44,6 +45,8 @@ export class VolumeSnapshots {
     return this.parts.transaction(() => {
       const [row] = sql<SnapshotRow>`DELETE FROM volume_snapshots WHERE id = ${snapshotId} AND volume_id = ${volume.id} RETURNING *`;
       if (!row) return noSnapshot(snapshotId, volume);
+      // Its stored bytes may shrink: the time before is charged at the size it had.
+      chargeStorageUntil(sql, this.parts.env, volume.id, clock.now());
       if (row.manifest !== null) dropManifest(sql, this.parts.accountId(), volume.id, row.manifest);
       sql`UPDATE volumes SET stored_bytes = ${chunkBytes(sql, volume.id)} WHERE id = ${volume.id}`;
       return { ok: true };
