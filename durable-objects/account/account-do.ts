@@ -84,7 +84,7 @@ export class AccountDO extends DurableObject<Env> {
     this.settlement = new Settlement({ ...parts, instances: this.instances, alarms: this.alarms });
     this.reports = new MachineReports(sql, transaction, this.settlement);
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
-    this.volumes = new Volumes(sql, env, transaction, () => this.record.id());
+    this.volumes = new Volumes(sql, env, transaction, () => this.record.id(), () => this.alarms.backstop());
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
     this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.garbage, this.volumes.grace);
   }

@@ -1,6 +1,7 @@
 // Commits of volume versions against miniflare's R2: what a version needs stored, the base version
 // checked in the commit's own transaction, and the objects a version or a snapshot no longer keeps
 // deleted from the bucket.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chunkName, volumeObjectKey, VOLUME_CHUNK_BYTES } from "../../../protocol/volumes.ts";
@@ -10,6 +11,9 @@ import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
 import { storedNames, storeSave } from "../../../test/support/workerd/volume-content.ts";
 import type { VolumeCommitRequest } from "../../contracts/volumes.ts";
+import type { AccountDO } from "../account-do.ts";
+import { sqlFor } from "../../sql.ts";
+import type { Volumes } from "./volumes.ts";
 
 let agent: FakeAgent;
 
@@ -152,6 +156,19 @@ describe("volume commits", () => {
     const next = await v.save({ "model.bin": "weights v2" });
     expect(await v.files(next.manifest, 1)).toEqual({ ok: true, version: 2, changed: true });
     expect(await host(writer, 2)).toMatchObject({ ok: false, code: "conflict" });
+  });
+
+  it("delete on the alarm what was freed but not yet deleted (an object reset between the commit and its collection)", async () => {
+    const v = await volumeOf();
+    const orphan = await v.save({ "left.txt": "left behind" });
+    await runInDurableObject(v.account, (account: AccountDO, state) => {
+      const { garbage } = (account as unknown as { volumes: Volumes }).volumes;
+      state.storage.transactionSync(() => garbage.queue(v.id, [orphan.manifest, chunkName(orphan.hashes[0]!)].map((name) => volumeObjectKey(v.accountId, v.id, name))));
+    });
+    expect(await v.names()).toHaveLength(2);
+    await runDurableObjectAlarm(v.account);
+    expect(await v.names()).toEqual([]);
+    expect(await runInDurableObject(v.account, (_, state) => sqlFor(state.storage)`SELECT key FROM volume_garbage`)).toEqual([]);
   });
 
   it("create a volume from content copied under its new id at version 1, or refuse and delete what was copied", async () => {

@@ -11,7 +11,6 @@ import { addEvent } from "../instance-row.ts";
 import { recordWebhookEvent } from "../webhook-events.ts";
 import { isAttachedReadWrite, readWriteHolder } from "./attachments.ts";
 import { chunkBytes, keepManifest } from "./chunk-refs.ts";
-import { dropManifest, keepFromGarbage, queueGarbage } from "./garbage.ts";
 import { chargeStorageUntil } from "./storage-charges.ts";
 import { readManifest, sameContent, storedContent, type StoredContent } from "./stored-content.ts";
 import { bytesText, type VolumeRow } from "./volume-rows.ts";
@@ -87,7 +86,7 @@ export class VolumeCommits {
   /** No new version: the save's own manifest, a copy of the latest, is garbage. */
   private keepUnchanged(volume: VolumeRow, manifest: string): VolumeCommitResult {
     if (manifest !== volume.manifest) {
-      this.parts.transaction(() => queueGarbage(this.parts.sql, volume.id, [volumeObjectKey(this.parts.accountId(), volume.id, manifest)]));
+      this.parts.transaction(() => this.parts.garbage.queue(volume.id, [volumeObjectKey(this.parts.accountId(), volume.id, manifest)]));
     }
     return { ok: true, version: volume.version, changed: false };
   }
@@ -105,9 +104,9 @@ export class VolumeCommits {
     // Its stored bytes change: the time before is charged at the size it had.
     chargeStorageUntil(sql, this.parts.env, volume.id, nowMs);
     keepManifest(sql, volume.id, request.manifest, content.chunks);
-    keepFromGarbage(sql, [request.manifest, ...[...content.chunks.keys()].map(chunkName)].map((name) => volumeObjectKey(accountId, volume.id, name)));
+    this.parts.garbage.keep([request.manifest, ...[...content.chunks.keys()].map(chunkName)].map((name) => volumeObjectKey(accountId, volume.id, name)));
     sql`UPDATE volumes SET version = ${version}, manifest = ${request.manifest}, used_bytes = ${content.bytes}, saved_at = ${iso(nowMs)} WHERE id = ${volume.id}`;
-    if (volume.manifest !== null) dropManifest(sql, accountId, volume.id, volume.manifest);
+    if (volume.manifest !== null) this.parts.garbage.dropManifest(accountId, volume.id, volume.manifest);
     sql`UPDATE volumes SET stored_bytes = ${chunkBytes(sql, volume.id)} WHERE id = ${volume.id}`;
     if (request.instance_id !== null) {
       addEvent(sql, request.instance_id, `Volume data saved as version ${version}: ${bytesText(request.bytes_sent)} sent (volume ${volume.name})`, iso(nowMs));

@@ -21,40 +21,45 @@ interface GarbageRow {
   attempts: number;
 }
 
-/** Inside the transaction that frees them: objects (full keys) of volume `volumeId` to delete. */
-export function queueGarbage(sql: Sql, volumeId: string, keys: string[]): void {
-  for (const key of keys) {
-    sql`INSERT OR IGNORE INTO volume_garbage (key, volume_id, prefix, attempts, next_ms) VALUES (${key}, ${volumeId}, 0, 0, ${clock.now()})`;
-  }
-}
-
-/** Inside a transaction, once the latest version or a snapshot no longer names `manifest`: it and its chunks nothing else keeps become garbage. */
-export function dropManifest(sql: Sql, accountId: string, volumeId: string, manifest: string): void {
-  const freed = releaseManifest(sql, volumeId, manifest);
-  if (freed === null) return;
-  queueGarbage(sql, volumeId, [manifest, ...freed.map(chunkName)].map((name) => volumeObjectKey(accountId, volumeId, name)));
-}
-
-/** Inside the transaction that deletes the volume: everything under `prefix`. */
-export function queuePrefixGarbage(sql: Sql, volumeId: string, prefix: string): void {
-  sql`DELETE FROM volume_garbage WHERE volume_id = ${volumeId}`;
-  sql`INSERT INTO volume_garbage (key, volume_id, prefix, attempts, next_ms) VALUES (${prefix}, ${volumeId}, 1, 0, ${clock.now()})`;
-}
-
-/** Inside a commit's transaction: objects its manifest names again are no longer garbage. */
-export function keepFromGarbage(sql: Sql, keys: string[]): void {
-  for (const key of keys) sql`DELETE FROM volume_garbage WHERE key = ${key} AND prefix = 0`;
-}
-
 export class VolumeGarbage implements AlarmCapability {
   private readonly sql: Sql;
   private readonly env: Env;
   private readonly locks: VolumeLocks;
+  private readonly backstop: () => void;
 
-  constructor(sql: Sql, env: Env, locks: VolumeLocks) {
+  /** `backstop`: sets the alarm with the queueing's own writes (SingleAlarm.backstop), so an object reset before the collection still does it. */
+  constructor(sql: Sql, env: Env, locks: VolumeLocks, backstop: () => void) {
     this.sql = sql;
     this.env = env;
     this.locks = locks;
+    this.backstop = backstop;
+  }
+
+  /** Inside the transaction that frees them: objects (full keys) of volume `volumeId` to delete. */
+  queue(volumeId: string, keys: string[]): void {
+    for (const key of keys) {
+      this.sql`INSERT OR IGNORE INTO volume_garbage (key, volume_id, prefix, attempts, next_ms) VALUES (${key}, ${volumeId}, 0, 0, ${clock.now()})`;
+    }
+    if (keys.length > 0) this.backstop();
+  }
+
+  /** Inside a transaction, once the latest version or a snapshot no longer names `manifest`: it and its chunks nothing else keeps become garbage. */
+  dropManifest(accountId: string, volumeId: string, manifest: string): void {
+    const freed = releaseManifest(this.sql, volumeId, manifest);
+    if (freed === null) return;
+    this.queue(volumeId, [manifest, ...freed.map(chunkName)].map((name) => volumeObjectKey(accountId, volumeId, name)));
+  }
+
+  /** Inside the transaction that deletes the volume (or gives up making it): everything under `prefix`. */
+  queuePrefix(volumeId: string, prefix: string): void {
+    this.sql`DELETE FROM volume_garbage WHERE volume_id = ${volumeId}`;
+    this.sql`INSERT INTO volume_garbage (key, volume_id, prefix, attempts, next_ms) VALUES (${prefix}, ${volumeId}, 1, 0, ${clock.now()})`;
+    this.backstop();
+  }
+
+  /** Inside a commit's transaction: objects its manifest names again are no longer garbage. */
+  keep(keys: string[]): void {
+    for (const key of keys) this.sql`DELETE FROM volume_garbage WHERE key = ${key} AND prefix = 0`;
   }
 
   nextAlarmMs(): number | null {

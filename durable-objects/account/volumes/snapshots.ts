@@ -6,7 +6,6 @@ import { newSnapshotId } from "../../../core/ids.ts";
 import { SNAPSHOT_ID_PATTERN } from "../../../protocol/volumes.ts";
 import { MAX_VOLUME_SNAPSHOTS, type SnapshotSource, type SnapshotView } from "../../contracts/volumes.ts";
 import { chunkBytes } from "./chunk-refs.ts";
-import { dropManifest } from "./garbage.ts";
 import { chargeStorageUntil } from "./storage-charges.ts";
 import { toSnapshotView, type SnapshotRow, type VolumeRow } from "./volume-rows.ts";
 import type { VolumeParts } from "./volume-parts.ts";
@@ -47,7 +46,7 @@ export class VolumeSnapshots {
       if (!row) return noSnapshot(snapshotId, volume);
       // Its stored bytes may shrink: the time before is charged at the size it had.
       chargeStorageUntil(sql, this.parts.env, volume.id, clock.now());
-      if (row.manifest !== null) dropManifest(sql, this.parts.accountId(), volume.id, row.manifest);
+      if (row.manifest !== null) this.parts.garbage.dropManifest(this.parts.accountId(), volume.id, row.manifest);
       sql`UPDATE volumes SET stored_bytes = ${chunkBytes(sql, volume.id)} WHERE id = ${volume.id}`;
       return { ok: true };
     });

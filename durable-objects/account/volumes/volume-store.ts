@@ -13,7 +13,6 @@ import {
 import type { InstanceRow } from "../instance-row.ts";
 import { readWriteHolder } from "./attachments.ts";
 import { chunkBytes, keepManifest } from "./chunk-refs.ts";
-import { queuePrefixGarbage } from "./garbage.ts";
 import { VolumeSnapshots } from "./snapshots.ts";
 import { chargeStorageUntil } from "./storage-charges.ts";
 import { storedContent, type StoredContent } from "./stored-content.ts";
@@ -65,7 +64,7 @@ export class VolumeStore {
       const created = checked.ok ? this.parts.transaction(() => this.insert(id, input, { manifest: from.manifest, content: checked.content })) : checked;
       if (!created.ok && VOLUME_ID_PATTERN.test(id) && this.parts.sql`SELECT 1 FROM volumes WHERE id = ${id}`.length === 0) {
         // What was copied under the id of a volume that is not made goes.
-        this.parts.transaction(() => queuePrefixGarbage(this.parts.sql, id, volumePrefix(this.parts.accountId(), id)));
+        this.parts.transaction(() => this.parts.garbage.queuePrefix(id, volumePrefix(this.parts.accountId(), id)));
         await this.parts.garbage.collectLocked(id);
       }
       return created;
@@ -151,7 +150,7 @@ export class VolumeStore {
       sql`DELETE FROM volume_snapshots WHERE volume_id = ${volume.id}`;
       sql`DELETE FROM volume_chunk_refs WHERE volume_id = ${volume.id}`;
       sql`DELETE FROM volumes WHERE id = ${volume.id}`;
-      queuePrefixGarbage(sql, volume.id, volumePrefix(this.parts.accountId(), volume.id));
+      this.parts.garbage.queuePrefix(volume.id, volumePrefix(this.parts.accountId(), volume.id));
       return null;
     });
     if (deleted) return deleted;

@@ -16,9 +16,10 @@ export class Volumes {
   /** The deletion of volumes whose grace for a used-up balance is over (storage-grace.ts). */
   readonly grace: VolumeGrace;
 
-  constructor(sql: Sql, env: Env, transaction: <T>(fn: () => T) => T, accountId: () => string) {
+  /** `backstop`: the account's SingleAlarm.backstop, for the garbage queued in a change. */
+  constructor(sql: Sql, env: Env, transaction: <T>(fn: () => T) => T, accountId: () => string, backstop: () => void) {
     const locks = new VolumeLocks();
-    this.garbage = new VolumeGarbage(sql, env, locks);
+    this.garbage = new VolumeGarbage(sql, env, locks, backstop);
     const parts = { sql, env, transaction, accountId, locks, garbage: this.garbage };
     this.store = new VolumeStore(parts);
     this.commits = new VolumeCommits(parts);
