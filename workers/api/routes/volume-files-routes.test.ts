@@ -11,6 +11,7 @@ import { call, callJson, newAccount } from "../../../test/support/workerd/api-cl
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { launchOn } from "../../../test/support/workerd/instances.ts";
 import { storedNames } from "../../../test/support/workerd/volume-content.ts";
+import { volumePrefix } from "../../../protocol/volumes.ts";
 import { extractArchive } from "../volumes/files-extract.ts";
 import { volumePlace } from "../volumes/volume-objects.ts";
 
@@ -76,6 +77,13 @@ async function newVolume(key: string, name: string, sizeGb = 1): Promise<Volume>
 const volume = async (key: string, id: string) => (await callJson<Volume>("GET", `/v1/volumes/${id}`, { key })).body;
 
 const chunksOf = async (accountId: string, volumeId: string) => (await storedNames(accountId, volumeId)).filter((name) => name.startsWith("chunks/"));
+
+/** When each chunk of the volume was last written: a chunk stored again gets a new time. */
+async function chunkTimes(accountId: string, volumeId: string): Promise<Record<string, number>> {
+  const prefix = volumePrefix(accountId, volumeId);
+  const listed = await env.VOLUMES.list({ prefix: `${prefix}chunks/` });
+  return Object.fromEntries(listed.objects.map((object) => [object.key.slice(prefix.length), object.uploaded.getTime()]));
+}
 const manifestsOf = async (accountId: string, volumeId: string) => (await storedNames(accountId, volumeId)).filter((name) => name.startsWith("manifests/"));
 
 function refused(answer: { status: number; body: unknown }, status: number, error: string, message: RegExp): void {
@@ -124,17 +132,25 @@ describe("/v1/volumes/{id}/files", () => {
     const first = await chunksOf(accountId, id);
     expect(first).toHaveLength(3);
     expect(await volume(key, id)).toMatchObject({ version: 1, used_bytes: 20 * MiB, stored_bytes: 20 * MiB });
+    const times = await chunkTimes(accountId, id);
 
+    await scheduler.wait(5);
     expect((await put(key, id, "/", archive)).status).toBe(204);
     expect(await chunksOf(accountId, id)).toEqual(first);
+    expect(await chunkTimes(accountId, id)).toEqual(times);
     expect(await volume(key, id)).toMatchObject({ version: 1 });
     expect(await manifestsOf(accountId, id)).toHaveLength(1);
 
     content[9 * MiB + 17] = content[9 * MiB + 17]! ^ 0xff;
+    await scheduler.wait(5);
     expect((await put(key, id, "/", await tarOf([file("weights.bin", content)]))).status).toBe(204);
     const after = await chunksOf(accountId, id);
-    // The old middle chunk is freed with the version that alone kept it.
+    // The old middle chunk is freed with the version that alone kept it; the other two were not stored again.
     expect(after.filter((name) => !first.includes(name))).toHaveLength(1);
+    const kept = after.filter((name) => first.includes(name));
+    expect(kept).toHaveLength(2);
+    const timesAfter = await chunkTimes(accountId, id);
+    for (const name of kept) expect(timesAfter[name]).toBe(times[name]);
     expect(await volume(key, id)).toMatchObject({ version: 2, used_bytes: 20 * MiB, stored_bytes: 20 * MiB });
     expect(await listed(key, id, "/weights.bin")).toEqual([expect.objectContaining({ content: await hex(content) })]);
   });
