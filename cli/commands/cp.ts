@@ -13,6 +13,7 @@ import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, posix, resolve } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { Command } from "@commander-js/extra-typings";
+import { ok, type GpuClient } from "../../client/index.ts";
 import { CliError, USAGE_EXIT } from "../errors.ts";
 import type { Factory } from "../factory.ts";
 import { uploadDirectory } from "../files/directory-upload.ts";
@@ -43,7 +44,10 @@ export function cpCommand(f: Factory) {
       const { apiUrl, apiKey } = await f.config();
       const progress = new Transfer(f, (to ?? from)!);
       if (from) await download(pathUrl(apiUrl, from), apiKey, resolve(dst), progress, from.kind === "volume" && posix.normalize(from.path) === "/" ? from.id : null);
-      else await upload(resolve(src), to!, apiUrl, apiKey, progress);
+      else {
+        if (to!.kind === "volume") await refuseWrittenVolume(await f.client(), to!);
+        await upload(resolve(src), to!, apiUrl, apiKey, progress);
+      }
       progress.finish();
       printDone(f.io, `Copied ${src} -> ${dst} (${megabytes(progress.bytes)})`, options);
     });
@@ -97,6 +101,19 @@ const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 async function refusal(response: Response): Promise<CliError> {
   return refusalOf({ status: response.status, text: await response.text() });
+}
+
+/**
+ * Reads the volume first: one that does not exist, or that an instance writes, is refused here.
+ * The volume's files route refuses them before it reads the body, and a connection closed while the
+ * body still goes can lose that answer.
+ */
+async function refuseWrittenVolume(api: GpuClient, to: Remote): Promise<void> {
+  const volume = await ok(api.GET("/v1/volumes/{id}", { params: { path: { id: to.id } } }));
+  const writer = volume.attachments.find((attachment) => !attachment.read_only);
+  if (writer) {
+    throw new CliError(`volume ${to.id} is attached read-write to instance ${writer.instance_id}, which alone writes it until it is destroyed: copy into ${writer.instance_id}:${writer.path} instead`);
+  }
 }
 
 /**

@@ -1,11 +1,15 @@
 // `gpu volumes` and `vol:` paths of `gpu cp` as a subprocess against the real local stack: a volume
 // created, listed and shown; a directory with a file over one 8 MiB chunk copied up with no instance
-// and back byte for byte (SHA-256), under its own name and under a new one, the whole volume too;
-// grown, snapshotted, mounted at launch, deleted; each refusal the API's message and exit 1.
+// and back byte for byte (SHA-256), under its own name and under a new one, the whole volume too,
+// a directory too big for one request in several;
+// grown, snapshotted, mounted at launch (a copy into one mounted read-write refused), deleted; each
+// refusal the API's message and exit 1.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
+import { uploadDirectory } from "../../cli/files/directory-upload.ts";
 import { ok, type Snapshot, type Volume } from "../../client/index.ts";
 import { testTempDir, useTempDir } from "../support/agent/temp-dir.ts";
 import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
@@ -70,7 +74,7 @@ describe("gpu volumes", () => {
 
     // A name the volume does not have yet is the new name; a file under a new name too.
     expect((await gpu("cp", tree, "vol:datasets:/train")).code).toBe(0);
-    expect((await gpu("cp", join(tree, "weights.bin"), "vol:datasets:/train/model.bin")).code).toBe(0);
+    expect(await gpu("cp", join(tree, "weights.bin"), "vol:datasets:/train/model.bin")).toMatchObject({ code: 0, stderr: "" });
     const whole = join(testTempDir("gpu-volumes-whole-"), "everything");
     expect((await gpu("cp", "vol:datasets:/", whole)).code).toBe(0);
     expect(checksums(join(whole, "dataset"))).toEqual(checksums(tree));
@@ -80,6 +84,17 @@ describe("gpu volumes", () => {
     expect((await gpu("cp", "vol:datasets:/", into)).code).toBe(0);
     expect(readdirSync(join(into, "datasets")).sort()).toEqual(["dataset", "train"]);
     expect((await volume(id)).version).toBe(3);
+
+    // A directory too big for one tar, to a volume (which takes no parts): its big file in a tar of its own, renamed too.
+    const root = testTempDir("gpu-volumes-bigdir-");
+    mkdirSync(join(root, "corpus", "shards"), { recursive: true });
+    for (let i = 0; i < 3; i++) writeFileSync(join(root, "corpus", "shards", `shard-${i}.txt`), randomBytes(40_000));
+    writeFileSync(join(root, "corpus", "weights.bin"), randomBytes(300_000));
+    const transfer = { counter: () => new PassThrough(), bytes: 0, set: () => undefined, skipped: () => undefined };
+    await uploadDirectory({ filesUrl: `${stack.baseUrl}/v1/volumes/${id}/files`, apiKey: stack.key, to: "/", parent: root, name: "corpus", as: "corpus-v2", partBytes: 100_000, parts: false, fifos: false, transfer });
+    expect((await volume(id)).version).toBe(6);
+    expect((await gpu("cp", "vol:datasets:/corpus-v2", join(root, "back"))).code).toBe(0);
+    expect(checksums(join(root, "back"))).toEqual(checksums(join(root, "corpus")));
 
     expect(await gpu("cp", tree, "vol:no-such-volume:/")).toMatchObject({ code: 1, stdout: "", stderr: expect.stringMatching(/^error: .*no-such-volume.*\(not_found, HTTP 404\)\n$/) });
     expect(await gpu("cp", "vol:datasets:/nothing-here", join(testTempDir("gpu-volumes-never-"), "x"))).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_found, HTTP 404)") });
@@ -96,7 +111,7 @@ describe("gpu volumes", () => {
     const snapshotId = taken.stdout.trim();
     expect(snapshotId).toMatch(/^snap_[a-z2-7]{16}$/);
     const listed = (await gpu("volumes", "snapshots", "datasets")).stdout.trim().split("\n").map((line) => line.split("\t"));
-    expect(listed).toEqual([[snapshotId, "before-training", "3", expect.stringMatching(/^9\.4 MB$/), expect.any(String)]]);
+    expect(listed).toEqual([[snapshotId, "before-training", "6", "9.9 MB", expect.any(String)]]);
     const json = JSON.parse((await gpu("volumes", "snapshots", "datasets", "--json")).stdout) as { items: Snapshot[] };
     expect(json).toEqual(await ok(stack.client.GET("/v1/volumes/{id}/snapshots", { params: { path: { id } } })));
 
@@ -113,6 +128,14 @@ describe("gpu volumes", () => {
     expect(await gpu("launch", "--gpu-model", "rtx4090", "--template", "vllm", "--model", "qwen2.5-0.5b-instruct", "--volume", "datasets:/data/x:rw")).toMatchObject({
       code: 2, stderr: expect.stringContaining("takes one path and then only :ro"),
     });
+
+    // Read-write in another instance: only that one writes it, and gpu cp says so before sending anything.
+    const writer = JSON.parse((await gpu("launch", "--gpu-model", "rtx4090", "--template", "vllm", "--model", "qwen2.5-0.5b-instruct", "--volume", "datasets", "--json")).stdout) as Instance;
+    expect(writer.volumes).toEqual([{ volume_id: id, path: "/workspace", read_only: false }]);
+    expect(await gpu("cp", tree, "vol:datasets:/")).toEqual({
+      code: 1, stdout: "", stderr: `error: volume datasets is attached read-write to instance ${writer.id}, which alone writes it until it is destroyed: copy into ${writer.id}:/workspace instead\n`,
+    });
+    expect((await gpu("rm", writer.id, "--yes")).code).toBe(0);
 
     expect(await gpu("volumes", "rm", "datasets")).toMatchObject({ code: 1, stderr: "error: deleting datasets deletes its data: pass --yes to confirm\n" });
     expect(await gpu("volumes", "rm", "datasets", "--yes")).toMatchObject({ code: 1, stderr: expect.stringMatching(new RegExp(`^error: .*${instance.id}.*\\(conflict, HTTP 409\\)\\n$`)) });
