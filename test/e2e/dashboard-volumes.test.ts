@@ -1,11 +1,12 @@
 // Volumes in a real browser against the real stack: a volume created on the Volumes page (a taken
 // name refused beside its field), snapshotted, chosen in the launch form (a refused path shown in its
 // group), listed on the instance's page where Save now answers (and, stopped, says why not in the
-// API's words), and deleted only once asked and no instance holds it.
+// API's words), and deleted only once asked and no instance holds it; a used-up balance's deletion
+// date shown until funds come.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumRequired, hasChromium, launchBrowser, MISSING_CHROMIUM, type Browser } from "./support/browser.ts";
-import { descriptionOf, isFocused, nav, signIn, untilText } from "./support/dashboard.ts";
+import { creditByOperator, descriptionOf, isFocused, nav, signIn, signUpByApi, uniqueEmail, untilText } from "./support/dashboard.ts";
 import { poll, startE2eStack, type E2eStack } from "./support/e2e-stack.ts";
 
 describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", () => {
@@ -46,6 +47,9 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true");
     expect(await descriptionOf(page, name)).toBe("name: the account already has a volume named datasets a-z, 0-9 and -, starting with a letter");
     expect(await page.getByTestId("volume-row").count()).toBe(1);
+    // Another volume, made through the API, appears by itself.
+    await stack.api("POST", "/v1/volumes", { name: "models", size_gb: 1 });
+    await page.getByTestId("volume-row").filter({ hasText: "models" }).waitFor();
 
     // A snapshot taken and deleted on the volume's page, the deletion asked first.
     await row.getByRole("link", { name: "datasets" }).click();
@@ -63,7 +67,7 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     await page.getByLabel("GPU", { exact: true }).selectOption("rtx4090");
     await page.getByLabel("Template").selectOption({ label: "PyTorch + Jupyter" });
     const volumes = page.getByRole("group", { name: "Volumes" });
-    await volumes.getByRole("checkbox", { name: "datasets" }).check();
+    await volumes.getByRole("checkbox", { name: "datasets", exact: true }).check();
     const path = volumes.getByLabel("Path of datasets");
     expect(await path.inputValue()).toBe("/workspace");
     await path.fill("/proc/datasets");
@@ -71,14 +75,26 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     await expect.poll(() => descriptionOf(page, volumes)).toMatch(/^volumes\.0\.path: cannot be \/proc, \/sys, \/dev or under them /);
     expect(page.url()).toBe(`${base}/launch`);
     await path.fill("/workspace");
+    // A second volume, chosen and made read-only with the keyboard alone, is offered a path of its own.
+    const models = volumes.getByRole("checkbox", { name: "models", exact: true });
+    await models.focus();
+    await page.keyboard.press("Space");
+    expect(await volumes.getByLabel("Path of models").inputValue()).toBe("/volumes/models");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await isFocused(page, volumes.getByRole("checkbox", { name: "Read-only for models" }))).toBe(true);
+    await page.keyboard.press("Space");
     await page.getByRole("button", { name: "Launch", exact: true }).click();
     await page.waitForURL(/\/instances\/i-[a-z2-7]{16}$/);
     const id = page.url().split("/").at(-1)!;
 
-    // The instance's page lists it; Save now answers while running, and says why not once stopped.
-    const mount = page.getByTestId("instance-volume");
-    await untilText(mount.getByRole("cell").first(), "datasets");
-    expect((await mount.getByRole("cell").allTextContents()).slice(1, 3)).toEqual(["/workspace", "read-write"]);
+    // The instance's page lists both; Save now (read-write only) answers while running, and says why not once stopped.
+    const mount = page.getByTestId("instance-volume").filter({ hasText: "datasets" });
+    const reader = page.getByTestId("instance-volume").filter({ hasText: "models" });
+    await mount.waitFor();
+    expect((await mount.getByRole("cell").allTextContents()).slice(0, 3)).toEqual(["datasets", "/workspace", "read-write"]);
+    expect((await reader.getByRole("cell").allTextContents()).slice(0, 3)).toEqual(["models", "/volumes/models", "read-only"]);
+    expect(await reader.getByRole("button", { name: "Save now" }).count()).toBe(0);
     await untilText(page.getByTestId("instance-status"), "running", 60_000);
     await mount.getByRole("button", { name: "Save now" }).click();
     await page.getByRole("status").filter({ hasText: /^Saving datasets: / }).waitFor();
@@ -99,7 +115,7 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     expect(await isFocused(page, dialog.getByRole("button", { name: "Cancel" }))).toBe(true);
     await dialog.getByRole("button", { name: "Delete" }).click();
     await page.getByRole("alert").filter({ hasText: `volume datasets is attached to instance ${id}; destroy that instance first` }).waitFor();
-    expect(await page.getByTestId("volume-row").count()).toBe(1);
+    expect(await row.count()).toBe(1);
 
     // Once its instance is destroyed and its host has removed the container, Delete takes it: the row goes.
     await stack.api("DELETE", `/v1/instances/${id}`);
@@ -107,8 +123,37 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     await row.getByRole("button", { name: "Delete" }).click();
     await dialog.getByRole("button", { name: "Delete" }).click();
     await row.waitFor({ state: "detached" });
-    await page.getByText("No volumes yet.").waitFor();
+    expect(await page.getByTestId("volume-row").allTextContents()).toEqual([expect.stringContaining("models")]);
     expect((await stack.api("GET", "/v1/volumes/datasets")).status).toBe(404);
     await poll(() => stack.api("GET", `/v1/instances/${id}`), (answer) => answer.body.status === "destroyed");
   }, 240_000);
+
+  it("shows when a volume will be deleted once the balance is used up, with the way to add funds, until funds come", async () => {
+    const base = stack.baseUrl;
+    const email = uniqueEmail("grace");
+    const accountId = await signUpByApi(base, email, "a long passphrase");
+    await signIn(page, base, email, "a long passphrase");
+    const created = await page.context().request.post(`${base}/v1/volumes`, { headers: { origin: base }, data: { name: "scratch", size_gb: 1 } });
+    expect(created.status()).toBe(201);
+    await nav(page, "Volumes").click();
+    const row = page.getByTestId("volume-row").filter({ hasText: "scratch" });
+    await row.waitFor();
+    expect(await row.getByTestId("volume-deletion").count()).toBe(0);
+
+    // A credit and a debit of the same amount leave the balance at zero: the grace starts.
+    await creditByOperator(base, stack.adminToken, accountId, 1_000_000, "credit");
+    await creditByOperator(base, stack.adminToken, accountId, -1_000_000, "debit");
+    const { delete_at } = (await (await page.context().request.get(`${base}/v1/volumes/scratch`)).json()) as { delete_at: string };
+    const inDays = (Date.parse(delete_at) - Date.now()) / 86_400_000;
+    expect(inDays).toBeGreaterThan(6.9);
+    expect(inDays).toBeLessThanOrEqual(7);
+    const shown = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" }).format(new Date(delete_at));
+    await untilText(row.getByTestId("volume-deletion"), `To be deleted on ${shown}: the balance is used up. Add funds to keep it.`);
+    await row.getByRole("link", { name: "scratch" }).click();
+    await untilText(page.getByTestId("volume-deletion"), `To be deleted on ${shown}: the balance is used up. Add funds to keep it.`);
+
+    // Funds end the grace: the date goes by itself.
+    await creditByOperator(base, stack.adminToken, accountId, 5_000_000, "top-up");
+    await page.getByTestId("volume-deletion").waitFor({ state: "detached" });
+  });
 });
