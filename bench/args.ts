@@ -20,7 +20,7 @@ export interface BenchArgs {
 
 export const DEFAULT_SOAK_MINUTES = 30;
 
-export const SUITE_NAMES = ["throughput", "latency", "streaming", "websocket", "ssh", "memory", "control", "ceiling", "profile"] as const;
+export const SUITE_NAMES = ["throughput", "latency", "streaming", "websocket", "ssh", "memory", "control", "ceiling", "volumes", "profile"] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export const USAGE = `usage: npm run bench [-- --full] [--profile] [--no-nginx] [--echo] [--out FILE] [--only SUITE,…]

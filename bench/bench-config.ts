@@ -33,6 +33,8 @@ export interface BenchConfig {
   ceilingRequestMs: number;
   /** The ceiling's download and upload, each way per round. */
   ceilingTransferBytes: number;
+  /** The volume the volumes suite saves and restores (the 1 GiB in --full). */
+  volumeBytes: number;
 }
 
 export function benchConfig(full: boolean): BenchConfig {
@@ -41,12 +43,12 @@ export function benchConfig(full: boolean): BenchConfig {
         mode: "full", transferBytes: 256 * MB, copyBytes: 1024 * MB, transferRuns: 3, sequentialRequests: 2000, concurrentMs: 10_000, concurrencyLevels: [16, 64],
         sseRuns: 20, sseEvents: 50, sseIntervalMs: 20, completionRuns: 50, wsRoundTrips: 5000, wsBurstMessages: 50_000,
         memoryUploadBytes: 512 * MB, slowReaderBytes: 64 * MB, controlRequests: 1000, launchRuns: 10, concurrentLaunches: 20,
-        ceilingRounds: 5, ceilingRequestMs: 3_000, ceilingTransferBytes: 64 * MB,
+        ceilingRounds: 5, ceilingRequestMs: 3_000, ceilingTransferBytes: 64 * MB, volumeBytes: 1024 * MB,
       }
     : {
         mode: "quick", transferBytes: 64 * MB, copyBytes: 64 * MB, transferRuns: 3, sequentialRequests: 300, concurrentMs: 3_000, concurrencyLevels: [16, 64],
         sseRuns: 5, sseEvents: 20, sseIntervalMs: 20, completionRuns: 15, wsRoundTrips: 500, wsBurstMessages: 5_000,
         memoryUploadBytes: 256 * MB, slowReaderBytes: 32 * MB, controlRequests: 300, launchRuns: 3, concurrentLaunches: 20,
-        ceilingRounds: 3, ceilingRequestMs: 2_000, ceilingTransferBytes: 32 * MB,
+        ceilingRounds: 3, ceilingRequestMs: 2_000, ceilingTransferBytes: 32 * MB, volumeBytes: 256 * MB,
       };
 }

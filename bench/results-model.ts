@@ -12,6 +12,8 @@ export const BASELINES = {
   noop: "noop route",
   /** The same bytes or round trip through our own path proxy (for SSH, which has no other baseline). */
   proxied: "(d) proxied",
+  /** The same R2 objects read directly with presigned GETs (the volumes suite). */
+  objects: "(e) objects",
 } as const;
 export type BaselineKey = keyof typeof BASELINES;
 

@@ -26,6 +26,7 @@ import { sshSuite } from "./suites/ssh.ts";
 import { streamingSuite } from "./suites/streaming.ts";
 import type { SuiteContext } from "./suites/suite-context.ts";
 import { throughputSuite } from "./suites/throughput.ts";
+import { volumesSuite } from "./suites/volumes.ts";
 import { websocketSuite } from "./suites/websocket.ts";
 import { evaluateTargets } from "./targets.ts";
 
@@ -95,6 +96,7 @@ try {
     ["memory", () => memorySuite(ctx)],
     ["control", () => controlPlaneSuite(ctx)],
     ["ceiling", () => hostCeilingSuite(ctx)],
+    ["volumes", () => volumesSuite(ctx)],
     ["profile", () => hopLadderSuite(ctx)],
     ...(args.profile ? [["profile", () => cpuProfilesSuite(ctx)] as [SuiteName, () => Promise<Section>]] : []),
   ];

@@ -6,18 +6,25 @@
 import { AwsClient } from "aws4fetch";
 import { VOLUME_OBJECT_NAME, volumeObjectKey } from "../protocol/volumes.ts";
 import { clock } from "../core/clock.ts";
-import type { Env } from "../core/env.ts";
 
 /** How long a presigned URL is valid: long enough for one 8 MiB chunk on a slow link, short enough to be worthless soon after. */
 export const VOLUME_URL_SECONDS = 600;
 
 export type VolumeUrlMethod = "GET" | "PUT" | "HEAD";
 
+/** The settings signing reads (the Worker's env has them): the endpoint, the bucket and the key pair. */
+export interface VolumeUrlSettings {
+  R2_S3_ENDPOINT: string;
+  R2_BUCKET: string;
+  R2_ACCESS_KEY_ID: string;
+  R2_SECRET_ACCESS_KEY: string;
+}
+
 /** Whether this Worker can sign: an endpoint and a key pair configured. */
-export const canSignVolumeUrls = (env: Env) => Boolean(env.R2_S3_ENDPOINT && env.R2_ACCESS_KEY_ID && env.R2_SECRET_ACCESS_KEY);
+export const canSignVolumeUrls = (env: VolumeUrlSettings) => Boolean(env.R2_S3_ENDPOINT && env.R2_ACCESS_KEY_ID && env.R2_SECRET_ACCESS_KEY);
 
 /** One URL per name, in order; each name must be a volume object's name (checked: a caller's input). */
-export async function signVolumeUrls(env: Env, accountId: string, volumeId: string, method: VolumeUrlMethod, names: string[], seconds = VOLUME_URL_SECONDS): Promise<string[]> {
+export async function signVolumeUrls(env: VolumeUrlSettings, accountId: string, volumeId: string, method: VolumeUrlMethod, names: string[], seconds = VOLUME_URL_SECONDS): Promise<string[]> {
   if (!canSignVolumeUrls(env)) throw new Error("R2_S3_ENDPOINT, R2_ACCESS_KEY_ID and R2_SECRET_ACCESS_KEY must be set to sign volume URLs");
   const client = new AwsClient({ accessKeyId: env.R2_ACCESS_KEY_ID, secretAccessKey: env.R2_SECRET_ACCESS_KEY, service: "s3", region: "auto" });
   // One signing time for the batch, from the clock tests can move: an expiry test needs no waiting.
