@@ -48,6 +48,14 @@ export const readWriteHolder = (sql: Sql, volumeId: string): string | null =>
 export const isAttachedReadWrite = (sql: Sql, volumeId: string, instanceId: string): boolean =>
   sql`SELECT 1 FROM volume_attachments WHERE volume_id = ${volumeId} AND instance_id = ${instanceId} AND read_only = 0`.length > 0;
 
+/** What frees a volume `instanceId` holds: its destroy, and its host removing the container after the final save. */
+export function freeingStep(sql: Sql, instanceId: string): string {
+  const [row] = sql<{ status: string }>`SELECT status FROM instances WHERE id = ${instanceId}`;
+  return row?.status === "destroyed"
+    ? "wait until its host has removed the container: that instance is destroyed, and its host saves the volume before it removes it"
+    : "destroy that instance first (its host saves the volume before it removes the container)";
+}
+
 function resolve(sql: Sql, requested: LaunchVolume[]): Ok<{ volumes: Resolved[] }> | Failure {
   const volumes: Resolved[] = [];
   for (const [i, request] of requested.entries()) {
@@ -56,8 +64,7 @@ function resolve(sql: Sql, requested: LaunchVolume[]): Ok<{ volumes: Resolved[] 
     if (volumes.some((other) => other.volume.id === volume.id)) return fail("invalid", `volumes: volume ${volume.name} (${volume.id}) is named twice`);
     const holder = request.read_only ? null : readWriteHolder(sql, volume.id);
     if (holder) {
-      return fail("conflict", `volumes[${i}]: volume ${volume.name} is attached read-write to instance ${holder}; ` +
-        "attach it read-only, or destroy that instance first (its host saves the volume as it destroys it)");
+      return fail("conflict", `volumes[${i}]: volume ${volume.name} is attached read-write to instance ${holder}; attach it read-only, or ${freeingStep(sql, holder)}`);
     }
     volumes.push({ volume, request });
   }

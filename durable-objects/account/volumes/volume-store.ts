@@ -11,7 +11,7 @@ import {
   VOLUME_NAME, VOLUME_SIZE_GB, type NewVolume, type VolumeAnswer, type VolumeCall, type VolumeContent, type VolumeView,
 } from "../../contracts/volumes.ts";
 import type { InstanceRow } from "../instance-row.ts";
-import { readWriteHolder } from "./attachments.ts";
+import { freeingStep, readWriteHolder } from "./attachments.ts";
 import { chunkBytes, keepManifest } from "./chunk-refs.ts";
 import { VolumeSnapshots } from "./snapshots.ts";
 import { chargeStorageUntil } from "./storage-charges.ts";
@@ -142,10 +142,7 @@ export class VolumeStore {
     const { sql } = this.parts;
     const deleted = this.parts.transaction((): Failure | null => {
       const [attached] = sql<{ instance_id: string }>`SELECT instance_id FROM volume_attachments WHERE volume_id = ${volume.id} ORDER BY instance_id`;
-      if (attached) {
-        return fail("conflict", `volume ${volume.name} is attached to instance ${attached.instance_id}; destroy that instance first ` +
-          "(the volume is free once its host has removed the container)");
-      }
+      if (attached) return fail("conflict", `volume ${volume.name} is attached to instance ${attached.instance_id}; ${freeingStep(sql, attached.instance_id)}`);
       chargeStorageUntil(sql, this.parts.env, volume.id, clock.now());
       sql`DELETE FROM volume_snapshots WHERE volume_id = ${volume.id}`;
       sql`DELETE FROM volume_chunk_refs WHERE volume_id = ${volume.id}`;

@@ -204,7 +204,8 @@ describe("launch with volumes", () => {
 
     refused(await callJson("DELETE", "/v1/volumes/keep", { key }), 409, "conflict", new RegExp(`^volume keep is attached to instance ${instance}; destroy that instance first`));
     expect((await call("DELETE", `/v1/instances/${instance}`, { key })).status).toBe(204);
-    refused(await callJson("DELETE", "/v1/volumes/keep", { key }), 409, "conflict", new RegExp(`attached to instance ${instance}`));
+    refused(await callJson("DELETE", "/v1/volumes/keep", { key }), 409, "conflict",
+      new RegExp(`^volume keep is attached to instance ${instance}; wait until its host has removed the container: that instance is destroyed`));
     await agent.waitForCommand(instance, "destroy");
     agent.report(instance, "destroyed");
     await until(() => get(key, "keep"), (answer) => answer.body.attachments.length === 0, "the attachment to end");
