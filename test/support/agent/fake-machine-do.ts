@@ -22,6 +22,7 @@ export class FakeMachineDo {
   #http: Server;
   #wss = new WebSocketServer({ noServer: true });
   #sockets: WebSocket[] = [];
+  #listeners: ((message: AgentMessage) => void)[] = [];
 
   constructor(token: string) {
     this.token = token;
@@ -45,6 +46,11 @@ export class FakeMachineDo {
 
   get connectionCount(): number {
     return this.#sockets.length;
+  }
+
+  /** Calls `listener` with every message the agent sends from now on (to answer as it arrives). */
+  onMessage(listener: (message: AgentMessage) => void): void {
+    this.#listeners.push(listener);
   }
 
   messages(connection?: number): AgentMessage[] {
@@ -118,6 +124,7 @@ export class FakeMachineDo {
       const decoded = decodeAgentMessage(bytes.toString("utf8"));
       if (!decoded.ok) return void this.protocolErrors.push(decoded.reason);
       this.received.push({ connection, message: decoded.message });
+      for (const listener of this.#listeners) listener(decoded.message);
     });
   }
 }
