@@ -73,6 +73,7 @@ describe("hourly charge rows upgrade", () => {
       const raw = state.storage.sql;
       // Back to the shape before hourly rows: the columns gone, charges one per settlement.
       raw.exec("DROP INDEX ledger_charges_by_time");
+      raw.exec("DROP INDEX ledger_storage_by_time");
       for (const column of ["span_start_ms", "span_end_ms", "label", "gpu_model", "gpu_count"]) raw.exec(`ALTER TABLE ledger DROP COLUMN ${column}`);
       raw.exec("ALTER TABLE instances DROP COLUMN open_charge_seq");
       // One instance still known (price 400,000 an hour: about 6,667 a minute),

@@ -85,7 +85,7 @@ describe("GET /v1/billing/usage", () => {
     advanceClock(10 * MINUTE);
     await callJson("DELETE", `/v1/instances/${instance}`, { key: other.key });
     const mine = await newAccount(100_000_000);
-    expect((await usage(mine.key)).body).toEqual({ items: [], total_micros: 0 });
+    expect((await usage(mine.key)).body).toEqual({ items: [], storage: [], total_micros: 0 });
   });
 
   it.each([
