@@ -150,6 +150,9 @@ describe("launch with volumes", () => {
     expect(spec.volumes).toEqual([{ volume_id: volume.id, path: "/workspace", read_only: false, version: 1, manifest: saved.manifest, max_bytes: 2e9 }]);
     expect((await callJson<{ volumes: unknown }>("GET", `/v1/instances/${writer}`, { key })).body.volumes).toEqual([{ volume_id: volume.id, path: "/workspace", read_only: false }]);
 
+    expect(await env.ACCOUNTS.getByName(accountId).volumeContent(key, "work")).toEqual({
+      ok: true, content: { account_id: accountId, volume_id: volume.id, version: 1, manifest: saved.manifest, max_bytes: 2e9, attached_read_write: writer },
+    });
     refused(await launch(key, [{ volume_id: volume.id, path: "/data" }]), 409, "conflict", new RegExp(`^volumes\\[0\\]: volume work is attached read-write to instance ${writer}`));
     const reader = await launchOn(agent, key, { volumes: [{ volume_id: "work", path: "/data", read_only: true }] });
     const readerToo = await launchOn(agent, key, { volumes: [{ volume_id: volume.id, read_only: true }] });
