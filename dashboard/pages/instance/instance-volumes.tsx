@@ -58,7 +58,7 @@ function VolumeMounts({ instance }: { instance: Instance }) {
       <FormError message={formError(save.error, [])} />
       {save.isSuccess && !save.isPending && (
         <p role="status" className="muted">
-          Saving {volumeOf(save.variables)?.name ?? save.variables}: its version grows once the host has stored what changed, and the events say so.
+          Saving {volumeOf(save.variables)?.name ?? save.variables}: if anything changed, its version grows once the host has stored it, and the events say so.
         </p>
       )}
     </>

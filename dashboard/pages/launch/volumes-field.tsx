@@ -40,10 +40,15 @@ export function VolumesField({ chosen, onChange, error }: VolumesFieldProps) {
           return (
             <li key={volume.id}>
               <label className="check">
-                <input type="checkbox" checked={choice !== undefined} onChange={(e) => toggle(volume, e.target.checked)} />
+                <input
+                  type="checkbox"
+                  checked={choice !== undefined}
+                  onChange={(e) => toggle(volume, e.target.checked)}
+                  aria-describedby={`${id}-${volume.id}-about`}
+                />
                 {volume.name}
               </label>{" "}
-              <span className="muted">
+              <span id={`${id}-${volume.id}-about`} className="muted">
                 {volume.size_gb} GB, {formatBytes(volume.used_bytes)} used
                 {writer && `; attached read-write to ${writer.instance_id}, so only read-only until that instance is destroyed`}
               </span>
