@@ -59,7 +59,7 @@ const putRoute = callerRoute([400, 404, 409, 413], {
     "is the volume's next version; only chunks the volume does not hold yet are stored. No instance is needed. 409 conflict while an instance has " +
     "the volume attached read-write, when a file or link of the volume is where a directory must be, or when the volume got a new version meanwhile " +
     "(send it again); 413 payload_too_large when the content would be over the volume's `size_gb`.",
-  request: { params: VolumeParam, query: pathQuery("The directory of the volume to extract into, e.g. /datasets or /", "/datasets"), body: { required: true, content: tar } },
+  request: { params: VolumeParam, query: pathQuery("The directory of the volume to extract into, e.g. /datasets or /", "/datasets") },
   responses: {
     204: { description: "Extracted: the volume's next version" },
     413: json(ErrorBody, "The volume's content would be over its size_gb (payload_too_large)"),
