@@ -28,8 +28,9 @@ function useVolumeChange<T, R>(change: (input: T) => Promise<R>) {
   return useMutation({ mutationFn: change, onSuccess: () => queryClient.invalidateQueries({ queryKey: volumesKey }) });
 }
 
+/** An empty volume (`size_gb`), or one holding a snapshot's content (`from_snapshot`). */
 export const useCreateVolume = () =>
-  useVolumeChange((body: { name: string; size_gb: number }) => ok(api.POST("/v1/volumes", { body })));
+  useVolumeChange((body: components["schemas"]["CreateVolume"]) => ok(api.POST("/v1/volumes", { body })));
 
 export const useGrowVolume = (id: string) =>
   useVolumeChange((size_gb: number) => ok(api.PATCH("/v1/volumes/{id}", { ...byId(id), body: { size_gb } })));

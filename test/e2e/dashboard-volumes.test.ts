@@ -1,8 +1,8 @@
 // Volumes in a real browser against the real stack: a volume created on the Volumes page (a taken
-// name refused beside its field), snapshotted, chosen in the launch form (a refused path shown in its
-// group), listed on the instance's page where Save now answers (and, stopped, says why not in the
-// API's words), and deleted only once asked and no instance holds it; a used-up balance's deletion
-// date shown until funds come.
+// name refused beside its field), snapshotted and copied into a new volume, chosen in the launch form
+// (a refused path shown in its group), listed on the instance's page where Save now answers (and,
+// stopped, says why not in the API's words), and deleted only once asked and no instance holds it;
+// a used-up balance's deletion date shown until funds come.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumRequired, hasChromium, launchBrowser, MISSING_CHROMIUM, type Browser } from "./support/browser.ts";
@@ -58,6 +58,18 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     await page.getByRole("button", { name: "Take snapshot" }).click();
     const snapshot = page.getByTestId("snapshot-row").filter({ hasText: "empty" });
     await snapshot.waitFor();
+    // A new volume from it: a taken name refused beside the field, a free one made and shown.
+    expect(await page.getByLabel("Snapshot", { exact: true }).inputValue()).toMatch(/^snap_/);
+    const copyName = page.getByLabel("New volume name");
+    await copyName.fill("datasets");
+    await page.getByRole("button", { name: "Create volume from snapshot" }).click();
+    await expect.poll(() => copyName.getAttribute("aria-invalid")).toBe("true");
+    expect(await descriptionOf(page, copyName)).toMatch(/^name: the account already has a volume named datasets /);
+    await copyName.fill("restored");
+    await page.getByRole("button", { name: "Create volume from snapshot" }).click();
+    await untilText(page.getByRole("heading", { level: 1 }), "restored");
+    await page.goBack();
+    await untilText(page.getByRole("heading", { level: 1 }), "datasets");
     await snapshot.getByRole("button", { name: "Delete" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
     await snapshot.waitFor({ state: "detached" });
@@ -123,7 +135,7 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     await row.getByRole("button", { name: "Delete" }).click();
     await dialog.getByRole("button", { name: "Delete" }).click();
     await row.waitFor({ state: "detached" });
-    expect(await page.getByTestId("volume-row").allTextContents()).toEqual([expect.stringContaining("models")]);
+    expect(await page.getByTestId("volume-row").allTextContents()).toEqual([expect.stringMatching(/^models/), expect.stringMatching(/^restored/)]);
     expect((await stack.api("GET", "/v1/volumes/datasets")).status).toBe(404);
     await poll(() => stack.api("GET", `/v1/instances/${id}`), (answer) => answer.body.status === "destroyed");
   }, 240_000);

@@ -1,5 +1,5 @@
 // A volume's snapshots, newest first: taking one of the latest version (named, or `v` and its version),
-// and deleting one (asked in a dialog; the data only it kept is freed).
+// deleting one (asked in a dialog; the data only it kept is freed), and making a new volume of one.
 import { useState, type FormEvent } from "react";
 import { fieldError, formError } from "../../api/api-errors.ts";
 import { useCreateSnapshot, useDeleteSnapshot, useSnapshots, type Snapshot, type Volume } from "../../api/volumes.ts";
@@ -10,6 +10,7 @@ import { FormError } from "../../components/form-error.tsx";
 import { QueryList } from "../../components/query-state.tsx";
 import { formatBytes } from "../../format/bytes.ts";
 import { formatTime } from "../../format/time.ts";
+import { SnapshotCopyForm } from "./snapshot-copy-form.tsx";
 
 export function SnapshotPanel({ volume }: { volume: Volume }) {
   const snapshots = useSnapshots(volume.id);
@@ -36,26 +37,29 @@ export function SnapshotPanel({ volume }: { volume: Volume }) {
       <FormError message={formError(create.error, ["name"])} />
       <QueryList query={snapshots} what="snapshots" empty="No snapshots yet.">
         {(list) => (
-          <DataTable
-            columns={["Name", "Version", "Stored", "Taken", { text: "Delete", visuallyHidden: true }]}
-            rows={list}
-            rowKey={(snapshot) => snapshot.id}
-            rowTestId="snapshot-row"
-          >
-            {(snapshot) => (
-              <>
-                <td>{snapshot.name}</td>
-                <td>{snapshot.version}</td>
-                <td>{formatBytes(snapshot.stored_bytes)}</td>
-                <td>{formatTime(snapshot.created_at)}</td>
-                <td>
-                  <button type="button" className="danger" onClick={() => setDeleting(snapshot)} disabled={remove.isPending}>
-                    Delete
-                  </button>
-                </td>
-              </>
-            )}
-          </DataTable>
+          <>
+            <DataTable
+              columns={["Name", "Version", "Stored", "Taken", { text: "Delete", visuallyHidden: true }]}
+              rows={list}
+              rowKey={(snapshot) => snapshot.id}
+              rowTestId="snapshot-row"
+            >
+              {(snapshot) => (
+                <>
+                  <td>{snapshot.name}</td>
+                  <td>{snapshot.version}</td>
+                  <td>{formatBytes(snapshot.stored_bytes)}</td>
+                  <td>{formatTime(snapshot.created_at)}</td>
+                  <td>
+                    <button type="button" className="danger" onClick={() => setDeleting(snapshot)} disabled={remove.isPending}>
+                      Delete
+                    </button>
+                  </td>
+                </>
+              )}
+            </DataTable>
+            <SnapshotCopyForm snapshots={list} />
+          </>
         )}
       </QueryList>
       <FormError message={formError(remove.error, [])} />
