@@ -9,8 +9,8 @@ import { chunkName, manifestBytes, manifestChunks, volumePrefix } from "../../..
 import type { SnapshotSource } from "../../../durable-objects/contracts/volumes.ts";
 import { objectKey, readManifest, volumePlace, type VolumePlace } from "./volume-objects.ts";
 
-/** Objects copied at once: each streams from its get into its put. */
-const COPIES_AT_ONCE = 4;
+/** Objects copied at once: each holds two of the Worker's 6 simultaneous connections, its get's and its put's. */
+const COPIES_AT_ONCE = 3;
 /** R2 lists and deletes at most this many keys a call. */
 const R2_BATCH = 1000;
 
