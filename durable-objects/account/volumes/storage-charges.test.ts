@@ -62,23 +62,25 @@ describe("storage charges", () => {
     const sizes = [{ fromMs: clock.now(), bytes: 0 }];
     const sizeNow = async () => sizes.push({ fromMs: clock.now(), bytes: await stored() });
 
+    await keepBytes(accountId, volumeId, 1_000_000_001, "version");
     const first = await keepBytes(accountId, volumeId, 3_000_000_007);
     await keepBytes(accountId, volumeId, 1_500_000_003);
     await sizeNow();
-    expect(sizes.at(-1)!.bytes).toBe(4_500_000_010);
+    expect(sizes.at(-1)!.bytes).toBe(5_500_000_011);
     const t0 = clock.now();
 
     moveTo(h1);
     await runDurableObjectAlarm(account);
-    // Mid-hour, a save grows it, then a snapshot's deletion shrinks it: each size is charged for its own time.
+    // Mid-hour, a save replaces the gigabyte of version 1 with a kilobyte, then a snapshot's deletion
+    // frees 3 GB more: each size is charged for its own time.
     moveTo(h1 + 25 * MINUTE);
     const save = await storeSave(accountId, volumeId, { "notes.txt": "x".repeat(1_000) });
-    expect(await account.commitVolumeFiles(key, { volume_id: volumeId, instance_id: null, base_version: 0, manifest: save.manifest, bytes_sent: 1_000 })).toMatchObject({ ok: true, version: 1 });
+    expect(await account.commitVolumeFiles(key, { volume_id: volumeId, instance_id: null, base_version: 1, manifest: save.manifest, bytes_sent: 1_000 })).toMatchObject({ ok: true, version: 2 });
     await sizeNow();
     moveTo(h1 + 50 * MINUTE + 9);
     expect((await call("DELETE", `/v1/volumes/data/snapshots/${first}`, { key })).status).toBe(204);
     await sizeNow();
-    expect(sizes.map((s) => s.bytes)).toEqual([0, 4_500_000_010, 4_500_001_010, 1_500_001_003]);
+    expect(sizes.map((s) => s.bytes)).toEqual([0, 5_500_000_011, 4_500_001_010, 1_500_001_003]);
     const settledMs = clock.now();
 
     // Read between settlements: what accrued since leads the first page, and the balance counts it; nothing is written.
@@ -97,11 +99,11 @@ describe("storage charges", () => {
     const rows = (await ledger(key)).filter((entry) => entry.kind === "storage");
     expect(rows.map(({ pending, volume_id, instance_id }) => ({ pending, volume_id, instance_id }))).toEqual(Array(3).fill({ pending: false, volume_id: volumeId, instance_id: null }));
     const [third, second, firstHour] = rows as [Entry, Entry, Entry];
-    expect(firstHour).toMatchObject({ created_at: new Date(sizes[0]!.fromMs).toISOString(), amount_micros: -costUntil(sizes, h1), note: `${clockTime(t0)}–${clockTime(h1)} UTC, volume data: 4.5 GB` });
+    expect(firstHour).toMatchObject({ created_at: new Date(sizes[0]!.fromMs).toISOString(), amount_micros: -costUntil(sizes, h1), note: `${clockTime(t0)}–${clockTime(h1)} UTC, volume data: 5.5 GB` });
     expect(second).toMatchObject({ created_at: new Date(h1).toISOString(), amount_micros: -(costUntil(sizes, h2) - costUntil(sizes, h1)), note: `${clockTime(h1)}–${clockTime(h2)} UTC, volume data: 1.5 GB` });
     expect(third).toMatchObject({ created_at: new Date(h2).toISOString(), amount_micros: -(costUntil(sizes, clock.now()) - costUntil(sizes, h2)) });
     expect(third.balance_after_micros).toBe(OPENING - costUntil(sizes, clock.now()));
-    // 4.5 GB for 40 minutes is 287 micro-dollars and a fraction: the fractions of every span are carried, never dropped.
+    // 5.5 GB for 40 minutes is 351 micro-dollars and a fraction: the fractions of every span are carried, never dropped.
     expect(-(firstHour.amount_micros + second.amount_micros + third.amount_micros)).toBe(costUntil(sizes, clock.now()));
     await expectLedgerBalanced(accountId);
   });
