@@ -1,4 +1,4 @@
-// /billing: the balance, this month's usage (per day and per instance), and the ledger, newest first,
+// /billing: the balance, this month's usage (per day, per instance and per volume), and the ledger, newest first,
 // a page at a time (the API's cursor leads to older entries; the cursors already followed lead back).
 import { useState } from "react";
 import { useMe } from "../../api/account.ts";
@@ -11,6 +11,7 @@ import { AddFunds, PaymentStatus } from "./add-funds.tsx";
 import { LedgerTable } from "./ledger-table.tsx";
 import { UsageByDay } from "./usage-by-day.tsx";
 import { UsageByInstance } from "./usage-by-instance.tsx";
+import { UsageByVolume } from "./usage-by-volume.tsx";
 
 export function BillingPage() {
   const me = useMe();
@@ -26,22 +27,29 @@ export function BillingPage() {
     <section>
       <PageTitle title="Billing" />
       <p>
-        Balance: <strong>{me.data ? formatDollars(me.data.balance_micros) : "…"}</strong>. Instances are billed by the millisecond while they run;
-        the ledger shows one charge per instance and hour, led by what has accrued since the last settlement.
+        Balance: <strong>{me.data ? formatDollars(me.data.balance_micros) : "…"}</strong>. Instances are billed by the millisecond while they run,
+        volumes by the bytes they keep; the ledger shows one charge per instance and hour and one storage entry per volume and hour, led by what
+        has accrued since the last settlement.
       </p>
       <PaymentStatus />
       <AddFunds />
       <h2>This month</h2>
       {(byDay.isPending || byInstance.isPending) && <Loading what="this month's usage" />}
       {byDay.isError && <LoadError what="this month's usage" error={byDay.error} />}
-      {byInstance.data?.items.length === 0 && <p className="empty">Nothing has run this month.</p>}
-      {byInstance.data && byInstance.data.items.length > 0 && (
+      {byInstance.data?.items.length === 0 && byInstance.data.storage.length === 0 && <p className="empty">Nothing has run or been stored this month.</p>}
+      {byInstance.data && (byInstance.data.items.length > 0 || byInstance.data.storage.length > 0) && (
         <>
           <p>
             Charged so far: <strong data-testid="usage-total">{formatDollars(byInstance.data.total_micros)}</strong>
           </p>
-          {byDay.data && <UsageByDay items={byDay.data.items} />}
-          <UsageByInstance items={byInstance.data.items} />
+          {byDay.data && <UsageByDay items={byDay.data.items} storage={byDay.data.storage} />}
+          {byInstance.data.items.length > 0 && <UsageByInstance items={byInstance.data.items} />}
+          {byInstance.data.storage.length > 0 && (
+            <>
+              <h3>Storage</h3>
+              <UsageByVolume items={byInstance.data.storage} />
+            </>
+          )}
         </>
       )}
       <h2>Ledger</h2>

@@ -1,4 +1,4 @@
-// One page of ledger entries: when, what, how much, the balance after, and the instance charged.
+// One page of ledger entries: when, what, how much, the balance after, and the instance or volume charged.
 import type { LedgerEntry } from "../../api/ledger.ts";
 import { DataTable } from "../../components/data-table.tsx";
 import { formatDollars, formatSignedDollars } from "../../format/money.ts";
@@ -16,7 +16,7 @@ export function LedgerTable({ entries }: { entries: LedgerEntry[] }) {
       {(entry) => (
         <>
           <td>{formatTime(entry.created_at)}</td>
-          <td>{entry.pending ? "pending" : entry.kind}</td>
+          <td>{entry.pending ? `pending ${entry.kind}` : entry.kind}</td>
           {/* A charge can be under a cent: the exact amount is one hover away. */}
           <td className="amount" title={`${entry.amount_micros} micro-dollars`}>
             {formatSignedDollars(entry.amount_micros)}
@@ -28,7 +28,12 @@ export function LedgerTable({ entries }: { entries: LedgerEntry[] }) {
                 <code>{entry.instance_id}</code>
               </Link>
             )}
-            {entry.instance_id && entry.note ? " " : ""}
+            {entry.volume_id && (
+              <Link to={`/volumes/${entry.volume_id}`}>
+                <code>{entry.volume_id}</code>
+              </Link>
+            )}
+            {(entry.instance_id || entry.volume_id) && entry.note ? " " : ""}
             {entry.note}
           </td>
         </>

@@ -1,17 +1,17 @@
-// This month's cost per day as bars (uPlot, on a canvas): the days' amounts stay integer
+// This month's cost per day (instances and storage together) as bars (uPlot, on a canvas): the days' amounts stay integer
 // micro-dollars, and only the axis labels turn them into dollars. The figure says how many days it
 // shows, which is what a test can read of a canvas.
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { UsageItem } from "../../api/usage.ts";
+import type { StorageUsageItem, UsageItem } from "../../api/usage.ts";
 import { formatDollars } from "../../format/money.ts";
 
 const HEIGHT = 160;
 const DAY_S = 86_400;
 
-/** The items of group=day summed per day: [day start in seconds, micro-dollars]. */
-function dailyTotals(items: UsageItem[]): [number[], number[]] {
+/** The items of group=day, instances' and storage's, summed per day: [day start in seconds, micro-dollars]. */
+function dailyTotals(items: Array<UsageItem | StorageUsageItem>): [number[], number[]] {
   const totals = new Map<string, number>();
   for (const item of items) totals.set(item.day!, (totals.get(item.day!) ?? 0) + item.amount_micros);
   const days = [...totals.keys()].sort();
@@ -25,9 +25,9 @@ function monthRange(dayS: number | undefined): [number, number] {
   return [Date.UTC(year, month, 1) / 1000 - DAY_S / 2, Date.UTC(year, month + 1, 0) / 1000 + DAY_S / 2];
 }
 
-export function UsageByDay({ items }: { items: UsageItem[] }) {
+export function UsageByDay({ items, storage }: { items: UsageItem[]; storage: StorageUsageItem[] }) {
   const box = useRef<HTMLDivElement>(null);
-  const [days, amounts] = dailyTotals(items);
+  const [days, amounts] = dailyTotals([...items, ...storage]);
 
   useEffect(() => {
     const element = box.current!;
