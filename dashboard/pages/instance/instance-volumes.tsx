@@ -12,7 +12,7 @@ export function InstanceVolumes({ instance }: { instance: Instance }) {
   return instance.volumes.length === 0 ? null : <VolumeMounts instance={instance} />;
 }
 
-/** The mounts, with each volume's name and version from the account's volumes (read only where there are some). */
+/** The mounts, with each volume's name and version from the account's volumes (asked for only by an instance that has some). */
 function VolumeMounts({ instance }: { instance: Instance }) {
   const volumes = useVolumes();
   const save = useSaveVolume();
@@ -32,14 +32,14 @@ function VolumeMounts({ instance }: { instance: Instance }) {
             <>
               <td>
                 {/* A volume deleted since (the instance is gone too) is its id alone. */}
-                <Link to={`/volumes/${mount.volume_id}`}>{volume?.name ?? <code>{mount.volume_id}</code>}</Link>
+                {volume ? <Link to={`/volumes/${volume.id}`}>{volume.name}</Link> : <code>{mount.volume_id}</code>}
               </td>
               <td>
                 <code>{mount.path}</code>
               </td>
               <td>{mount.read_only ? "read-only" : "read-write"}</td>
               <td>{volume?.version ?? "–"}</td>
-              <td>{volume?.saved_at ? formatTime(volume.saved_at) : "never"}</td>
+              <td>{volume ? (volume.saved_at ? formatTime(volume.saved_at) : "never") : "–"}</td>
               <td>
                 {!mount.read_only && (
                   <button type="button" onClick={() => save.mutate(mount.volume_id)} disabled={save.isPending || instance.status === "destroyed"} aria-describedby="save-now-note">
