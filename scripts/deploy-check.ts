@@ -22,11 +22,12 @@ const KIB = 1024;
  * with every zod locale, 755,142 B / 161,911 B (737.4 / 158.1 KiB) with English alone (wrangler.toml's
  * `alias`); later that day 826.6 / 182.7 KiB, after the rest of the second wave and a description on
  * every field of the API (GET /v1/openapi.json serves them: 12.4 / 3.3 KiB of it). 2026-11-25, with the
- * Stripe client (~780 KiB as written) and the deployments minified: 706.0 / 174.4 KiB. The budget leaves
- * about 20% for what comes next; Cloudflare's own limit is many times larger, so it guards start-up
- * time and notices a dependency pulled in by mistake.
+ * Stripe client (~780 KiB as written) and the deployments minified: 706.0 / 174.4 KiB. 2026-11-29, with
+ * volumes (their API and files routes, tar, aws4fetch, storage billing): 225.3 KiB gzip. The budget
+ * leaves about 20% for what comes next; Cloudflare's own limit is many times larger, so it guards
+ * start-up time and notices a dependency pulled in by mistake.
  */
-export const BUNDLE_BUDGET = { rawBytes: 1000 * KIB, gzipBytes: 220 * KIB };
+export const BUNDLE_BUDGET = { rawBytes: 1000 * KIB, gzipBytes: 270 * KIB };
 
 export interface DryRun {
   environment: Environment;
