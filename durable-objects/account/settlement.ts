@@ -20,7 +20,7 @@ import { ledgerPage, type LedgerPageOf } from "./ledger-page.ts";
 import type { MachineDirectives } from "./machine-directives.ts";
 import { Payments } from "./payments.ts";
 import { nextStorageSettlementMs, pendingStorage, settleStorage } from "./volumes/storage-charges.ts";
-import { applyBalanceToVolumes } from "./volumes/storage-grace.ts";
+import { applyBalanceToVolumes, graceDueMs } from "./volumes/storage-grace.ts";
 
 export interface SettlementParts {
   sql: Sql;
@@ -44,7 +44,8 @@ export class Settlement implements AlarmCapability {
 
   nextAlarmMs(nowMs: number): number | null {
     const { sql, env } = this.parts;
-    const due = [nextSettlementMs(sql, nowMs), nextStorageSettlementMs(sql, env, nowMs, balanceOf(sql))].filter((at) => at !== null);
+    const balance = balanceOf(sql);
+    const due = [nextSettlementMs(sql, nowMs), nextStorageSettlementMs(sql, env, nowMs, balance), graceDueMs(sql, balance, nowMs)].filter((at) => at !== null);
     return due.length === 0 ? null : Math.min(...due);
   }
 

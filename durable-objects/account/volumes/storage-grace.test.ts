@@ -138,6 +138,16 @@ describe("volumes at a used-up balance", () => {
     await expectLedgerBalanced(v.accountId);
   });
 
+  it("made when the balance is already used up, even empty, get their date at the settlement the alarm makes next", async () => {
+    const { id: accountId, key } = await newAccount(0);
+    const created = await callJson<Volume>("POST", "/v1/volumes", { key, body: { name: "late", size_gb: 1 } });
+    expect(created.body.delete_at).toBeNull();
+    // Due at once: the alarm rings by itself, or here.
+    const late = await until(async () => (await runDurableObjectAlarm(env.ACCOUNTS.getByName(accountId)), callJson<Volume>("GET", "/v1/volumes/late", { key })),
+      (r) => r.body.delete_at !== null, "a date");
+    expect(late.body.delete_at).toBe(new Date(clock.now() + GRACE).toISOString());
+  });
+
   it("wait for the instance holding one to be destroyed: it was stopped for funds, and the volume goes once its host reports it destroyed", async () => {
     const v = await accountWithVolumes(1_000_000);
     const instance = await runningOn(agent, v.key, { volumes: [{ volume_id: "data" }] });

@@ -32,6 +32,14 @@ export function applyBalanceToVolumes(sql: Sql, env: Env, balanceMicros: number,
   for (const { id } of scheduled) recordWebhookEvent(sql, "volume.deletion_scheduled", { volume_id: id, delete_at: iso(deleteAtMs) }, nowMs);
 }
 
+/**
+ * Now, when the balance is at or below zero and a volume has no date yet (one made since, or one that
+ * holds nothing and so is never settled): the settlement that gives it one is due.
+ */
+export function graceDueMs(sql: Sql, balanceMicros: number, nowMs: number): number | null {
+  return balanceMicros <= 0 && sql`SELECT 1 FROM volumes WHERE delete_at_ms IS NULL LIMIT 1`.length > 0 ? nowMs : null;
+}
+
 /** The alarm's part: deletes the volumes whose date has come and that no instance holds. */
 export class VolumeGrace implements AlarmCapability {
   private readonly sql: Sql;
