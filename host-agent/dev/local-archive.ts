@@ -1,6 +1,7 @@
 // The local runtime's files API: its "container" has no filesystem of its own, only its data folder,
-// which is the instance's /data; other paths do not exist. Archives are made and read by the host's
-// `tar` (GNU tar refuses members that climb out with `..` or start with `/`).
+// which is the instance's /data, and its volumes' working copies, each at its mount's path; other
+// paths do not exist. Archives are made and read by the host's `tar` (GNU tar refuses members that
+// climb out with `..` or start with `/`).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { stat } from "node:fs/promises";
@@ -9,25 +10,33 @@ import type { Readable } from "node:stream";
 
 export const DATA_PATH = "/data";
 
-/** Where container path `path` is in the data folder `dataDir`; null outside /data. */
-export function localPathOf(dataDir: string, path: string): string | null {
-  const normal = posix.normalize(path);
-  if (normal !== DATA_PATH && !normal.startsWith(`${DATA_PATH}/`)) return null;
-  return join(dataDir, normal.slice(DATA_PATH.length));
+/** A folder of the machine's that the instance sees at `path` (its data folder at /data, a volume's working copy at its mount's path). */
+export interface LocalRoot {
+  path: string;
+  dir: string;
 }
 
-export async function readLocalArchive(dataDir: string, path: string): Promise<Readable | null> {
-  const local = localPathOf(dataDir, path);
-  if (local === null || !(await stat(local).catch(() => null))) return null;
-  // /data itself is archived under the name the container knows it by, not its folder's.
-  const isData = local.replace(/\/+$/, "") === dataDir;
-  const args = isData ? ["-c", "-C", dataDir, "--transform", "s,^\\.,data,", "."] : ["-c", "-C", dirname(local), basename(local)];
+/** Where container path `path` is on this machine, in the deepest root holding it; null outside every root. */
+export function localPathOf(roots: LocalRoot[], path: string): { local: string; root: LocalRoot } | null {
+  const normal = posix.normalize(path).replace(/(.)\/+$/, "$1");
+  const holding = roots.filter((root) => normal === root.path || normal.startsWith(`${root.path}/`));
+  const root = holding.sort((a, b) => b.path.length - a.path.length)[0];
+  return root ? { local: join(root.dir, normal.slice(root.path.length)), root } : null;
+}
+
+export async function readLocalArchive(roots: LocalRoot[], path: string): Promise<Readable | null> {
+  const found = localPathOf(roots, path);
+  if (found === null || !(await stat(found.local).catch(() => null))) return null;
+  const { local, root } = found;
+  // A root itself is archived under the name the container knows it by (data, workspace), not its folder's.
+  const isRoot = local.replace(/\/+$/, "") === root.dir;
+  const args = isRoot ? ["-c", "-C", root.dir, "--transform", `s,^\\.,${posix.basename(root.path).replace(/[\\,&]/g, "\\$&")},`, "."] : ["-c", "-C", dirname(local), basename(local)];
   const child = spawn("tar", args, { stdio: ["ignore", "pipe", "ignore"] });
   return child.stdout;
 }
 
-export async function writeLocalArchive(dataDir: string, path: string, tar: Readable): Promise<boolean> {
-  const local = localPathOf(dataDir, path);
+export async function writeLocalArchive(roots: LocalRoot[], path: string, tar: Readable): Promise<boolean> {
+  const local = localPathOf(roots, path)?.local ?? null;
   if (local === null || !(await stat(local).catch(() => null))?.isDirectory()) return false;
   const child = spawn("tar", ["-x", "-C", local, "--no-same-owner"], { stdio: ["pipe", "ignore", "pipe"] });
   let errors = "";

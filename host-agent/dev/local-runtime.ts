@@ -20,7 +20,7 @@ import {
   PULL_MILESTONES, type ContainerExit, type ContainerRuntime, type ContainerUsage, type CreateOutcome, type Endpoint, type ExecProcess, type ExecRequest,
   type ContainerVolume, type ListedContainer, type LogRequest,
 } from "../runtime/runtime.ts";
-import { readLocalArchive, writeLocalArchive } from "./local-archive.ts";
+import { DATA_PATH, readLocalArchive, writeLocalArchive, type LocalRoot } from "./local-archive.ts";
 import { localSession } from "./local-session.ts";
 
 const DEV_SERVER_FILE = fileURLToPath(new URL("./container/server.ts", import.meta.url));
@@ -157,11 +157,11 @@ export class LocalRuntime implements ContainerRuntime {
   }
 
   async readArchive(instanceId: string, path: string): Promise<Readable | null> {
-    return (await this.#readSpec(instanceId)) === null ? null : readLocalArchive(join(this.#dir(instanceId), "data"), path);
+    return (await this.#readSpec(instanceId)) === null ? null : readLocalArchive(await this.#roots(instanceId), path);
   }
 
   async writeArchive(instanceId: string, path: string, tar: Readable): Promise<boolean> {
-    return (await this.#readSpec(instanceId)) !== null && writeLocalArchive(join(this.#dir(instanceId), "data"), path, tar);
+    return (await this.#readSpec(instanceId)) !== null && writeLocalArchive(await this.#roots(instanceId), path, tar);
   }
 
   async resolvePort(instanceId: string, port: number): Promise<Endpoint | null> {
@@ -222,6 +222,12 @@ export class LocalRuntime implements ContainerRuntime {
         ? { instanceId, state: "stopped", message: "container process exited" }
         : { instanceId, state: "error", message: `container process exited with ${code === null ? `signal ${signal}` : `code ${code}`}` };
     for (const listener of this.#exitListeners) listener(exit);
+  }
+
+  /** What the instance's files are: its data folder at /data, each volume's working copy at its path. */
+  async #roots(instanceId: string): Promise<LocalRoot[]> {
+    const volumes = (await this.volumes(instanceId)).map(({ mount, dir }) => ({ path: mount.path, dir }));
+    return [{ path: DATA_PATH, dir: join(this.#dir(instanceId), "data") }, ...volumes];
   }
 
   #dir(instanceId: string): string {

@@ -1,14 +1,15 @@
 // The local runtime's volumes: each working copy a folder under the instance's own, seen by its shells
-// at the mount's path as /data is (read-only ones read-only), gone on destroy; a path inside one of
-// the machine's own folders is refused at create, saying what would work.
+// and its files (gpu cp) at the mount's path as /data is (read-only ones read-only in a shell), gone on
+// destroy; a path inside one of the machine's own folders is refused at create, saying what would work.
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { VolumeMount } from "../../protocol/volumes.ts";
 import { NODE_BINARY } from "../../test/support/agent/node-binary.ts";
 import { testSpec } from "../../test/support/agent/specs.ts";
 import { useTempDir } from "../../test/support/agent/temp-dir.ts";
+import { singleFileTar } from "../files/single-file-tar.ts";
 import { dataMountWorks } from "./data-root.ts";
 import { LocalRuntime } from "./local-runtime.ts";
 
@@ -53,6 +54,29 @@ describe("local runtime volumes", () => {
     expect(stdout).toBe("worknestedreference\nrefused\n");
     expect(await readFile(join(dir(WORK.volume_id), "made.txt"), "utf8")).toBe("made\n");
     expect(existsSync(join(dir(REFERENCE.volume_id), "written.txt"))).toBe(false);
+  });
+
+  it("reads and writes a volume's files at its path as it does /data's, the deepest path's folder first", async () => {
+    const dir = (volumeId: string) => join(stateDir.path, "containers", ID, "volumes", volumeId);
+    const source = join(stateDir.path, "upload.txt");
+    await writeFile(source, "uploaded");
+    expect(await runtime.writeArchive(ID, "/workspace", singleFileTar("uploaded.txt", source, 8, (await stat(source)).mtime))).toBe(true);
+    expect(await readFile(join(dir(WORK.volume_id), "uploaded.txt"), "utf8")).toBe("uploaded");
+    expect(await runtime.writeArchive(ID, "/data/datasets/", singleFileTar("in-nested.txt", source, 8, new Date()))).toBe(true);
+    expect(existsSync(join(dir(NESTED.volume_id), "in-nested.txt"))).toBe(true);
+    expect(existsSync(join(stateDir.path, "containers", ID, "data", "datasets", "in-nested.txt"))).toBe(false);
+    const text = async (path: string) => {
+      let tar = "";
+      for await (const chunk of (await runtime.readArchive(ID, path))!) tar += (chunk as Buffer).toString("latin1");
+      return tar;
+    };
+    expect(await text("/workspace/uploaded.txt")).toContain("uploaded.txt");
+    // The volume itself is archived under the name the instance knows it by.
+    const whole = await text("/workspace");
+    expect(whole).toContain("workspace/uploaded.txt");
+    expect(whole).not.toContain(WORK.volume_id);
+    expect(await runtime.readArchive(ID, "/elsewhere/x")).toBeNull();
+    expect(await runtime.writeArchive(ID, "/workspace/uploaded.txt", singleFileTar("x", source, 8, new Date()))).toBe(false);
   });
 
   it("removes the working copies with the instance", async () => {
