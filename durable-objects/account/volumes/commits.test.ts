@@ -81,7 +81,8 @@ describe("volume commits", () => {
     expect(await v.files("manifests/not-manifest-000000.json", 1)).toMatchObject({ ok: false, code: "invalid", message: expect.stringMatching(/^manifest: manifests\/not-manifest-000000\.json is not a volume manifest \(format: /) });
     expect(await v.files("manifests/never-stored-000000.json", 1)).toMatchObject({ ok: false, code: "invalid", message: "manifest: manifests/never-stored-000000.json is not stored in the volume" });
     expect(await v.files(`chunks/${good.hashes[0]}`, 1)).toMatchObject({ ok: false, code: "invalid", message: expect.stringMatching(/^manifest: must be a manifest's name/) });
-    expect(await v.files(good.manifest, 0)).toMatchObject({ ok: false, code: "conflict", message: "base_version: volume vol is at version 1, not 0; this save is not committed" });
+    const late = await v.save({ "late.txt": "late" });
+    expect(await v.files(late.manifest, 0)).toMatchObject({ ok: false, code: "conflict", message: "base_version: volume vol is at version 1, not 0; this save is not committed" });
     expect(await v.account.commitVolumeFiles(v.key, { volume_id: "vol_aaaaaaaaaaaaaaaa", instance_id: null, base_version: 0, manifest: good.manifest, bytes_sent: 0 }))
       .toMatchObject({ ok: false, code: "not_found" });
 
@@ -99,6 +100,18 @@ describe("volume commits", () => {
     expect(answers.find((answer) => !(answer as { ok: boolean }).ok)).toEqual({
       ok: false, code: "conflict", message: "base_version: volume vol is at version 1, not 0; this save is not committed",
     });
+    expect((await v.volume()).version).toBe(1);
+  });
+
+  it("answer a save sent again after its commit (the answer lost on the way) with the version it made, at once or racing itself", async () => {
+    const v = await volumeOf();
+    const save = await v.save({ "a.txt": "alpha" });
+    expect(await Promise.all([v.files(save.manifest, 0), v.files(save.manifest, 0)])).toEqual([
+      { ok: true, version: 1, changed: true }, { ok: true, version: 1, changed: true },
+    ]);
+    expect(await v.files(save.manifest, 0)).toEqual({ ok: true, version: 1, changed: true });
+    const other = await v.save({ "a.txt": "bravo" });
+    expect(await v.files(other.manifest, 0)).toMatchObject({ ok: false, code: "conflict" });
     expect((await v.volume()).version).toBe(1);
   });
 

@@ -25,6 +25,8 @@ export class VolumeCommits {
 
   /** `request.instance_id`: the host's instance that saved it, or null for the files route. */
   async commit(request: VolumeCommitRequest): Promise<VolumeCommitResult> {
+    const again = this.committedBefore(request);
+    if (again) return again;
     const first = this.admitted(request);
     if (!first.ok) return first;
     const { volume } = first;
@@ -52,6 +54,16 @@ export class VolumeCommits {
       sql`UPDATE instances SET status_message = ${`volume ${volume.name} not saved: ${failure.reason}`} WHERE id = ${failure.instance_id}`;
       recordWebhookEvent(sql, "volume.save_failed", { volume_id: volume.id, reason: failure.reason }, nowMs);
     });
+  }
+
+  /**
+   * The same save sent again, its answer lost on the way back (a dropped connection): the version it
+   * made, where a refusal for the moved base would leave the saver unable ever to save again. A
+   * manifest's name is fresh for every save, so the name says it is the same one.
+   */
+  private committedBefore(request: VolumeCommitRequest): VolumeCommitResult | null {
+    const [volume] = this.parts.sql<{ version: number; manifest: string | null }>`SELECT version, manifest FROM volumes WHERE id = ${request.volume_id}`;
+    return volume && volume.manifest === request.manifest && volume.version === request.base_version + 1 ? { ok: true, version: volume.version, changed: true } : null;
   }
 
   /** The volume, if the save may be committed as far as can be told before its objects are read. */
@@ -96,6 +108,8 @@ export class VolumeCommits {
     const { sql } = this.parts;
     const volume = sql<VolumeRow>`SELECT * FROM volumes WHERE id = ${request.volume_id}`[0];
     if (!volume) return fail("not_found", `no volume ${request.volume_id} in this account`);
+    const again = this.committedBefore(request);
+    if (again) return again;
     const refused = this.writerRefusal(volume, request);
     if (refused) return refused;
     const accountId = this.parts.accountId();
