@@ -4,9 +4,11 @@
 // the price on /pricing.json and on the volume.
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { clock } from "../../../core/clock.ts";
 import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
+import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { keepBytes } from "../../../test/support/workerd/kept-bytes.ts";
 import { expectLedgerBalanced } from "../../../test/support/workerd/ledger-audit.ts";
 import { advanceClock, freezeClockInEachTest } from "../../../test/support/workerd/test-clock.ts";
@@ -31,7 +33,11 @@ const PRICE = 70_000n;
 /** A micro-dollar in byte-milliseconds at a price per GB-month of 730 hours: what the test computes the charges by. */
 const PER_MICRO = 1_000_000_000n * 730n * BigInt(HOUR);
 const OPENING = 100_000_000;
+let agent: FakeAgent;
 
+beforeAll(async () => {
+  agent = await FakeAgent.online("storage-charges-host", ["rtx4090"]);
+});
 freezeClockInEachTest();
 
 const moveTo = (atMs: number) => advanceClock(atMs - clock.now());
@@ -106,6 +112,35 @@ describe("storage charges", () => {
     // 5.5 GB for 40 minutes is 351 micro-dollars and a fraction: the fractions of every span are carried, never dropped.
     expect(-(firstHour.amount_micros + second.amount_micros + third.amount_micros)).toBe(costUntil(sizes, clock.now()));
     await expectLedgerBalanced(accountId);
+  });
+
+  it("lead the first page with the instances' pending entry and then the storage's, and pages of one entry each walk the same list", async () => {
+    const { id: accountId, key } = await newAccount(OPENING);
+    const created = await callJson<Volume>("POST", "/v1/volumes", { key, body: { name: "paged", size_gb: 10 } });
+    await keepBytes(accountId, created.body.id, 5_000_000_000);
+    const instance = await runningOn(agent, key);
+    advanceClock(20 * MINUTE);
+    const all = await ledger(key);
+    expect(all.map(({ kind, pending, instance_id, volume_id }) => ({ kind, pending, instance_id, volume_id }))).toEqual([
+      { kind: "charge", pending: true, instance_id: instance, volume_id: null },
+      { kind: "storage", pending: true, instance_id: null, volume_id: created.body.id },
+      { kind: "credit", pending: false, instance_id: null, volume_id: null },
+    ]);
+    expect(all[0]!.balance_after_micros).toBe(await balance(key));
+    expect(all[0]!.balance_after_micros - all[0]!.amount_micros).toBe(all[1]!.balance_after_micros);
+    expect(all[1]!.id).toBe(all[2]!.id + 1);
+    expect(all[0]!.id).toBe(all[1]!.id + 1);
+
+    const walked: Entry[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: Entry[]; next_cursor: string | null } =
+        (await callJson<{ items: Entry[]; next_cursor: string | null }>("GET", `/v1/billing/ledger?limit=1${cursor ? `&cursor=${cursor}` : ""}`, { key })).body;
+      walked.push(...page.items);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(walked).toEqual(all);
+    await callJson("DELETE", `/v1/instances/${instance}`, { key });
   });
 
   it("show storage apart from instances in the usage report, by day and volume or by volume, and in total", async () => {
