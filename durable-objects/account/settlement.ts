@@ -53,7 +53,10 @@ export class Settlement implements AlarmCapability {
     this.settleNow();
   }
 
-  /** Charges accrued time and storage; a used-up balance stops what runs. Returns those stops, for their hosts. */
+  /**
+   * Charges accrued time and storage; a used-up balance stops what runs and begins the volumes' grace,
+   * one above zero ends it. Returns the stops, for their hosts.
+   */
   settleNow(): Delivery[] {
     const { sql, env } = this.parts;
     return this.parts.transaction(() => {
