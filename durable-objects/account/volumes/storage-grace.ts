@@ -16,7 +16,7 @@ import type { VolumeStore } from "./volume-store.ts";
 const DAY_MS = 86_400_000;
 
 /** VOLUME_GRACE_DAYS (7 when unset) in milliseconds. */
-export function volumeGraceMs(env: Env): number {
+function volumeGraceMs(env: Env): number {
   const days = Number(env.VOLUME_GRACE_DAYS);
   return (Number.isSafeInteger(days) && days >= 0 && env.VOLUME_GRACE_DAYS !== "" ? days : 7) * DAY_MS;
 }
