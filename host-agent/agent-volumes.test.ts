@@ -109,6 +109,13 @@ describe("an instance's volumes on the agent", () => {
     expect(version(WORK)).toBe(3);
   });
 
+  it("a create again (as after an error) keeps a working copy past its spec's version: it holds the instance's own saves", async () => {
+    expect(await command("create")).toMatchObject({ ok: true });
+    // Version 3's, not the spec's version 1 ("first notes").
+    expect(await readFile(join(workCopy(), "notes.txt"), "utf8")).toBe("third notes");
+    expect(version(WORK)).toBe(3);
+  });
+
   it("a save that cannot be made is reported, the version stays, and the stop still happens", async () => {
     // Over the volume's max_bytes (a sparse file: nothing is written to disk).
     await truncate(join(workCopy(), "notes.txt"), 0);
