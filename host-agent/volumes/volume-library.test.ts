@@ -150,6 +150,23 @@ describe("volumes on a host, against a real S3 endpoint", () => {
     expect(await digest(later.copy(volumeId))).toEqual(await digest(copy));
   });
 
+  it("a commit made but not answered (the connection dropped) is sent again by the next save, which then saves from the version it made", async () => {
+    const volumeId = newVolume();
+    const a = newHost();
+    const copy = a.copy(volumeId);
+    await a.library.restore(mountOf(volumeId), copy, s3.signer());
+    await writeFile(join(copy, "first.txt"), "first");
+    expect(await a.library.save(mountOf(volumeId), copy, s3.signer({ answerLost: true }))).toMatchObject({ kind: "failed", reason: "the agent's connection is gone" });
+    expect(s3.versions.get(volumeId)?.version).toBe(1);
+    expect((await readBase(copy))?.version).toBe(0);
+
+    await writeFile(join(copy, "second.txt"), "second");
+    const signer = s3.signer();
+    expect(await a.library.save(mountOf(volumeId), copy, signer)).toMatchObject({ kind: "saved", version: 2, bytes_sent: 6 });
+    expect(signer.commits.map((commit) => commit.baseVersion)).toEqual([0, 1]);
+    expect(await a.library.save(mountOf(volumeId), copy, s3.signer())).toMatchObject({ kind: "unchanged" });
+  });
+
   it("content over the volume's size is refused before anything is uploaded", async () => {
     const volumeId = newVolume();
     const a = newHost();

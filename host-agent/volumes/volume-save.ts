@@ -14,7 +14,9 @@ import type { ChunkCache } from "./chunk-cache.ts";
 import { ParallelTasks } from "./parallel-tasks.ts";
 import { PresignedUrls, transfer, type VolumeSigner } from "./presigned-urls.ts";
 import { openScannedFile, scanWorkingCopy, type ScannedEntry } from "./working-copy-scan.ts";
-import { readBase, readStats, sameStat, writeBase, writeStats, type FileStat, type HashedFile } from "./working-copy-state.ts";
+import {
+  readBase, readPending, readStats, removePending, sameStat, writeBase, writePending, writeStats, type Base, type FileStat, type HashedFile,
+} from "./working-copy-state.ts";
 
 /** Chunks uploaded at once: 4 × 8 MiB in memory at most, besides the one being read. */
 const PARALLEL_UPLOADS = 4;
@@ -41,8 +43,9 @@ export async function saveVolume(mount: VolumeMount, from: string, signer: Volum
 async function save(mount: VolumeMount, from: string, signer: VolumeSigner, cache: ChunkCache, sent: { bytes: number }): Promise<SaveResult> {
   const failed = (reason: string): SaveResult => ({ kind: "failed", reason, bytes_sent: sent.bytes });
   if (mount.read_only) return failed(`the volume ${mount.volume_id} is mounted read-only here`);
-  const base = await readBase(from);
-  if (!base || base.volume_id !== mount.volume_id) return failed(`the working copy ${from} of ${mount.volume_id} has no base version: it was never restored`);
+  const restored = await readBase(from);
+  if (!restored || restored.volume_id !== mount.volume_id) return failed(`the working copy ${from} of ${mount.volume_id} has no base version: it was never restored`);
+  const base = await settlePending(from, restored, signer);
   const scan = await scanWorkingCopy(from);
   const scannedBytes = scan.entries.reduce((sum, entry) => sum + (entry.type === "file" ? entry.size : 0), 0);
   if (scannedBytes > mount.max_bytes) return failed(overSize(scannedBytes, mount.max_bytes));
@@ -102,10 +105,33 @@ async function save(mount: VolumeMount, from: string, signer: VolumeSigner, cach
 
   const name = manifestName(randomBytes(24).toString("base64url"));
   await transfer(puts, name, [], Buffer.from(JSON.stringify(content.data)));
+  await writePending(from, { base_version: base.version, manifest: name, content: content.data });
   const committed = await signer.commit(mount.volume_id, base.version, name, sent.bytes);
+  if (committed.version !== null) await writeBase(from, { volume_id: mount.volume_id, version: committed.version, manifest: name, content: content.data });
+  await removePending(from);
   if (committed.version === null) return failed(`the platform refused version ${base.version + 1}: ${committed.error}`);
-  await writeBase(from, { volume_id: mount.volume_id, version: committed.version, manifest: name, content: content.data });
   return { kind: "saved", version: committed.version, bytes_sent: sent.bytes, skipped: scan.skipped };
+}
+
+/**
+ * The base once a commit left unanswered is settled: sent again, it is the version it made (the
+ * platform answers a save it already committed with that version) or refused (it never was one).
+ * Sending it fails as the connection does, keeping it pending for the save after.
+ */
+async function settlePending(from: string, base: Base, signer: VolumeSigner): Promise<Base> {
+  const pending = await readPending(from);
+  if (pending === null) return base;
+  if (pending.base_version === base.version) {
+    const committed = await signer.commit(base.volume_id, pending.base_version, pending.manifest, 0);
+    if (committed.version !== null) {
+      const settled = { volume_id: base.volume_id, version: committed.version, manifest: pending.manifest, content: pending.content };
+      await writeBase(from, settled);
+      await removePending(from);
+      return settled;
+    }
+  }
+  await removePending(from);
+  return base;
 }
 
 const fileEntry = (entry: ScannedEntry & { type: "file" }, size: number, chunks: string[]): ManifestEntry =>

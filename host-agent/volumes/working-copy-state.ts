@@ -6,7 +6,11 @@
 // - stats.json: each file's chunks by its path, size, mtime, ctime and inode, so a save reads only
 //   files changed since they were last hashed. Any hash here describes bytes read from that file;
 //   it is only a cache, written whenever a scan read something.
-// Both are written whole under a temporary name then renamed.
+// - pending.json: a commit sent whose answer did not come back (the connection dropped): the
+//   platform may have made it a version. The next save sends it again first (the platform answers a
+//   save it already committed with its version), so the copy never saves against a base the volume
+//   has left.
+// All are written whole under a temporary name then renamed.
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
@@ -26,6 +30,15 @@ const base = z.object({
   manifest: z.string().regex(VOLUME_OBJECT_NAME).nullable(),
   content: volumeManifest,
 });
+
+/** A commit asked and not answered: the version it would make of `base_version`. */
+export interface Pending {
+  base_version: number;
+  manifest: string;
+  content: VolumeManifest;
+}
+
+const pending = z.object({ base_version: z.number().int().min(0), manifest: z.string().regex(VOLUME_OBJECT_NAME), content: volumeManifest });
 
 /** A file as it was when its chunks were hashed. */
 export interface FileStat {
@@ -62,6 +75,20 @@ export async function writeBase(dir: string, value: Base): Promise<void> {
 /** Forgets the base: the copy is about to stop being what it names. */
 export async function removeBase(dir: string): Promise<void> {
   await rm(join(stateDirOf(dir), "base.json"), { force: true });
+}
+
+export async function readPending(dir: string): Promise<Pending | null> {
+  const text = await readFile(join(stateDirOf(dir), "pending.json"), "utf8").catch(() => null);
+  const parsed = text === null ? null : pending.safeParse(parseJson(text));
+  return parsed?.success ? parsed.data : null;
+}
+
+export async function writePending(dir: string, value: Pending): Promise<void> {
+  await writeWhole(dir, "pending.json", JSON.stringify(value));
+}
+
+export async function removePending(dir: string): Promise<void> {
+  await rm(join(stateDirOf(dir), "pending.json"), { force: true });
 }
 
 export async function readStats(dir: string): Promise<Map<string, HashedFile>> {

@@ -27,6 +27,8 @@ export interface SignerOptions {
   failFromCall?: number;
   /** URLs of the first signing are signed 20 minutes ago, so storage refuses them as expired. */
   expiredFirst?: boolean;
+  /** Each commit is made, then its answer lost: `commit` throws as a dropped connection does. */
+  answerLost?: boolean;
 }
 
 export interface TestSigner extends VolumeSigner {
@@ -53,7 +55,7 @@ export async function startLocalS3(): Promise<LocalS3 & { versions: Versions }> 
   const versions: Versions = new Map();
   const key = (volumeId: string, name: string) => volumeObjectKey(ACCOUNT, volumeId, name);
 
-  const signer = ({ failFromCall = Infinity, expiredFirst = false }: SignerOptions = {}): TestSigner => {
+  const signer = ({ failFromCall = Infinity, expiredFirst = false, answerLost = false }: SignerOptions = {}): TestSigner => {
     const signed: TestSigner["signed"] = [];
     const commits: TestSigner["commits"] = [];
     return {
@@ -73,10 +75,13 @@ export async function startLocalS3(): Promise<LocalS3 & { versions: Versions }> 
       async commit(volumeId, baseVersion, manifest, bytesSent) {
         commits.push({ volumeId, baseVersion, manifest, bytesSent });
         const current = versions.get(volumeId) ?? { version: 0, manifest: null };
+        // As the AccountDO does: the same save sent again after its commit is answered with its version.
+        if (current.manifest === manifest && current.version === baseVersion + 1) return { version: current.version, error: "" };
         if (current.version !== baseVersion) return { version: null, error: `the volume is at version ${current.version}, not ${baseVersion}` };
         if (!(await bucket.head(key(volumeId, manifest)))) return { version: null, error: `no manifest ${manifest}` };
         const next = { version: baseVersion + 1, manifest };
         versions.set(volumeId, next);
+        if (answerLost) throw new Error("the agent's connection is gone");
         return { version: next.version, error: "" };
       },
     };
