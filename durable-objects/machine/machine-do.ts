@@ -85,7 +85,7 @@ export class MachineDO extends DurableObject<Env> {
     this.health = new MachineHealth(sql);
     this.ledger = new ContainerLedger({ ctx, env, sql, record: this.record, agent: this.agent, alarms: this.alarms, keySets: this.keySets });
     this.metrics = new MetricsStore(sql, (instanceId) => (this.ledger.container(instanceId)?.desired ?? "destroyed") !== "destroyed");
-    this.volumes = new VolumeRequests({ env, ledger: this.ledger, agent: this.agent, machineId: () => this.record.read()?.id });
+    this.volumes = new VolumeRequests({ env, ledger: this.ledger, agent: this.agent, machineId: () => this.record.read()?.id, online: () => this.record.isOnline() });
     this.session = new AgentSession({
       ctx, env, record: this.record, agent: this.agent, ledger: this.ledger, bridge: this.bridge, alarms: this.alarms, metrics: this.metrics, health: this.health,
       activity: this.activity, sshKeyUse: new SshKeyUse({ bridge: this.bridge, ledger: this.ledger, alarms: this.alarms }), volumes: this.volumes,

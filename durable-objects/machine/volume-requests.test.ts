@@ -98,8 +98,9 @@ describe("commits and save failures, forwarded to the volume's account", () => {
     const saved = await storeSave(account.id, writable, { "notes.txt": "hello" });
     expect(await commit(host, instanceId, writable, saved.manifest)).toMatchObject({ version: 1, error: "" });
     expect((await callJson<{ version: number; used_bytes: number }>("GET", `/v1/volumes/${writable}`, { key: account.key })).body).toMatchObject({ version: 1, used_bytes: 5 });
-    // The account's own refusal comes back as the reason: the volume has moved past base version 0.
-    expect(await commit(host, instanceId, writable, saved.manifest, 0)).toMatchObject({ version: null, error: expect.stringMatching(/version/) });
+    // The account's own refusal comes back as the reason: another save from base version 0, which the volume has moved past.
+    const stale = await storeSave(account.id, writable, { "notes.txt": "stale" });
+    expect(await commit(host, instanceId, writable, stale.manifest, 0)).toMatchObject({ version: null, error: expect.stringMatching(/version/) });
   });
 
   it("refuses a commit for a read-only mount or from another machine, before the account is asked", async () => {
@@ -125,11 +126,20 @@ describe("saveVolumes", () => {
     const machine = machineOf(env, host.machineId);
     expect(await machine.saveVolumes(instanceId)).toMatchObject({ ok: false, code: "not_running", message: expect.stringMatching(/not running yet/) });
     host.report(instanceId, "running");
-    await until(() => machine.saveVolumes(instanceId), (result) => result.ok, "the save accepted");
+    await until(async () => (await machine.saveVolumes(instanceId)).ok, (accepted) => accepted, "the save accepted");
     const command = await host.waitForCommand(instanceId, "save");
     expect(command.spec?.volumes?.find((mount) => !mount.read_only)?.volume_id).toBe(writable);
     const plain = await runningOn(host, account.key);
     expect(await machine.saveVolumes(plain)).toMatchObject({ ok: false, code: "conflict", message: `instance ${plain} has no read-write volume to save` });
     expect(await machine.saveVolumes("i-aaaaaaaaaaaaaaaa")).toMatchObject({ ok: false, code: "not_running" });
+  });
+
+  it("refuses while the instance's host is offline: the command would be lost", async () => {
+    const away = await FakeAgent.online("volume-away-host", ["a100-80gb"]);
+    const { key } = await newAccount();
+    const volumeId = (await callJson<{ id: string }>("POST", "/v1/volumes", { key, body: { name: "away", size_gb: 1 } })).body.id;
+    const instanceId = await runningOn(away, key, { gpu_model: "a100-80gb", volumes: [{ volume_id: volumeId }] });
+    await away.leave();
+    expect(await machineOf(env, away.machineId).saveVolumes(instanceId)).toEqual({ ok: false, code: "upstream_unavailable", message: `the host of instance ${instanceId} is offline` });
   });
 });

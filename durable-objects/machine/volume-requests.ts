@@ -11,7 +11,7 @@ import { canSignVolumeUrls, signVolumeUrls, VOLUME_URL_SECONDS } from "../volume
 import { encodeMessage, type AgentMessage, type ContainerSpec, type ServerMessage, type VolumeMount } from "../../protocol/index.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
-import { runningRefusal } from "./reachability.ts";
+import { reachRefusal } from "./reachability.ts";
 
 type VolumeMessage = Extract<AgentMessage, { type: "volume_sign" | "volume_commit" | "volume_save_failed" }>;
 
@@ -20,6 +20,8 @@ export interface VolumeRequestParts {
   ledger: ContainerLedger;
   agent: AgentSocket;
   machineId: () => number | undefined;
+  /** Whether the agent is connected now. */
+  online: () => boolean;
 }
 
 export class VolumeRequests {
@@ -41,10 +43,10 @@ export class VolumeRequests {
     }
   }
 
-  /** The account asks for a save of the instance's volumes now: only a running container can be saved from. */
+  /** The account asks for a save of the instance's volumes now: only a running container on a host online can be saved from. */
   saveVolumes(instanceId: string): { ok: true } | Failure {
     const row = this.parts.ledger.container(instanceId);
-    const refusal = runningRefusal(instanceId, row);
+    const refusal = reachRefusal(instanceId, row, this.parts.online());
     if (refusal) return refusal;
     const spec = JSON.parse(row!.spec) as ContainerSpec;
     if (!(spec.volumes ?? []).some((mount) => !mount.read_only)) return fail("conflict", `instance ${instanceId} has no read-write volume to save`);
