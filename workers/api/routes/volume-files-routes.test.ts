@@ -13,7 +13,8 @@ import { launchOn } from "../../../test/support/workerd/instances.ts";
 import { storedNames } from "../../../test/support/workerd/volume-content.ts";
 import { volumePrefix } from "../../../protocol/volumes.ts";
 import { extractArchive } from "../volumes/files-extract.ts";
-import { volumePlace } from "../volumes/volume-objects.ts";
+import { archiveOf } from "../volumes/files-archive.ts";
+import { readManifest, volumePlace } from "../volumes/volume-objects.ts";
 
 interface Volume { id: string; version: number; used_bytes: number; stored_bytes: number }
 interface Listed { name: string; type: string; mode: number; size: number; mtime: number; linkName?: string; content?: string }
@@ -236,6 +237,26 @@ describe("/v1/volumes/{id}/files", () => {
     await expect(extractArchive(place, base, "", archive, 100, 0)).rejects.toThrow(/^size_gb: the volume would hold 110 bytes, over its size_gb/);
     const fits = await extractArchive(place, base, "", tarStream([file("old.bin", randomBytes(90))]), 100, 0);
     expect(fits.manifest.entries.map((entry) => entry.path)).toEqual(["old.bin"]);
+  });
+
+  it("cuts the archive short, never passing it off as whole, when a chunk is missing from storage", async () => {
+    const { id: accountId, key } = await newAccount();
+    const { id } = await newVolume(key, "damaged");
+    expect((await put(key, id, "/", await tarOf([file("a.bin", randomBytes(3 * MiB)), file("b.bin", randomBytes(9 * MiB))]))).status).toBe(204);
+    const [chunk] = await chunksOf(accountId, id);
+    await env.VOLUMES.delete(`${volumePrefix(accountId, id)}${chunk}`);
+    const response = await call("GET", filesPath(id, "/"), { key });
+    expect(response.status).toBe(200);
+    await expect(response.arrayBuffer()).rejects.toThrow();
+    // The stream the archive goes into is aborted, not left waiting.
+    const answer = await env.ACCOUNTS.getByName(accountId).volumeContent(key, id);
+    if (!answer.ok) throw new Error(answer.message);
+    const place = volumePlace(env, accountId, id);
+    const aborted: unknown[] = [];
+    const sink = new WritableStream<Uint8Array>({ abort: (reason) => void aborted.push(reason) });
+    const archive = archiveOf(place, (await readManifest(place, answer.content.manifest))!, "")!;
+    await expect(archive.writeTo(sink)).rejects.toThrow(`${chunk!.slice("chunks/".length)} of `);
+    expect(aborted).toEqual([expect.objectContaining({ message: expect.stringMatching(/is not stored in volume/) })]);
   });
 
   it("refuses a PUT while an instance has the volume attached read-write (409 naming it); a GET still answers", async () => {

@@ -83,7 +83,7 @@ export const volumeFilesRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validati
       const archive = archiveOf(place, manifest, path);
       if (!archive) throw new ApiError("not_found", `path: no file or directory ${shown(path)} in volume ${id}`);
       const { readable, writable } = new FixedLengthStream(archive.bytes);
-      archive.stream.pipeTo(writable).catch((error: unknown) => {
+      archive.writeTo(writable).catch((error: unknown) => {
         log("warn", "volume_archive_cut", { account_id: content.account_id, volume_id: content.volume_id, error: errorText(error) });
       });
       return new Response(readable, { headers: { "content-type": "application/x-tar", "content-length": String(archive.bytes) } });
