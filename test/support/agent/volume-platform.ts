@@ -5,8 +5,7 @@
 // is stored. Every volume_sign and volume_commit of the agent is answered; every message is kept.
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { resolve } from "node:path";
-import type { Env } from "../../../core/env.ts";
-import { signVolumeUrls, VOLUME_URL_SECONDS } from "../../../durable-objects/volume-urls.ts";
+import { signVolumeUrls, VOLUME_URL_SECONDS, type VolumeUrlSettings } from "../../../durable-objects/volume-urls.ts";
 import { chunkName, manifestName, volumeObjectKey, VOLUME_CHUNK_BYTES, type ManifestEntry, type VolumeMount } from "../../../protocol/volumes.ts";
 import type { AgentMessage } from "../../../protocol/messages.ts";
 import { localR2Credentials, localR2Endpoint } from "../../../scripts/dev/local-r2.ts";
@@ -18,7 +17,7 @@ export const ACCOUNT = "acct_agentvolumes";
 
 export interface VolumePlatform {
   /** The Worker's settings for signing, against this S3 endpoint. */
-  env: Env;
+  env: VolumeUrlSettings;
   bucket: Awaited<ReturnType<Miniflare["getR2Bucket"]>>;
   /** Each volume's committed version and manifest. */
   versions: Map<string, { version: number; manifest: string | null }>;
@@ -43,7 +42,7 @@ export async function startVolumePlatform(): Promise<VolumePlatform> {
   }));
   const origin = (await miniflare.ready).origin;
   const bucket = await miniflare.getR2Bucket("VOLUMES");
-  const env = { R2_S3_ENDPOINT: localR2Endpoint(origin.replace(/\/$/, "")), R2_BUCKET: BUCKET, R2_ACCESS_KEY_ID: credentials.accessKeyId, R2_SECRET_ACCESS_KEY: credentials.secretAccessKey } as Env;
+  const env = { R2_S3_ENDPOINT: localR2Endpoint(origin.replace(/\/$/, "")), R2_BUCKET: BUCKET, R2_ACCESS_KEY_ID: credentials.accessKeyId, R2_SECRET_ACCESS_KEY: credentials.secretAccessKey };
   const versions: VolumePlatform["versions"] = new Map();
   const messages: VolumePlatform["messages"] = [];
   const key = (volumeId: string, name: string) => volumeObjectKey(ACCOUNT, volumeId, name);
