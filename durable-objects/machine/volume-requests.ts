@@ -8,7 +8,7 @@ import { randomBase32 } from "../../core/ids.ts";
 import { errorText, log } from "../../core/log.ts";
 import { accountOf, type Env } from "../../core/env.ts";
 import { canSignVolumeUrls, signVolumeUrls, VOLUME_URL_SECONDS } from "../volume-urls.ts";
-import { encodeMessage, type AgentMessage, type ContainerSpec, type ServerMessage, type VolumeMount } from "../../protocol/index.ts";
+import { encodeMessage, type AgentMessage, type ContainerSpec, type ServerMessage } from "../../protocol/index.ts";
 import type { AgentSocket } from "./agent-socket.ts";
 import type { ContainerLedger, ContainerRow } from "./container-ledger.ts";
 import { reachRefusal } from "./reachability.ts";
@@ -57,7 +57,7 @@ export class VolumeRequests {
 
   private async sign(message: Extract<VolumeMessage, { type: "volume_sign" }>): Promise<ServerMessage> {
     const refused = (error: string): ServerMessage => ({ type: "volume_signed", request_id: message.request_id, urls: [], expires_s: 0, error });
-    const found = this.mount(message.instance_id, message.volume_id, message.method === "PUT");
+    const found = this.mounting(message.instance_id, message.volume_id, message.method === "PUT");
     if (!found.ok) return refused(found.message);
     if (!canSignVolumeUrls(this.parts.env)) return refused("this platform has no R2 endpoint and key pair to sign volume URLs with");
     try {
@@ -70,7 +70,7 @@ export class VolumeRequests {
 
   private async commit(message: Extract<VolumeMessage, { type: "volume_commit" }>): Promise<ServerMessage> {
     const refused = (error: string): ServerMessage => ({ type: "volume_committed", request_id: message.request_id, version: null, error });
-    const found = this.mount(message.instance_id, message.volume_id, true);
+    const found = this.mounting(message.instance_id, message.volume_id, true);
     if (!found.ok) return refused(found.message);
     const { instance_id, volume_id, base_version, manifest, bytes_sent } = message;
     try {
@@ -84,7 +84,7 @@ export class VolumeRequests {
 
   private async saveFailed(message: Extract<VolumeMessage, { type: "volume_save_failed" }>): Promise<void> {
     const { instance_id, volume_id, reason } = message;
-    const found = this.mount(instance_id, volume_id, false);
+    const found = this.mounting(instance_id, volume_id, false);
     if (!found.ok) return this.logWarn("volume save failure for a volume not mounted here: dropped", { instance_id, volume_id });
     try {
       await accountOf(this.parts.env, found.row.account_id).volumeSaveFailed({ instance_id, volume_id, reason });
@@ -93,8 +93,8 @@ export class VolumeRequests {
     }
   }
 
-  /** The container of `instanceId` here and its mount of `volumeId`, if the agent may use it (`write`: to change it). */
-  private mount(instanceId: string, volumeId: string, write: boolean): { ok: true; row: ContainerRow; mount: VolumeMount } | Failure {
+  /** The container of `instanceId` here, if its spec mounts `volumeId` and the agent may use it now (`write`: to change it). */
+  private mounting(instanceId: string, volumeId: string, write: boolean): { ok: true; row: ContainerRow } | Failure {
     const row = this.parts.ledger.container(instanceId);
     // A container meant to be destroyed may still be saving its volumes; gone from the host, it is not.
     if (!row || (row.desired === "destroyed" && (row.actual === "destroyed" || row.actual === "absent"))) {
@@ -103,7 +103,7 @@ export class VolumeRequests {
     const mount = (JSON.parse(row.spec) as ContainerSpec).volumes?.find((candidate) => candidate.volume_id === volumeId);
     if (!mount) return fail("forbidden", `volume ${volumeId} is not mounted in instance ${instanceId}`);
     if (write && mount.read_only) return fail("forbidden", `volume ${volumeId} is mounted read-only in instance ${instanceId}: it cannot be written`);
-    return { ok: true, row, mount };
+    return { ok: true, row };
   }
 
   private logWarn(message: string, fields: Record<string, string>): void {

@@ -4,13 +4,13 @@
 // memory as the AccountDO keeps them: only at the volume's current version, only once the manifest
 // is stored. Every volume_sign and volume_commit of the agent is answered; every message is kept.
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { createHash, randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { signVolumeUrls, VOLUME_URL_SECONDS, type VolumeUrlSettings } from "../../../durable-objects/volume-urls.ts";
 import { chunkName, manifestName, volumeObjectKey, VOLUME_CHUNK_BYTES, type ManifestEntry, type VolumeMount } from "../../../protocol/volumes.ts";
 import type { AgentMessage } from "../../../protocol/messages.ts";
 import { localR2Credentials, localR2Endpoint } from "../../../scripts/dev/local-r2.ts";
 import type { FakeMachineDo } from "./fake-machine-do.ts";
-import { createHash, randomBytes } from "node:crypto";
 
 const BUCKET = "gpu-rental-volumes";
 export const ACCOUNT = "acct_agentvolumes";
