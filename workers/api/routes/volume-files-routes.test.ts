@@ -259,6 +259,16 @@ describe("/v1/volumes/{id}/files", () => {
     expect(aborted).toEqual([expect.objectContaining({ message: expect.stringMatching(/is not stored in volume/) })]);
   });
 
+  it("refuses an archive of more chunks than one request reads, naming path, before reading any", async () => {
+    const { id: accountId } = await newAccount();
+    const chunks = Array.from({ length: 4501 }, (_, i) => i.toString(16).padStart(64, "0"));
+    const file = (path: string) => ({ type: "file" as const, path, mode: 0o644, mtime_ms: 0, size: chunks.length * 8 * MiB, chunks });
+    const manifest = { format: 1 as const, entries: [{ type: "dir" as const, path: "d", mode: 0o755, mtime_ms: 0 }, file("d/a"), file("d/b")] };
+    const place = volumePlace(env, accountId, "vol_aaaaaaaaaaaaaaaa");
+    expect(archiveOf(place, manifest, "d/a")?.bytes).toBeGreaterThan(0);
+    expect(() => archiveOf(place, manifest, "d")).toThrow("path: /d holds 9002 chunks, more than one archive reads (9000, about 70 GiB): ask for the directories in it one at a time");
+  });
+
   it("refuses a PUT while an instance has the volume attached read-write (409 naming it); a GET still answers", async () => {
     const { key } = await newAccount();
     const { id } = await newVolume(key, "busy");

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../core/errors.ts";
 import { newVolumeId } from "../../../core/ids.ts";
-import { volumeObjectKey } from "../../../protocol/volumes.ts";
+import { VOLUME_CHUNK_BYTES, volumeObjectKey, type VolumeManifest } from "../../../protocol/volumes.ts";
 import { tarStream } from "../../../standards/tar-write.ts";
 import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { storedNames } from "../../../test/support/workerd/volume-content.ts";
@@ -75,6 +75,18 @@ describe("copySnapshot", () => {
     const id = newVolumeId();
     const error = await refusal(copySnapshot(env, source, { volumeId: id, maxBytes: 1000 }));
     expect([error.code, error.message]).toEqual(["invalid", "size_gb: the snapshot holds 2000 bytes, over the new volume's size_gb (0.000001 GB); leave size_gb out or give at least 1"]);
+    expect(await storedNames(accountId, id)).toEqual([]);
+  });
+
+  it("refuses a snapshot of more chunks than one request copies, naming from_snapshot, copying nothing", async () => {
+    const { id: accountId } = await newAccount();
+    const sourceId = newVolumeId();
+    const chunks = Array.from({ length: 4490 }, (_, i) => i.toString(16).padStart(64, "0"));
+    const manifest: VolumeManifest = { format: 1, entries: [{ type: "file", path: "big.bin", mode: 0o644, mtime_ms: 0, size: chunks.length * VOLUME_CHUNK_BYTES, chunks }] };
+    await env.VOLUMES.put(volumeObjectKey(accountId, sourceId, "manifests/aaaaaaaaaaaaaaaa.json"), JSON.stringify(manifest));
+    const id = newVolumeId();
+    const error = await refusal(copySnapshot(env, { account_id: accountId, volume_id: sourceId, manifest: "manifests/aaaaaaaaaaaaaaaa.json", version: 1, size_gb: 100 }, { volumeId: id, maxBytes: 1e12 }));
+    expect([error.code, error.message]).toEqual(["invalid", "from_snapshot: the snapshot holds 4490 chunks, more than one request copies (4489, about 35 GiB)"]);
     expect(await storedNames(accountId, id)).toEqual([]);
   });
 

@@ -7,18 +7,20 @@ import type { Env } from "../../../core/env.ts";
 import { ApiError } from "../../../core/errors.ts";
 import { chunkName, manifestBytes, manifestChunks, volumePrefix } from "../../../protocol/volumes.ts";
 import type { SnapshotSource } from "../../../durable-objects/contracts/volumes.ts";
-import { objectKey, readManifest, volumePlace, type VolumePlace } from "./volume-objects.ts";
+import { MAX_BUCKET_CALLS, objectKey, readManifest, volumePlace, type VolumePlace } from "./volume-objects.ts";
 
 /** Objects copied at once: each holds two of the Worker's 6 simultaneous connections, its get's and its put's. */
 const COPIES_AT_ONCE = 3;
 /** R2 lists and deletes at most this many keys a call. */
 const R2_BATCH = 1000;
+/** The most objects (chunks and the manifest) one request copies: a read and a write each, with calls left to delete them again. */
+const MAX_COPIED_OBJECTS = Math.floor((MAX_BUCKET_CALLS - 20) / 2);
 
 /**
  * Copies `source`'s content under volume `to.volumeId` (fresh, of `to.maxBytes`) of the same account;
  * the manifest's name there, or null for an empty snapshot (nothing to copy). Refusals: content past
- * `to.maxBytes` (400 invalid naming size_gb, before anything is copied), a snapshot whose objects are
- * gone meanwhile (404).
+ * `to.maxBytes` (400 invalid naming size_gb) or more chunks than one request can copy (400 naming
+ * from_snapshot), both before anything is copied; a snapshot whose objects are gone meanwhile (404).
  */
 export async function copySnapshot(env: Env, source: SnapshotSource, to: { volumeId: string; maxBytes: number }): Promise<string | null> {
   if (source.manifest === null) return null;
@@ -30,8 +32,11 @@ export async function copySnapshot(env: Env, source: SnapshotSource, to: { volum
   if (bytes > to.maxBytes) {
     throw new ApiError("invalid", `size_gb: the snapshot holds ${bytes} bytes, over the new volume's size_gb (${to.maxBytes / 1e9} GB); leave size_gb out or give at least ${Math.ceil(bytes / 1e9)}`);
   }
+  const names = [...manifestChunks(manifest).keys()].map(chunkName);
+  if (names.length > MAX_COPIED_OBJECTS - 1) {
+    throw new ApiError("invalid", `from_snapshot: the snapshot holds ${names.length} chunks, more than one request copies (${MAX_COPIED_OBJECTS - 1}, about ${Math.floor(((MAX_COPIED_OBJECTS - 1) * 8) / 1024)} GiB)`);
+  }
   try {
-    const names = [...manifestChunks(manifest).keys()].map(chunkName);
     for (let i = 0; i < names.length; i += COPIES_AT_ONCE) {
       // Every copy of the batch ends before a failure is handled: none writes after the deletion.
       const copies = await Promise.allSettled(names.slice(i, i + COPIES_AT_ONCE).map((name) => copyObject(from, into, name)));

@@ -7,8 +7,9 @@
 import type { ManifestEntry, VolumeManifest } from "../../../protocol/volumes.ts";
 import { chunkName, VOLUME_CHUNK_BYTES } from "../../../protocol/volumes.ts";
 import { TAR_END, tarArchiveBytes, tarEntryHead, tarPadding, type TarEntry } from "../../../standards/tar.ts";
-import { entryAt, inside } from "./manifest-tree.ts";
-import { objectKey, type VolumePlace } from "./volume-objects.ts";
+import { ApiError } from "../../../core/errors.ts";
+import { entryAt, inside, shown } from "./manifest-tree.ts";
+import { MAX_BUCKET_CALLS, objectKey, type VolumePlace } from "./volume-objects.ts";
 
 /** Chunks asked for ahead of the one being written. */
 const GETS_AHEAD = 4;
@@ -22,7 +23,7 @@ export interface Archive {
   writeTo(writable: WritableStream<Uint8Array>): Promise<void>;
 }
 
-/** The archive of `path` (a volume path, "" for the root), or null when the version has nothing there. */
+/** The archive of `path` (a volume path, "" for the root), or null when the version has nothing there; one of more chunks than a request may read is refused (400). */
 export function archiveOf(place: VolumePlace, manifest: VolumeManifest, path: string): Archive | null {
   let entries: ManifestEntry[];
   let cut: number;
@@ -34,6 +35,10 @@ export function archiveOf(place: VolumePlace, manifest: VolumeManifest, path: st
     if (!top) return null;
     entries = top.type === "dir" ? [top, ...inside(manifest, path)] : [top];
     cut = path.lastIndexOf("/") + 1;
+  }
+  const reads = entries.reduce((sum, entry) => sum + (entry.type === "file" ? entry.chunks.length : 0), 0);
+  if (reads > MAX_BUCKET_CALLS) {
+    throw new ApiError("invalid", `path: ${shown(path)} holds ${reads} chunks, more than one archive reads (${MAX_BUCKET_CALLS}, about ${Math.floor((MAX_BUCKET_CALLS * 8) / 1024)} GiB): ask for the directories in it one at a time`);
   }
   const members = entries.map((entry) => ({ tar: tarEntryOf(entry, entry.path.slice(cut)), file: entry.type === "file" ? entry : null }));
   return {

@@ -15,6 +15,12 @@ export const volumePlace = (env: Env, accountId: string, volumeId: string): Volu
 
 export const objectKey = (place: VolumePlace, name: string) => volumeObjectKey(place.accountId, place.volumeId, name);
 
+/**
+ * The bucket calls one request may make: each is a subrequest, of which Workers (paid) allow 10,000 a
+ * request; the rest is left for the request's other calls (its AccountDO, its manifests, a cleanup).
+ */
+export const MAX_BUCKET_CALLS = 9_000;
+
 /** A version with nothing in it: version 0's content. */
 export const EMPTY_MANIFEST: VolumeManifest = { format: 1, entries: [] };
 
