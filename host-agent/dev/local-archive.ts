@@ -14,6 +14,8 @@ export const DATA_PATH = "/data";
 export interface LocalRoot {
   path: string;
   dir: string;
+  /** A read-only volume: nothing is written into it. */
+  readOnly?: boolean;
 }
 
 /** Where container path `path` is on this machine, in the deepest root holding it; null outside every root. */
@@ -36,8 +38,10 @@ export async function readLocalArchive(roots: LocalRoot[], path: string): Promis
 }
 
 export async function writeLocalArchive(roots: LocalRoot[], path: string, tar: Readable): Promise<boolean> {
-  const local = localPathOf(roots, path)?.local ?? null;
-  if (local === null || !(await stat(local).catch(() => null))?.isDirectory()) return false;
+  const found = localPathOf(roots, path);
+  if (found === null || !(await stat(found.local).catch(() => null))?.isDirectory()) return false;
+  if (found.root.readOnly) throw new Error(`${path} is in a volume mounted read-only at ${found.root.path}`);
+  const { local } = found;
   const child = spawn("tar", ["-x", "-C", local, "--no-same-owner"], { stdio: ["pipe", "ignore", "pipe"] });
   let errors = "";
   child.stderr.on("data", (chunk: Buffer) => (errors += chunk.toString()));

@@ -226,7 +226,7 @@ export class LocalRuntime implements ContainerRuntime {
 
   /** What the instance's files are: its data folder at /data, each volume's working copy at its path. */
   async #roots(instanceId: string): Promise<LocalRoot[]> {
-    const volumes = (await this.volumes(instanceId)).map(({ mount, dir }) => ({ path: mount.path, dir }));
+    const volumes = (await this.volumes(instanceId)).map(({ mount, dir }) => ({ path: mount.path, dir, readOnly: mount.read_only }));
     return [{ path: DATA_PATH, dir: join(this.#dir(instanceId), "data") }, ...volumes];
   }
 

@@ -56,7 +56,7 @@ describe("local runtime volumes", () => {
     expect(existsSync(join(dir(REFERENCE.volume_id), "written.txt"))).toBe(false);
   });
 
-  it("reads and writes a volume's files at its path as it does /data's, the deepest path's folder first", async () => {
+  it("reads and writes a volume's files at its path as it does /data's, the deepest path's folder first, a read-only one read only", async () => {
     const dir = (volumeId: string) => join(stateDir.path, "containers", ID, "volumes", volumeId);
     const source = join(stateDir.path, "upload.txt");
     await writeFile(source, "uploaded");
@@ -77,6 +77,8 @@ describe("local runtime volumes", () => {
     expect(whole).not.toContain(WORK.volume_id);
     expect(await runtime.readArchive(ID, "/elsewhere/x")).toBeNull();
     expect(await runtime.writeArchive(ID, "/workspace/uploaded.txt", singleFileTar("x", source, 8, new Date()))).toBe(false);
+    await expect(runtime.writeArchive(ID, "/reference", singleFileTar("x.txt", source, 8, new Date()))).rejects.toThrow("/reference is in a volume mounted read-only at /reference");
+    expect(existsSync(join(dir(REFERENCE.volume_id), "x.txt"))).toBe(false);
   });
 
   it("removes the working copies with the instance", async () => {
