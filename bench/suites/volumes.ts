@@ -131,7 +131,7 @@ async function readObjects(settings: VolumeUrlSettings, manifest: string): Promi
     for (let url = urls.pop(); url !== undefined; url = urls.pop()) {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`GET of a chunk: ${response.status}`);
-      read += (await response.arrayBuffer()).byteLength;
+      for await (const part of response.body!) read += part.byteLength;
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_GETS }, worker));
