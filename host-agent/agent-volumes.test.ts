@@ -130,9 +130,12 @@ describe("an instance's volumes on the agent", () => {
     await unlink(join(workCopy(), "huge.bin"));
   });
 
-  it("saves on stop once the container's processes ended, and on destroy a last time before its working copies go", async () => {
+  it("a start brings a read-only volume to the version its command names; stop saves once the processes ended, and destroy a last time before the working copies go", async () => {
     await writeFile(join(workCopy(), "notes.txt"), "notes of a stop");
-    expect(await command("start")).toMatchObject({ ok: true });
+    // The start's command names the read-only volume's latest version: the instance sees it from this start.
+    const latest = await platform.storeVersion(REFERENCE, { "reference.txt": "read me again" }, { path: "/reference", read_only: true });
+    expect(await command("start", ID, [mounts[0]!, latest])).toMatchObject({ ok: true });
+    expect(await readFile(join(stateDir.path, "containers", ID, "volumes", REFERENCE, "reference.txt"), "utf8")).toBe("read me again");
     expect(await command("stop")).toMatchObject({ ok: true });
     expect(version(WORK)).toBe(4);
     expect((await platform.readVersion(WORK))["notes.txt"]).toBe("notes of a stop");

@@ -1,7 +1,7 @@
 // Runs the MachineDO's commands against the runtime, one at a time per instance, reporting every
 // state change and acknowledging each command; a failure becomes an `error` state, never a crash,
 // whose message is one line (status-line.ts). An instance's volumes are restored before its container
-// first starts, and saved once its processes have ended, before a stop or destroy completes: what a
+// starts, and saved once its processes have ended, before a stop or destroy completes: what a
 // program writes as it is told to stop is in the saved version (instance-volumes.ts).
 // While the host is degraded (host-health.ts) it refuses creates and starts, saying why.
 import type { AgentMessage, ContainerReport, ServerMessage } from "../protocol/messages.ts";
@@ -78,13 +78,14 @@ export class CommandRunner {
         const { notice } = await this.#runtime.create(spec, (percent) => {
           this.#send({ type: "pull_progress", instance_id: instanceId, percent });
         });
-        await this.#volumes?.restore(instanceId);
+        await this.#volumes?.restore(instanceId, spec.volumes ?? null);
         // The notice (e.g. "disk_gb is not enforced on this host") becomes part of the instance's event.
         state("creating", notice);
         await this.#runtime.start(instanceId);
         return state("running");
       }
       case "start":
+        await this.#volumes?.restore(instanceId, spec?.volumes ?? null);
         await this.#runtime.start(instanceId);
         return state("running");
       case "stop":

@@ -1,9 +1,11 @@
 // An instance's volumes on this host, between its container and the volume library: each working copy
-// restored before the container first starts, saved on the agent's say (a stop, a destroy, the
+// restored before the container first starts (and before each start, to the versions its command
+// names: a read-only volume sees the latest version at its start), saved on the agent's say (a stop, a destroy, the
 // periodic save, the `save` command), a failed save told to the platform, which keeps the last
 // version and says why on the instance. URLs and commits go through the agent's connection, for the
 // instance's own volumes only (the MachineDO checks its spec).
 import type { AgentMessage } from "../protocol/messages.ts";
+import type { VolumeMount } from "../protocol/volumes.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import type { ContainerRuntime, ContainerVolume } from "./runtime/runtime.ts";
 import type { VolumeRequests } from "./volume-requests.ts";
@@ -12,8 +14,11 @@ import { readBase } from "./volumes/working-copy-state.ts";
 
 /** What the command runner asks of an instance's volumes. */
 export interface VolumeHooks {
-  /** Before the container's first start; throws naming the volume that could not be restored. */
-  restore(instanceId: string): Promise<void>;
+  /**
+   * Before the container starts, to the versions `mounts` name (a command's spec; null: the
+   * container's own); throws naming the volume that could not be restored.
+   */
+  restore(instanceId: string, mounts: VolumeMount[] | null): Promise<void>;
   /** Saves every read-write volume; never throws (a failure is reported). */
   save(instanceId: string): Promise<void>;
   /** Whether the instance has a volume a save would write. */
@@ -35,12 +40,13 @@ export class InstanceVolumes implements VolumeHooks {
     this.#options = options;
   }
 
-  async restore(instanceId: string): Promise<void> {
+  async restore(instanceId: string, mounts: VolumeMount[] | null): Promise<void> {
     const { runtime, library, requests, log } = this.#options;
     const volumes = await runtime.volumes(instanceId);
     if (volumes.length === 0) return;
     const owner = await runtime.volumeOwner(instanceId);
-    for (const { mount, dir } of volumes) {
+    for (const { mount: own, dir } of volumes) {
+      const mount = mounts?.find((named) => named.volume_id === own.volume_id) ?? own;
       // A copy past the spec's version holds this instance's own saves since its launch (a create
       // again after an error): it is the volume's latest, not something to replace.
       const base = await readBase(dir);

@@ -84,7 +84,7 @@ describe.skipIf(!hasEngine)("docker runtime volumes against a real engine", () =
       runtime, library: new VolumeLibrary(stateDir.path, 2 ** 30), requests: new VolumeRequests(() => false), send: () => {}, log: createLogger(() => {}),
     });
     // Version 0, empty: nothing to ask the platform for.
-    await volumes.restore(id);
+    await volumes.restore(id, null);
     for (const { volume_id } of [WORK, REFERENCE]) {
       const owner = await stat(join(volumesDir.path, id, volume_id));
       expect({ uid: owner.uid, gid: owner.gid }).toEqual({ uid: 1234, gid: 2345 });
