@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "./codec.ts";
 import { agentMessage, serverMessage, type AgentMessage, type ServerMessage } from "./messages.ts";
+import { MAX_HELD_VOLUMES } from "./volumes.ts";
 
 const ID = "i-abcdefghijklmnop";
 const spec = {
@@ -34,6 +35,7 @@ const agentMessages: AgentMessage[] = [
   { type: "pull_progress", instance_id: ID, percent: 50 },
   { type: "ack", command_id: "c1", ok: true, error: "" },
   { type: "cache", models: ["a/b"] },
+  { type: "volume_cache", volumes: [{ volume_id: "vol_abcdefghijklmnop", version: 7 }] },
   {
     type: "metrics",
     instances: [{
@@ -138,6 +140,15 @@ describe("control frame codec", () => {
     expect(decodeAgentMessage(frame([{ ...gpu, power_w: -1 }]))).toEqual({ ok: false, reason: expect.stringContaining("power_w") });
     expect(decodeAgentMessage(frame([gpu], "12 %")).ok).toBe(false);
     expect(decodeAgentMessage(frame(Array.from({ length: 17 }, (_, index) => ({ ...gpu, index }))))).toEqual({ ok: false, reason: expect.stringContaining("gpus") });
+  });
+
+  it("refuses a volume_cache naming more than MAX_HELD_VOLUMES versions, a malformed volume id or version 0", () => {
+    const held = { volume_id: "vol_abcdefghijklmnop", version: 1 };
+    const frame = (volumes: unknown[]) => JSON.stringify({ type: "volume_cache", volumes });
+    expect(decodeAgentMessage(frame(Array(MAX_HELD_VOLUMES).fill(held))).ok).toBe(true);
+    expect(decodeAgentMessage(frame(Array(MAX_HELD_VOLUMES + 1).fill(held)))).toEqual({ ok: false, reason: expect.stringContaining("volumes") });
+    expect(decodeAgentMessage(frame([{ volume_id: "accounts/x", version: 1 }]))).toEqual({ ok: false, reason: expect.stringContaining("volume_id") });
+    expect(decodeAgentMessage(frame([{ volume_id: "vol_abcdefghijklmnop", version: 0 }]))).toEqual({ ok: false, reason: expect.stringContaining("version") });
   });
 
   it("rejects an unknown container state and a percent above 100", () => {

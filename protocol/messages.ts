@@ -1,7 +1,7 @@
 // Control messages of the agent protocol: JSON text frames, checked with zod at both ends.
 // Bulk data never travels as JSON: see frames.ts for the binary data frames.
 import { z } from "zod";
-import { volumeCommit, volumeCommitted, volumeMount, volumeSaveFailed, volumeSign, volumeSigned } from "./volumes.ts";
+import { volumeCache, volumeCommit, volumeCommitted, volumeMount, volumeSaveFailed, volumeSign, volumeSigned } from "./volumes.ts";
 
 /** The most columns or rows a terminal may have. */
 export const TERMINAL_MAX_SIZE = 1000;
@@ -174,6 +174,7 @@ export const agentMessage = z.discriminatedUnion("type", [
   volumeSign,
   volumeCommit,
   volumeSaveFailed,
+  volumeCache,
   ...streamMessages(),
 ]);
 export type AgentMessage = z.infer<typeof agentMessage>;

@@ -156,6 +156,22 @@ export const volumeCommitted = z.object({
 });
 export type VolumeCommitted = z.infer<typeof volumeCommitted>;
 
+/** The most volume versions one `volume_cache` names. */
+export const MAX_HELD_VOLUMES = 100;
+
+/**
+ * Agent -> MachineDO: the volumes' versions whose every chunk this host's cache holds (restoring them
+ * here fetches nothing), most recently used first; each message replaces the last. Sent after the
+ * hello's welcome and after each restore and save. Placement prefers a host holding a launch's
+ * volumes at their latest versions.
+ */
+export const volumeCache = z.object({
+  type: z.literal("volume_cache"),
+  volumes: z.array(z.object({ volume_id: volumeId, version: z.number().int().min(1) })).max(MAX_HELD_VOLUMES),
+});
+export type VolumeCache = z.infer<typeof volumeCache>;
+export type HeldVolume = VolumeCache["volumes"][number];
+
 /** Agent -> MachineDO: a save that could not be made (its content past `max_bytes`, R2 unreachable…): the last version stays. */
 export const volumeSaveFailed = z.object({
   type: z.literal("volume_save_failed"),

@@ -22,7 +22,7 @@ import { currentKeySet } from "./key-set.ts";
 import { launchTimeoutMs } from "./launch-timeout.ts";
 import type { MachineDirectives } from "./machine-directives.ts";
 import { NO_READINESS } from "./port-readiness.ts";
-import { attachmentRefusal, attachVolumes } from "./volumes/attachments.ts";
+import { attachmentRefusal, attachVolumes, latestVersions, mountsNow } from "./volumes/attachments.ts";
 import { recordWebhookEvent } from "./webhook-events.ts";
 
 /** What the instance actions work with: the account's storage, its bindings, and the parts they use. */
@@ -56,7 +56,7 @@ export class InstanceActions {
     const refused = frozenRefusal(sql) ?? this.shortOfOneHour(plan.price_hour_micros) ?? gpuLimitRefusal(sql, env, plan.gpu_count)
       ?? attachmentRefusal(sql, plan.volumes);
     if (refused) return refused;
-    const placement = await fleetOf(env).placementCandidates(plan);
+    const placement = await fleetOf(env).placementCandidates({ ...plan, volume_versions: latestVersions(sql, plan.volumes) });
     if (!placement.ok) return placement;
     for (const machineId of placement.machine_ids) {
       // The id names its machine (the proxy routes by it), so each candidate gets its own.
@@ -131,7 +131,8 @@ export class InstanceActions {
     const refused = frozenRefusal(sql) ?? this.shortOfOneHour(row.price_hour_micros) ?? gpuLimitRefusal(sql, env, row.gpu_count);
     if (refused) return refused;
     const generation = row.generation + 1;
-    const reserved = await machineOf(env, row.machine_id!).reserveForStart(id, row.gpu_count, generation);
+    // Its volumes as they are now: a read-only one restored at the latest version, a grown one saved up to its new size.
+    const reserved = await machineOf(env, row.machine_id!).reserveForStart(id, row.gpu_count, generation, mountsNow(sql, id));
     if (!reserved.ok) return reserved.code === "gpus_busy" && row.volumes !== "[]" ? withVolumesElsewhere(reserved) : reserved;
     const nowMs = clock.now();
     this.parts.transaction(() => {

@@ -1,5 +1,6 @@
 // What the FleetDO keeps and answers: the GPU models with their prices and availability, and each
 // machine as its MachineDO reports it (the fleet's index) and the operator lists it.
+import type { HeldVolume } from "../../protocol/volumes.ts";
 
 export interface GpuModel {
   model: string;
@@ -49,6 +50,13 @@ export function diskRoomGb(disk: MachineDisk | null): number | null {
   return disk === null ? null : Math.floor(disk.total_bytes / GB) - disk.promised_gb;
 }
 
+/** A launch's volume at its latest version (the account's, at launch), for placement to prefer a host holding it. */
+export interface VolumeVersion {
+  volume_id: string;
+  version: number;
+  read_only: boolean;
+}
+
 /** What a MachineDO tells the fleet about its machine. */
 export interface MachineState extends HostVersions {
   /** Increases with every change on the MachineDO: an older state arriving late is ignored. */
@@ -62,6 +70,8 @@ export interface MachineState extends HostVersions {
   cached_models: string[];
   /** Null until an agent that says its disk has said hello. */
   disk: MachineDisk | null;
+  /** The volume versions whose every chunk its host's cache holds (protocol/volumes.ts volume_cache); absent: none. */
+  held_volumes?: HeldVolume[];
 }
 
 export interface MachineSummary extends HostVersions {

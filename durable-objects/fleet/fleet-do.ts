@@ -1,6 +1,6 @@
 // FleetDO, a single object named "fleet". Authority for: GPU models and their prices, the machine
 // registry (ids, names) and the model-cache index. Its free-GPU counts, GPU names, driver/CUDA
-// versions, its disk and whether a machine is degraded are an index kept current by each MachineDO, which stays the single authority on whether
+// versions, its disk, the volume versions its cache holds and whether a machine is degraded are an index kept current by each MachineDO, which stays the single authority on whether
 // a GPU is free: placement here only proposes machines, and a MachineDO refuses a reservation it
 // cannot honour. A GPU of model "" (one the agent does not know) is listed but never offered.
 // Placement, GET /v1/gpus and the cached models read the index in memory (free-gpu-index.ts).
@@ -9,6 +9,7 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { agentTokens } from "../../core/credentials.ts";
 import { machineOf, type Env } from "../../core/env.ts";
+import type { HeldVolume } from "../../protocol/volumes.ts";
 import type { GpuAvailability, GpuModel, HostVersions, MachineDisk, MachineGpu, MachineState, MachineSummary } from "../contracts/fleet.ts";
 import { sqlFor } from "../sql.ts";
 import { FreeGpuIndex } from "./free-gpu-index.ts";
@@ -26,6 +27,8 @@ interface MachineRow extends HostVersions {
   cached_models: string;
   /** JSON of a MachineDisk; null until its MachineDO reported one. */
   disk: string | null;
+  /** JSON of its HeldVolume list. */
+  held_volumes: string;
 }
 
 export class FleetDO extends DurableObject<Env> {
@@ -67,12 +70,12 @@ export class FleetDO extends DurableObject<Env> {
     }));
   }
 
-  /** Online machines that could take the launch (enough free GPUs, CUDA new enough, disk left), best fit first; or why none can. */
+  /** Online machines that could take the launch (enough free GPUs, CUDA new enough, disk left), those holding its volumes then best fit first; or why none can. */
   placementCandidates(request: PlacementRequest): Placement {
     const machines = [];
     for (const [id, machine] of this.index().machines()) {
       const free = machine.free.get(request.gpu_model) ?? 0;
-      if (free >= request.gpu_count) machines.push({ id, free, cuda_version: machine.cuda_version, disk_room_gb: machine.disk_room_gb });
+      if (free >= request.gpu_count) machines.push({ id, free, cuda_version: machine.cuda_version, disk_room_gb: machine.disk_room_gb, held_volumes: machine.held_volumes });
     }
     return placeLaunch(machines, request);
   }
@@ -135,7 +138,7 @@ export class FleetDO extends DurableObject<Env> {
                gpus = ${JSON.stringify(state.gpus)}, free_indices = ${JSON.stringify(state.free_indices)},
                cached_models = ${JSON.stringify(state.cached_models)}, state_version = ${state.version},
                agent_version = ${state.agent_version}, driver_version = ${state.driver_version}, cuda_version = ${state.cuda_version},
-               disk = ${state.disk === null ? null : JSON.stringify(state.disk)}
+               disk = ${state.disk === null ? null : JSON.stringify(state.disk)}, held_volumes = ${JSON.stringify(state.held_volumes ?? [])}
              WHERE id = ${id} AND state_version < ${state.version} RETURNING id`;
     if (applied.length > 0) this.indexInMemory?.set(id, state);
   }
@@ -151,6 +154,7 @@ export class FleetDO extends DurableObject<Env> {
         index.set(row.id, {
           online: true, degraded: row.degraded, gpus: gpusOf(row), free_indices: JSON.parse(row.free_indices) as number[],
           cuda_version: row.cuda_version, cached_models: JSON.parse(row.cached_models) as string[], disk: diskOf(row),
+          held_volumes: JSON.parse(row.held_volumes) as HeldVolume[],
         });
       }
       this.indexInMemory = index;

@@ -22,7 +22,7 @@ describe("free-GPU index", () => {
     index.set(2, { online: true, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [], disk: null });
     index.set(2, { online: false, degraded: "", gpus, free_indices: [1], cuda_version: "12.4", cached_models: [], disk: null });
     index.set(3, { online: true, degraded: "tenant firewall: missing", gpus, free_indices: [0, 1], cuda_version: "12.8", cached_models: [], disk: null });
-    expect([...index.machines()]).toEqual([[1, { free: new Map([["idx-gpu", 2]]), cuda_version: "12.8", disk_room_gb: null, cached_models: ["m"] }]]);
+    expect([...index.machines()]).toEqual([[1, { free: new Map([["idx-gpu", 2]]), cuda_version: "12.8", disk_room_gb: null, cached_models: ["m"], held_volumes: new Map() }]]);
   });
 
   it("in the FleetDO, an index update older than the last one applied changes nothing; a newer one does", async () => {

@@ -1,8 +1,9 @@
 // FleetDO's free-GPU index in memory: per online machine that takes new instances (not degraded), its free GPUs by model, CUDA version,
-// the disk it can still promise and cached models, loaded once from the machines table when the object wakes and kept current by every
+// the disk it can still promise, cached models and the volume versions its cache holds, loaded once from the machines table when the object wakes and kept current by every
 // index update it applies. Placement and GET /v1/gpus read it without a query or a JSON parse per
 // machine: scanning 10,000 rows of JSON per launch is what bounded the fleet (docs/scaling.md). The
 // machines table stays the durable copy; this is derived from it.
+import type { HeldVolume } from "../../protocol/volumes.ts";
 import { diskRoomGb, type MachineDisk, type MachineGpu } from "../contracts/fleet.ts";
 
 export interface IndexedMachine {
@@ -12,6 +13,8 @@ export interface IndexedMachine {
   /** The disk_gb it can still promise; null: its agent did not say what its disk is. */
   disk_room_gb: number | null;
   cached_models: readonly string[];
+  /** The version of each volume its cache holds whole, by volume id. */
+  held_volumes: ReadonlyMap<string, number>;
 }
 
 export class FreeGpuIndex {
@@ -20,6 +23,7 @@ export class FreeGpuIndex {
   /** Puts machine `id` as it is now, or takes it out when offline or degraded: its GPUs are offered to no one. */
   set(id: number, state: {
     online: boolean; degraded: string; gpus: readonly MachineGpu[]; free_indices: readonly number[]; cuda_version: string; cached_models: readonly string[]; disk: MachineDisk | null;
+    held_volumes?: readonly HeldVolume[];
   }): void {
     if (!state.online || state.degraded !== "") {
       this.online.delete(id);
@@ -27,6 +31,7 @@ export class FreeGpuIndex {
     }
     this.online.set(id, {
       free: freeByModel(state.gpus, state.free_indices), cuda_version: state.cuda_version, disk_room_gb: diskRoomGb(state.disk), cached_models: state.cached_models,
+      held_volumes: new Map((state.held_volumes ?? []).map((held) => [held.volume_id, held.version])),
     });
   }
 

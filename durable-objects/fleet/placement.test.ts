@@ -1,5 +1,5 @@
-// Placement as a pure function of the fleet index (GPUs, CUDA, the disk left to promise), and CUDA
-// versions compared as numbers.
+// Placement as a pure function of the fleet index (GPUs, CUDA, the disk left to promise, the volume
+// versions held), and CUDA versions compared as numbers.
 import { describe, expect, it } from "vitest";
 import { cudaAtLeast } from "./cuda-version.ts";
 import { placeLaunch } from "./placement.ts";
@@ -76,5 +76,19 @@ describe("placement", () => {
       code: "no_capacity",
       message: "no machine with 2 free h100-80gb GPU(s) and CUDA 12.8 or newer has 100 GB of disk left for a new instance; the most any has is 60 GB",
     });
+  });
+
+  it("puts first the machines holding the launch's volumes at their latest versions, read-write ones before read-only ones, then best fit", () => {
+    const held = (entries: [string, number][]) => new Map(entries);
+    const machines = [
+      { id: 1, free: 2, cuda_version: "13.0", disk_room_gb: null },
+      { id: 2, free: 8, cuda_version: "13.0", disk_room_gb: null, held_volumes: held([["vol_ro", 3]]) },
+      { id: 3, free: 8, cuda_version: "13.0", disk_room_gb: null, held_volumes: held([["vol_rw", 7]]) },
+      { id: 4, free: 4, cuda_version: "13.0", disk_room_gb: null, held_volumes: held([["vol_rw", 6], ["vol_ro", 3]]) },
+      { id: 5, free: 4, cuda_version: "13.0", disk_room_gb: null, held_volumes: held([["vol_rw", 7], ["vol_ro", 3]]) },
+    ];
+    const volume_versions = [{ volume_id: "vol_rw", version: 7, read_only: false }, { volume_id: "vol_ro", version: 3, read_only: true }];
+    expect(placeLaunch(machines, { ...request, volume_versions })).toEqual({ ok: true, machine_ids: [5, 3, 4, 2, 1] });
+    expect(placeLaunch(machines, request)).toEqual({ ok: true, machine_ids: [1, 4, 5, 2, 3] });
   });
 });

@@ -14,4 +14,6 @@ export function createFleetSchema(sql: Sql): void {
   for (const column of ["agent_version", "driver_version", "cuda_version", "degraded"]) addColumnIfMissing(sql, "machines", column, "TEXT NOT NULL DEFAULT ''");
   // The machine's disk as its MachineDO reports it (contracts/fleet.ts, MachineDisk); NULL until an agent said.
   addColumnIfMissing(sql, "machines", "disk", "TEXT");
+  // The volume versions its host's cache holds whole (contracts/fleet.ts, MachineState.held_volumes).
+  addColumnIfMissing(sql, "machines", "held_volumes", "TEXT NOT NULL DEFAULT '[]'");
 }

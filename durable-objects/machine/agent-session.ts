@@ -1,8 +1,8 @@
 // The agent's session with this machine: the token check and accept, every frame it sends (hello,
-// heartbeat, container states, port readiness, cache, usage samples, health, proxied-stream frames,
-// which SSH key opened a connection, its volumes' requests (volume-requests.ts);
-// each within agent-message-limits.ts), and the machine going online with a hello and offline when
-// the socket closes or falls silent.
+// heartbeat, container states, port readiness, cache, the volume versions it holds, usage samples,
+// health, proxied-stream frames, which SSH key opened a connection, its volumes' requests
+// (volume-requests.ts); each within agent-message-limits.ts), and the machine going online with a
+// hello and offline when the socket closes or falls silent.
 import { bearerToken } from "../../core/credentials.ts";
 import { clock } from "../../core/clock.ts";
 import { errorResponse } from "../../core/errors.ts";
@@ -116,6 +116,10 @@ export class AgentSession {
         return;
       case "cache":
         record.replaceCache(message.models);
+        record.bumpState();
+        return alarms.afterChange();
+      case "volume_cache":
+        record.replaceHeldVolumes(message.volumes);
         record.bumpState();
         return alarms.afterChange();
       case "ssh_key_used":

@@ -8,7 +8,7 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { randomBase32 } from "../../core/ids.ts";
 import { log } from "../../core/log.ts";
 import { accountOf, type Env } from "../../core/env.ts";
-import type { ContainerSpec, ContainerState } from "../../protocol/index.ts";
+import type { ContainerSpec, ContainerState, VolumeMount } from "../../protocol/index.ts";
 import { diskRoomGb, type MachineDisk } from "../contracts/fleet.ts";
 import type { DesiredStateChange, MachineReport, MachineReportBody, ReserveRequest } from "../contracts/object-messages.ts";
 import { Outbox, type Queued } from "../outbox/outbox.ts";
@@ -102,13 +102,15 @@ export class ContainerLedger {
     return { ok: true, gpu_indices: indices };
   }
 
-  reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {
+  /** `volumes`: the spec's mounts as the account has them now, which the start's command carries. */
+  reserveForStart(instanceId: string, gpuCount: number, generation: number, volumes: VolumeMount[]): { ok: true } | Failure {
     const row = this.container(instanceId);
     if (!row || row.desired === "destroyed") return fail("conflict", "the instance has no container on this machine");
     if (generation <= row.generation) return { ok: true };
     // The container keeps the devices it was created with: a start takes back exactly those GPUs,
     // or none, so the reservation and what the container can reach always agree.
-    const indices = (JSON.parse(row.spec) as ContainerSpec).gpu_indices;
+    const spec = JSON.parse(row.spec) as ContainerSpec;
+    const indices = spec.gpu_indices;
     const held = this.reservedIndices(instanceId);
     const free = new Set(this.freeIndices(row.gpu_model));
     if (indices.length < gpuCount || indices.some((i) => !held.includes(i) && !free.has(i))) {
@@ -120,6 +122,7 @@ export class ContainerLedger {
         this.sql`INSERT INTO reservations (gpu_index, instance_id) VALUES (${index}, ${instanceId})`;
       }
       this.sql`UPDATE containers SET desired = 'running', generation = ${generation} WHERE instance_id = ${instanceId}`;
+      if (volumes.length > 0) this.sql`UPDATE containers SET spec = ${JSON.stringify({ ...spec, volumes })} WHERE instance_id = ${instanceId}`;
       this.record.bumpState();
     });
     const op = commandForStart(row.actual);

@@ -1,4 +1,4 @@
-// Keeps FleetDO's index of this machine current (online, degraded, GPUs, free GPUs, disk, cached models). Each push
+// Keeps FleetDO's index of this machine current (online, degraded, GPUs, free GPUs, disk, cached models, volume versions held). Each push
 // carries the machine's state version, so FleetDO ignores one that arrives late; a failed push is
 // retried by the alarm a second later until FleetDO has the latest version.
 import { iso } from "../../core/clock.ts";
@@ -56,6 +56,7 @@ export class FleetPush implements AlarmCapability {
         gpus: gpus.map((g) => ({ model: g.model, index: g.idx, name: g.name })),
         free_indices: gpus.filter((g) => !reserved.has(g.idx)).map((g) => g.idx),
         cached_models: this.record.cachedModels(),
+        held_volumes: this.record.heldVolumes(),
         disk: this.ledger.disk(),
       });
       this.record.markFleetVersion(machine.state_version);

@@ -27,6 +27,7 @@ import { errorResponse, fail, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
 import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
 import type { ResourceShare } from "../../protocol/resource-share.ts";
+import type { VolumeMount } from "../../protocol/volumes.ts";
 import {
   isCredentialsEndedDirective, isKeySetDirective, type AppTicketRequest, type CredentialsEnded, type DesiredStateChange, type EndAppSessions,
   type MachineDirective, type ReserveRequest,
@@ -138,9 +139,9 @@ export class MachineDO extends DurableObject<Env> {
     return { ...reserved, share: this.record.shareFor(request.gpu_count), ssh_host_key: this.record.sshHostKey() };
   }
 
-  reserveForStart(instanceId: string, gpuCount: number, generation: number): { ok: true } | Failure {
+  reserveForStart(instanceId: string, gpuCount: number, generation: number, volumes: VolumeMount[]): { ok: true } | Failure {
     if (this.health.degraded()) return fail("gpus_busy", "the instance's machine takes no new instances now (it is under maintenance); try again later");
-    const reserved = this.ledger.reserveForStart(instanceId, gpuCount, generation);
+    const reserved = this.ledger.reserveForStart(instanceId, gpuCount, generation, volumes);
     // A start begins a new run: the web app sessions of the last one end.
     if (reserved.ok) this.appSessions.endForInstance(instanceId);
     return reserved;

@@ -1,8 +1,8 @@
 // The machine itself in MachineDO storage: its row (identity, agent token hash, online, current agent
 // connection, state and fleet versions) and, as its agent's last hello said, its GPUs, cached models,
-// memory and CPUs, and disk.
+// memory and CPUs, and disk; and the volume versions its agent last said it holds.
 import { sha256Hex } from "../../core/hash.ts";
-import type { GpuInfo, HostDisk } from "../../protocol/index.ts";
+import type { GpuInfo, HeldVolume, HostDisk } from "../../protocol/index.ts";
 import { resourceShare, type HostResources, type ResourceShare } from "../../protocol/resource-share.ts";
 import type { HostVersions } from "../contracts/fleet.ts";
 import type { Sql } from "../sql.ts";
@@ -101,6 +101,15 @@ export class MachineRecord {
   replaceCache(models: string[]): void {
     this.sql`DELETE FROM cached_models`;
     for (const hf of new Set(models)) this.sql`INSERT INTO cached_models (hf) VALUES (${hf})`;
+  }
+
+  replaceHeldVolumes(volumes: HeldVolume[]): void {
+    this.sql`DELETE FROM held_volumes`;
+    for (const { volume_id, version } of volumes) this.sql`INSERT OR REPLACE INTO held_volumes (volume_id, version) VALUES (${volume_id}, ${version})`;
+  }
+
+  heldVolumes(): HeldVolume[] {
+    return this.sql<HeldVolume>`SELECT volume_id, version FROM held_volumes ORDER BY volume_id`;
   }
 
   gpus(): { idx: number; model: string; name: string }[] {

@@ -12,6 +12,8 @@ export function createMachineSchema(sql: Sql): void {
     instance_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, gpu_model TEXT NOT NULL, gpu_count INTEGER NOT NULL,
     spec TEXT NOT NULL, desired TEXT NOT NULL, actual TEXT NOT NULL, generation INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS cached_models (hf TEXT PRIMARY KEY)`;
+  // machine-record.ts: the volume versions its agent last said its cache holds whole (volume_cache).
+  sql`CREATE TABLE IF NOT EXISTS held_volumes (volume_id TEXT PRIMARY KEY, version INTEGER NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS host_versions (id INTEGER PRIMARY KEY CHECK (id = 1), agent_version TEXT NOT NULL, driver_version TEXT NOT NULL, cuda_version TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS host_health (id INTEGER PRIMARY KEY CHECK (id = 1), degraded TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS host_resources (id INTEGER PRIMARY KEY CHECK (id = 1), memory_bytes INTEGER NOT NULL, cpus INTEGER NOT NULL)`;

@@ -5,6 +5,7 @@
 import type { LaunchVolume } from "../../../core/launch-plan.ts";
 import { fail, type Failure, type Ok } from "../../../core/errors.ts";
 import type { VolumeMount } from "../../../protocol/volumes.ts";
+import type { VolumeVersion } from "../../contracts/fleet.ts";
 import type { Sql } from "../../sql.ts";
 import { findVolume, type VolumeRow } from "./volume-rows.ts";
 
@@ -30,11 +31,32 @@ export function attachVolumes(sql: Sql, instanceId: string, requested: LaunchVol
   const mounts = resolved.volumes.map(({ volume, request }) => {
     sql`INSERT INTO volume_attachments (volume_id, instance_id, path, read_only) VALUES (${volume.id}, ${instanceId}, ${request.path}, ${request.read_only ? 1 : 0})`;
     shown.push({ volume_id: volume.id, path: request.path, read_only: request.read_only });
-    return { volume_id: volume.id, path: request.path, read_only: request.read_only, version: volume.version, manifest: volume.manifest, max_bytes: volume.size_gb * 1e9 };
+    return mountOf(volume, request.path, request.read_only);
   });
   sql`UPDATE instances SET volumes = ${JSON.stringify(shown)} WHERE id = ${instanceId}`;
   return { ok: true, mounts };
 }
+
+/** The launch's volumes that hold content, at their latest versions: placement prefers a host whose cache holds them. */
+export function latestVersions(sql: Sql, requested: LaunchVolume[]): VolumeVersion[] {
+  return requested.flatMap(({ volume_id: idOrName, read_only }) => {
+    const volume = findVolume(sql, idOrName);
+    return volume && volume.version > 0 ? [{ volume_id: volume.id, version: volume.version, read_only }] : [];
+  });
+}
+
+/**
+ * The instance's mounts as its volumes are now (latest version, size): what its host gets at a
+ * start, so a read-only mount sees the latest version and a grown volume its new size.
+ */
+export function mountsNow(sql: Sql, instanceId: string): VolumeMount[] {
+  const rows = sql<VolumeRow & { path: string; read_only: number }>`
+    SELECT v.*, a.path, a.read_only FROM volume_attachments a JOIN volumes v ON v.id = a.volume_id WHERE a.instance_id = ${instanceId} ORDER BY v.id`;
+  return rows.map((row) => mountOf(row, row.path, row.read_only === 1));
+}
+
+const mountOf = (volume: VolumeRow, path: string, readOnly: boolean): VolumeMount =>
+  ({ volume_id: volume.id, path, read_only: readOnly, version: volume.version, manifest: volume.manifest, max_bytes: volume.size_gb * 1e9 });
 
 /** The host reported the instance's container destroyed: its volumes are free. */
 export function endAttachments(sql: Sql, instanceId: string): void {
