@@ -150,6 +150,8 @@ export function startAgent(options: AgentOptions): RunningAgent {
     onWelcome: (welcome) => {
       streams.serverSettles(welcome.settles_streams === true);
       streams.serverTakesWholeResponses(welcome.whole_responses === true);
+      // Each connection starts with what the host's cache holds: placement's preference for this host.
+      void instanceVolumes?.reportHeld();
     },
   });
   const volumeRequests = new VolumeRequests((message) => connection.send(message));

@@ -10,11 +10,13 @@
 //   platform may have made it a version. The next save sends it again first (the platform answers a
 //   save it already committed with its version), so the copy never saves against a base the volume
 //   has left.
+// - mount.json: the mount as the platform last named it (a start's command: the volume's latest
+//   version and its size now), which stands over the one the container was created with.
 // All are written whole under a temporary name then renamed.
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
-import { volumeManifest, VOLUME_OBJECT_NAME, type VolumeManifest } from "../../protocol/volumes.ts";
+import { volumeManifest, volumeMount, VOLUME_OBJECT_NAME, type VolumeManifest, type VolumeMount } from "../../protocol/volumes.ts";
 
 export interface Base {
   volume_id: string;
@@ -106,6 +108,16 @@ export async function writeStats(dir: string, files: Map<string, HashedFile>): P
   const record: z.infer<typeof stats> = {};
   for (const [path, { stat, chunks }] of files) record[path] = [String(stat.ino), String(stat.size), String(stat.mtimeNs), String(stat.ctimeNs), chunks];
   await writeWhole(dir, "stats.json", JSON.stringify(record));
+}
+
+export async function readMount(dir: string): Promise<VolumeMount | null> {
+  const text = await readFile(join(stateDirOf(dir), "mount.json"), "utf8").catch(() => null);
+  const parsed = text === null ? null : volumeMount.safeParse(parseJson(text));
+  return parsed?.success ? parsed.data : null;
+}
+
+export async function writeMount(dir: string, value: VolumeMount): Promise<void> {
+  await writeWhole(dir, "mount.json", JSON.stringify(value));
 }
 
 /** Removes the working copy's state (the copy itself is the caller's). */
