@@ -124,7 +124,7 @@ describe("POST /v1/auth/signup", () => {
     expect(body.balance_micros).toBe(5_000_000);
     const ledger = await asBrowser("GET", "/v1/billing/ledger", sessionCookie(response)!);
     expect((ledger.body as { items: unknown[] }).items).toEqual([
-      { id: expect.any(Number), created_at: expect.stringMatching(ISO), kind: "credit", amount_micros: 5_000_000, balance_after_micros: 5_000_000, instance_id: null, note: "sign-up credit", pending: false },
+      { id: expect.any(Number), created_at: expect.stringMatching(ISO), kind: "credit", amount_micros: 5_000_000, balance_after_micros: 5_000_000, instance_id: null, volume_id: null, note: "sign-up credit", pending: false },
     ]);
     expect(await auditLedger(body.account.id)).toEqual({ balance_micros: 5_000_000, ledger_sum_micros: 5_000_000, ledger_rows: 1 });
   });
