@@ -15,6 +15,7 @@ import type { MachineReport } from "../contracts/object-messages.ts";
 import type { Opener } from "../contracts/opener.ts";
 import type { CreatedCheckout, FraudWarning, PaymentEvent } from "../contracts/payments.ts";
 import type { NewVolume, SnapshotSource, VolumeAnswer, VolumeCall, VolumeCommitRequest, VolumeCommitResult, VolumeContent, VolumeSaveFailure, VolumeView } from "../contracts/volumes.ts";
+import type { VolumeUploadAppended, VolumeUploadDone, VolumeUploadPart, VolumeUploadState } from "../contracts/volume-uploads.ts";
 import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
@@ -86,7 +87,7 @@ export class AccountDO extends DurableObject<Env> {
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
     this.volumes = new Volumes(sql, env, transaction, () => this.record.id(), () => this.alarms.backstop());
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.garbage, this.volumes.grace);
+    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.uploads, this.volumes.garbage, this.volumes.grace);
   }
 
   // ---- operator API ----
@@ -275,6 +276,19 @@ export class AccountDO extends DurableObject<Env> {
 
   async commitVolumeFiles(credential: string, request: VolumeCommitRequest): Promise<VolumeCommitResult> {
     return (await this.callers.admits(credential)) ? this.changed(await this.volumes.commits.commit({ ...request, instance_id: null })) : callerRefused();
+  }
+
+  /** A file going into a volume in parts (volumes/uploads.ts): where it stands, each part's chunks appended, and the version its final part makes. */
+  async volumeUpload(credential: string, idOrName: string, uploadId: string, path: string): Promise<Ok<VolumeUploadState> | Failure> {
+    return (await this.callers.admits(credential)) ? this.volumes.uploads.state(idOrName, uploadId, path) : callerRefused();
+  }
+
+  async appendVolumeUpload(credential: string, part: VolumeUploadPart): Promise<VolumeUploadAppended> {
+    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.uploads.append(part)) : callerRefused();
+  }
+
+  async completeVolumeUpload(credential: string, done: VolumeUploadDone): Promise<VolumeCommitResult> {
+    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.uploads.complete(done)) : callerRefused();
   }
 
   // ---- from the Worker, about Stripe ----

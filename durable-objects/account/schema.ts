@@ -9,6 +9,7 @@ import { foldLegacyCharges } from "./ledger-folding.ts";
 import { createSshKeySchema } from "./ssh-keys.ts";
 import { createVolumeSchema } from "./volumes/schema.ts";
 import { createStorageChargeSchema } from "./volumes/storage-charges.ts";
+import { createVolumeUploadSchema } from "./volumes/uploads.ts";
 import { createWebhookSchema } from "./webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
@@ -53,6 +54,8 @@ export function createAccountSchema(sql: Sql): void {
   createVolumeSchema(sql);
   // volumes/storage-charges.ts: the ledger's storage rows and the volumes' accrual.
   createStorageChargeSchema(sql);
+  // volumes/uploads.ts: files going into volumes in parts, and the chunks each keeps meanwhile.
+  createVolumeUploadSchema(sql);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Sql } from "../../sql.ts";
 import { VolumeCommits } from "./commits.ts";
 import { VolumeGarbage } from "./garbage.ts";
 import { VolumeGrace } from "./storage-grace.ts";
+import { VolumeUploads } from "./uploads.ts";
 import { VolumeLocks } from "./volume-locks.ts";
 import { VolumeStore } from "./volume-store.ts";
 
@@ -13,6 +14,8 @@ export class Volumes {
   readonly store: VolumeStore;
   readonly commits: VolumeCommits;
   readonly garbage: VolumeGarbage;
+  /** Files going in in parts with no instance (uploads.ts), forgotten on the alarm an hour after their last part. */
+  readonly uploads: VolumeUploads;
   /** The deletion of volumes whose grace for a used-up balance is over (storage-grace.ts). */
   readonly grace: VolumeGrace;
 
@@ -23,6 +26,7 @@ export class Volumes {
     const parts = { sql, env, transaction, accountId, locks, garbage: this.garbage };
     this.store = new VolumeStore(parts);
     this.commits = new VolumeCommits(parts);
+    this.uploads = new VolumeUploads(parts, this.store, this.commits);
     this.grace = new VolumeGrace(sql, this.store);
   }
 }

@@ -7,10 +7,10 @@ import { accountOf, machineOf } from "../../../core/env.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
 import { filesRequestUrl, MAX_FILES_PATH_CHARS, type FilesRequest } from "../../../durable-objects/contracts/files-request.ts";
 import { refusalOf } from "../../../durable-objects/contracts/proxy-request.ts";
-import { UPLOAD_ID_PATTERN } from "../../../protocol/messages.ts";
 import { requestIdOf } from "../../http/request-id.ts";
 import type { ApiEnv } from "../context.ts";
 import { InstanceIdParam } from "../schemas/common.ts";
+import { checkUploadPart, finalField, partStaged, uploadPartFields } from "../schemas/upload-part.ts";
 import { validationHook } from "../validation.ts";
 import { callerRoute } from "./caller-route.ts";
 
@@ -33,37 +33,11 @@ const getRoute = callerRoute([400, 404, 409, 502], {
 /** An upload's part names one file: no directory (a trailing `/`), and no `.` or `..` as its name. */
 const FILE_PATH = /[^/]$/;
 const DOT_NAME = /\/\.{1,2}$/;
-const partRule = "must be a whole number of bytes already sent (0 for the first part)";
 
 const putQuery = pathQuery("The directory to extract into (e.g. /data); with `upload`, the file to write (e.g. /data/weights.bin)")
-  .extend({
-    upload: z
-      .string()
-      .regex(UPLOAD_ID_PATTERN, "must be 16 to 64 of A-Z, a-z, 0-9, _ and -")
-      .optional()
-      .openapi({ param: { name: "upload", in: "query", description: "The client's id of a resumable upload: the body is then one part, the file's bytes from `offset`" }, example: "4fQm2x9LrT0aZk7wB1cD" }),
-    offset: z
-      .string()
-      .regex(/^\d{1,16}$/, partRule)
-      .transform(Number)
-      .pipe(z.number().max(Number.MAX_SAFE_INTEGER, partRule))
-      .optional()
-      .openapi({ param: { name: "offset", in: "query", description: "Where this part starts in the file: the bytes staged so far (`Upload-Offset`)" }, type: "integer", minimum: 0, example: 0 }),
-    final: z
-      .enum(["1"], "must be 1")
-      .optional()
-      .openapi({ param: { name: "final", in: "query", description: "1 on the last part: the file is then written into the instance" } }),
-  })
-  .superRefine((query, context) => {
-    const issue = (field: string, message: string) => context.addIssue({ code: "custom", path: [field], message });
-    if (query.upload === undefined) {
-      if (query.offset !== undefined) issue("offset", "is only taken with upload");
-      if (query.final !== undefined) issue("final", "is only taken with upload");
-      return;
-    }
-    if (query.offset === undefined) issue("offset", "is required with upload");
-    if (!FILE_PATH.test(query.path) || DOT_NAME.test(query.path)) issue("path", "must name a file with upload (not ending in /, ., or ..)");
-  });
+  .extend({ ...uploadPartFields, final: finalField("the instance") })
+  .superRefine((query, context) =>
+    checkUploadPart(query, context, (path) => (FILE_PATH.test(path) && !DOT_NAME.test(path) ? null : "must name a file with upload (not ending in /, ., or ..)")));
 
 const putRoute = callerRoute([400, 404, 409, 413, 502], {
   method: "put", path: "/instances/{id}/files", summary: "Extract a tar stream into a directory of the instance, or upload a file in parts",
@@ -77,7 +51,7 @@ const putRoute = callerRoute([400, 404, 409, 413, 502], {
     "Once written, an upload's id answers for an hour with the file's size as `Upload-Offset`: its final part sent again from there (its answer was lost) is 204 again, any other part 409 conflict.",
   request: { params: InstanceIdParam, query: putQuery },
   responses: {
-    202: { description: "The part is staged", headers: { "Upload-Offset": { description: "The bytes of the file staged so far", schema: { type: "integer" } } } },
+    ...partStaged,
     204: { description: "Extracted, or the upload's file written" },
   },
 });

@@ -10,9 +10,11 @@ import { errorText, log } from "../../../core/log.ts";
 import { volumePath } from "../../../protocol/volumes.ts";
 import type { ApiEnv } from "../context.ts";
 import { ErrorBody, json } from "../schemas/common.ts";
+import { checkUploadPart, finalField, partStaged, uploadPartFields } from "../schemas/upload-part.ts";
 import { VOLUME_ID_DESCRIPTION } from "../schemas/volume.ts";
 import { validationHook } from "../validation.ts";
 import { archiveOf } from "../volumes/files-archive.ts";
+import { receivePart } from "../volumes/file-upload.ts";
 import { extractArchive } from "../volumes/files-extract.ts";
 import { shown } from "../volumes/manifest-tree.ts";
 import { objectKey, readManifest, volumePlace, writeManifest } from "../volumes/volume-objects.ts";
@@ -50,18 +52,31 @@ const getRoute = callerRoute([400, 404], {
   responses: { 200: { description: "The tar archive, streamed", content: tar } },
 });
 
+const putQuery = pathQuery("The directory of the volume to extract into, e.g. /datasets or /; with `upload`, the file to write, e.g. /datasets/weights.bin", "/datasets")
+  .extend({ ...uploadPartFields, final: finalField("the volume as its next version") })
+  .superRefine((query, context) => checkUploadPart(query, context, (path) => (path.endsWith("/") ? "must name a file with upload (not / nor ending in /)" : null)));
+
 const putRoute = callerRoute([400, 404, 409, 413], {
-  method: "put", path: "/volumes/{id}/files", summary: "Extract a tar stream into a directory of a volume",
+  method: "put", path: "/volumes/{id}/files", summary: "Extract a tar stream into a directory of a volume, or upload a file in parts",
   description:
     "The body is `application/x-tar` (as `tar -c` or the Docker archive API write it: files, directories and symbolic links; hard links, devices, " +
     "FIFOs, absolute names and names with `..` are refused with 400, as is a malformed or truncated archive, and nothing is saved), extracted into " +
     "the directory, made if absent with its parents, over the latest version: an entry replaces what is at its path. Answers 204 once the result " +
     "is the volume's next version; only chunks the volume does not hold yet are stored. No instance is needed. 409 conflict while an instance has " +
     "the volume attached read-write, when a file or link of the volume is where a directory must be, or when the volume got a new version meanwhile " +
-    "(send it again); 413 payload_too_large when the content would be over the volume's `size_gb`.",
-  request: { params: VolumeParam, query: pathQuery("The directory of the volume to extract into, e.g. /datasets or /", "/datasets") },
+    "(send it again); 413 payload_too_large when the content would be over the volume's `size_gb`.\n\n" +
+    "With `upload` (the client's id), `offset` and a `Content-Length`, the body is `application/octet-stream`, the bytes of the single file `path` from `offset`: " +
+    "files of any size go up in parts, resumable, as into an instance. Every part but the final one is whole chunks of 8 MiB (8388608 bytes), else 400 invalid naming " +
+    "`offset` or the body. A part answers 202 with `Upload-Offset`, the bytes staged so far; the part with `final=1` writes the file into the volume as one regular file " +
+    "(its directory made if absent, as for a tar) and answers 204 once that is the volume's next version. A part whose `offset` is not `Upload-Offset` is 409 conflict, with " +
+    "`Upload-Offset` to resume from; a file that would put the volume over its `size_gb` (or the volume's uploads together past it) is 413 payload_too_large as soon as the bytes staged " +
+    "say so, with `Upload-Offset`: what is staged stays, to go on from once the volume is grown. 409 conflict while an instance has the volume attached read-write. " +
+    "An upload untouched for an hour is forgotten. Once written, an upload's id answers for an hour with the file's size as `Upload-Offset`: its final part sent again " +
+    "from there (its answer was lost) is 204 again, any other part 409 conflict.",
+  request: { params: VolumeParam, query: putQuery },
   responses: {
-    204: { description: "Extracted: the volume's next version" },
+    ...partStaged,
+    204: { description: "Extracted, or the upload's file written: the volume's next version" },
     413: json(ErrorBody, "The volume's content would be over its size_gb (payload_too_large)"),
   },
 });
@@ -91,8 +106,14 @@ export const volumeFilesRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validati
   })
   .openapi(putRoute, async (c) => {
     const id = c.req.valid("param").id;
+    const { upload, offset, final } = c.req.valid("query");
     const path = volumePathOf(c.req.valid("query").path)!;
     const account = accountOf(c.env, c.var.accountId);
+    if (upload !== undefined) {
+      const length = c.req.header("content-length");
+      if (length === undefined || !/^\d{1,16}$/.test(length)) throw new ApiError("bad_request", "Content-Length: a part of an upload into a volume is sent with its length in bytes");
+      return receivePart(c.env, account, c.var.credential, { volume: id, upload, path, offset: offset!, final: final === "1", length: Number(length) }, c.req.raw.body);
+    }
     const { content } = unwrap(await account.volumeContent(c.var.credential, id));
     if (content.attached_read_write !== null) {
       throw new ApiError("conflict", `volume ${id} is attached read-write to instance ${content.attached_read_write}: only that instance writes it until it is destroyed`);
