@@ -4,10 +4,10 @@
 // needed in the image). Directories are copied whole (`-r` is implied), named as `cp -r` and
 // `scp -r` name them both ways: into a destination directory that exists, else as the new name.
 // Archives are packed here and unpacked by the host's `tar`.
-// A file bigger than PART_BYTES goes up to an instance in resumable parts instead
-// (../files/upload-in-parts.ts; a volume's route takes tars only), and a directory too big for one tar
-// in several requests (../files/directory-upload.ts); both again in smaller requests when something
-// in front of the service refuses one as too large.
+// A file bigger than PART_BYTES goes up in resumable parts instead (../files/upload-in-parts.ts; to a
+// volume, parts of whole 8 MiB chunks), and a directory too big for one tar in several requests
+// (../files/directory-upload.ts); both again in smaller requests when something in front of the
+// service refuses one as too large.
 // A progress line on stderr on a terminal; then one line on stdout saying what was copied (none with --quiet).
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, posix, resolve } from "node:path";
@@ -22,7 +22,7 @@ import { filesUrl, pathUrl, remoteOf, type Remote } from "../files/remote.ts";
 import { remoteKind } from "../files/remote-kind.ts";
 import { CappedBody, refusalOf } from "../files/streamed-put.ts";
 import { putTar } from "../files/tar-upload.ts";
-import { MIN_PART_BYTES, PART_BYTES, uploadInParts } from "../files/upload-in-parts.ts";
+import { MIN_PART_BYTES, PART_BYTES, uploadInParts, VOLUME_PART_UNIT } from "../files/upload-in-parts.ts";
 import { printDone } from "../format.ts";
 import { ProgressLine } from "../iostreams.ts";
 import { QUIET_HELP } from "../options.ts";
@@ -34,7 +34,7 @@ export function cpCommand(f: Factory) {
     .argument("<dst>", "where: an existing directory to copy into, or a new name (its parent must exist in an instance)")
     .addHelpText(
       "after",
-      "\nA destination that exists as a directory receives what is copied under its own name; any other is the new name, as with cp -r.\nA file over 256 MiB goes up to an instance in resumable parts of 256 MiB, whatever its size (in a directory too); to a volume in a request of its own.\nA volume's root (vol:<name>:/) comes down as a directory named after the volume as you wrote it.\nA link you name is followed; links inside a directory stay links; sockets and devices are left out (FIFOs too, for a volume).\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./dataset i-abcdefghijklmnop:/data/train  (makes /data/train, if there is none)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results\n  gpu cp ./dataset vol:datasets:/                  (into a volume, no instance needed)\n  gpu cp vol:datasets:/dataset ./dataset-back",
+      "\nA destination that exists as a directory receives what is copied under its own name; any other is the new name, as with cp -r.\nA file over 256 MiB goes up in resumable parts of 256 MiB, whatever its size (in a directory too), to an instance or a volume.\nA volume's root (vol:<name>:/) comes down as a directory named after the volume as you wrote it.\nA link you name is followed; links inside a directory stay links; sockets and devices are left out (FIFOs too, for a volume).\nWhat arrives in the instance belongs to its container's user.\n\nExamples:\n  gpu cp ./dataset i-abcdefghijklmnop:/data        (makes /data/dataset)\n  gpu cp ./dataset i-abcdefghijklmnop:/data/train  (makes /data/train, if there is none)\n  gpu cp ./model.safetensors i-abcdefghijklmnop:/data\n  gpu cp i-abcdefghijklmnop:/data/results ./results\n  gpu cp ./dataset vol:datasets:/                  (into a volume, no instance needed)\n  gpu cp vol:datasets:/dataset ./dataset-back",
     )
     .option("-q, --quiet", QUIET_HELP)
     .action(async (src, dst, options) => {
@@ -165,14 +165,15 @@ async function upload(local: string, to: Remote, apiUrl: string, apiKey: string,
   if (!found) throw new CliError(`no file or directory ${local}`);
   const { into, name } = await destination(local, found.isDirectory(), to, apiUrl, apiKey);
   const url = filesUrl(apiUrl, to);
-  // A volume's files route takes tars only, and no FIFOs.
+  // A volume stores no FIFOs, and takes a file's parts as whole chunks.
   const instance = to.kind === "instance";
+  const partUnit = instance ? undefined : VOLUME_PART_UNIT;
   if (found.isDirectory()) {
-    return uploadDirectory({ filesUrl: url, apiKey, to: into, parent: dirname(local), name: basename(local), as: name, parts: instance, fifos: instance, transfer: progress });
+    return uploadDirectory({ filesUrl: url, apiKey, to: into, parent: dirname(local), name: basename(local), as: name, partUnit, fifos: instance, transfer: progress });
   }
   const inParts = (partBytes: number) =>
-    uploadInParts({ filesUrl: url, apiKey, remotePath: posix.join(into, name), local, size: found.size, partBytes, progress: (bytes) => progress.set(bytes, found.size) });
-  if (instance && found.size > PART_BYTES) return inParts(PART_BYTES);
+    uploadInParts({ filesUrl: url, apiKey, remotePath: posix.join(into, name), local, size: found.size, partBytes, partUnit, progress: (bytes) => progress.set(bytes, found.size) });
+  if (found.size > PART_BYTES) return inParts(PART_BYTES);
   try {
     await putTar({
       url: pathUrl(apiUrl, to, into), apiKey, parent: dirname(local), names: [basename(local)], given: basename(local), as: name, fifos: instance,
@@ -180,7 +181,6 @@ async function upload(local: string, to: Remote, apiUrl: string, apiKey: string,
     });
   } catch (error) {
     if (!(error instanceof CappedBody)) throw error;
-    if (!instance) throw new CliError(`${error.message}: something in front of the service takes no request this big, and a volume takes no file in parts (copy it into an instance that mounts the volume)`);
     // Something in front of the service takes smaller bodies than this file's tar: the file goes in parts.
     progress.set(0);
     await inParts(Math.max(MIN_PART_BYTES, Math.floor(found.size / 2)));

@@ -1,8 +1,7 @@
 // A directory up whatever its size. One tar request carries at most 512 MB, so a directory with more
 // goes as several: its folders and its small files packed in tars of at most `partBytes` of file
 // data each (the folders in the first, so every later file has its folder), then each file over
-// `partBytes` as a resumable upload of its own (upload-in-parts.ts) into the folder the tars made;
-// to a volume, whose files route takes no parts, each such file in a tar of its own.
+// `partBytes` as a resumable upload of its own (upload-in-parts.ts) into the folder the tars made.
 // A directory that fits one tar goes in one, as it always did.
 import { lstat, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
@@ -61,8 +60,8 @@ export interface DirectoryUpload {
   as?: string;
   /** PART_BYTES unless given. */
   partBytes?: number;
-  /** False where the files route takes no resumable parts (a volume's): each big file goes in a tar of its own. */
-  parts?: boolean;
+  /** A big file's parts are whole multiples of this (VOLUME_PART_UNIT for a volume); 1 unless given. */
+  partUnit?: number;
   /** FIFOs go as what they are unless false (a volume stores none). */
   fifos?: boolean;
   /** The progress line: counts a tar's bytes as they go through `counter`, a big file's as they are `set`; told of names left out. */
@@ -80,19 +79,18 @@ export async function uploadDirectory(upload: DirectoryUpload): Promise<void> {
   for (;;) {
     const plan = await planDirectory(upload.parent, upload.name, partBytes);
     try {
-      await sendTars(upload, upload.parts === false ? [...plan.tars, ...plan.big.map((file) => [file.name])] : plan.tars);
+      await sendTars(upload, plan.tars);
     } catch (error) {
       if (!(error instanceof CappedBody) || partBytes <= MIN_PART_BYTES) throw error;
       partBytes = Math.max(MIN_PART_BYTES, Math.floor(partBytes / 2));
       upload.transfer.set(start);
       continue;
     }
-    if (upload.parts === false) return;
     for (const file of plan.big) {
       const before = upload.transfer.bytes;
       await uploadInParts({
         filesUrl: upload.filesUrl, apiKey: upload.apiKey, remotePath: posix.join(upload.to, renamed(file.name, upload.name, upload.as ?? upload.name)), local: join(upload.parent, file.name),
-        size: file.size, partBytes, progress: (bytes) => upload.transfer.set(before + bytes),
+        size: file.size, partBytes, partUnit: upload.partUnit, progress: (bytes) => upload.transfer.set(before + bytes),
       });
     }
     return;

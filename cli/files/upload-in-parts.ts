@@ -1,10 +1,11 @@
-// A big file up as a resumable upload: parts of PART_BYTES through PUT /v1/instances/{id}/files with
-// `upload`, `offset` and, on the last, `final=1`. The server's staged size (`Upload-Offset`) is the
+// A big file up as a resumable upload: parts of PART_BYTES through PUT /v1/instances/{id}/files (or a
+// volume's files route) with `upload`, `offset` and, on the last, `final=1`. The server's staged size (`Upload-Offset`) is the
 // authority on where the next part starts: a 409 with it resumes from there, and a part that broke
 // off is sent again from whatever had arrived. A final part whose answer was lost is sent again too:
-// the host keeps a written upload's size for an hour and answers 409 with it, and an empty final part
-// from there is 204, so the file does not go twice. Parts refused as too large by something in front
-// of the service (an edge that caps request bodies lower) are sent again smaller.
+// the host (or the volume) keeps a written upload's size for an hour and answers 409 with it, and an
+// empty final part from there is 204, so the file does not go twice. Parts refused as too large by
+// something in front of the service (an edge that caps request bodies lower) are sent again smaller;
+// a volume's parts stay whole chunks of 8 MiB.
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { Readable, Transform } from "node:stream";
@@ -16,16 +17,18 @@ import { cappedOnTheWay, refusalOf, streamedPut, type PutAnswer } from "./stream
 export const PART_BYTES = 256 * 1024 * 1024;
 /** Parts that something in front of the service refuses as too large are halved, down to this. */
 export const MIN_PART_BYTES = 1024 * 1024;
+/** Every part of a file into a volume but the last is whole chunks of its storage, 8 MiB: halved no lower. */
+export const VOLUME_PART_UNIT = 8 * 1024 * 1024;
 /** Answers in a row that move the upload no further before the CLI gives up. */
 const MAX_STALLS = 5;
 /** The wait before a part that broke off is sent again, times the tries so far. */
 const RETRY_AFTER_MS = 1_000;
 
 export interface PartsUpload {
-  /** The files URL of the instance, without a query. */
+  /** The files URL of the instance or volume, without a query. */
   filesUrl: string;
   apiKey: string;
-  /** The file's path in the instance. */
+  /** The file's path in the instance or volume. */
   remotePath: string;
   local: string;
   size: number;
@@ -35,11 +38,16 @@ export interface PartsUpload {
   uploadId?: string;
   /** PART_BYTES unless given. */
   partBytes?: number;
+  /** Parts are whole multiples of this, never halved below it (VOLUME_PART_UNIT for a volume); 1 unless given. */
+  partUnit?: number;
 }
 
 export async function uploadInParts(upload: PartsUpload): Promise<void> {
   const id = upload.uploadId ?? randomBytes(18).toString("base64url");
-  let partBytes = upload.partBytes ?? PART_BYTES;
+  const unit = upload.partUnit ?? 1;
+  const least = Math.max(MIN_PART_BYTES, unit);
+  const wholeUnits = (bytes: number) => Math.max(least, bytes - (bytes % unit));
+  let partBytes = wholeUnits(upload.partBytes ?? PART_BYTES);
   let offset = 0;
   let stalls = 0;
   for (;;) {
@@ -53,9 +61,9 @@ export async function uploadInParts(upload: PartsUpload): Promise<void> {
       continue;
     }
     if (answer.status === 204 && final) return;
-    if (cappedOnTheWay(answer) && partBytes > MIN_PART_BYTES) {
+    if (cappedOnTheWay(answer) && partBytes > least) {
       // Refused before the service saw it: a proxy or the edge caps bodies lower (Cloudflare's plans: 100 to 500 MB).
-      partBytes = Math.max(MIN_PART_BYTES, Math.floor(partBytes / 2));
+      partBytes = wholeUnits(Math.floor(partBytes / 2));
       upload.progress(offset);
       continue;
     }

@@ -1,7 +1,7 @@
 // `gpu volumes` and `vol:` paths of `gpu cp` as a subprocess against the real local stack: a volume
 // created, listed and shown; a directory with a file over one 8 MiB chunk copied up with no instance
 // and back byte for byte (SHA-256), under its own name and under a new one, the whole volume too,
-// a directory too big for one request in several;
+// a directory too big for one request in several, a file over 256 MiB in resumable parts;
 // grown, snapshotted, mounted at launch (a copy into one mounted read-write refused), deleted; each
 // refusal the API's message and exit 1.
 import { createHash, randomBytes } from "node:crypto";
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
 import { uploadDirectory } from "../../cli/files/directory-upload.ts";
+import { VOLUME_PART_UNIT } from "../../cli/files/upload-in-parts.ts";
 import { ok, type Snapshot, type Volume } from "../../client/index.ts";
 import { testTempDir, useTempDir } from "../support/agent/temp-dir.ts";
 import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
@@ -85,13 +86,13 @@ describe("gpu volumes", () => {
     expect(readdirSync(join(into, "datasets")).sort()).toEqual(["dataset", "train"]);
     expect((await volume(id)).version).toBe(3);
 
-    // A directory too big for one tar, to a volume (which takes no parts): its big file in a tar of its own, renamed too.
+    // A directory too big for one tar, to a volume: its big file in parts (one, of whole 8 MiB chunks), renamed too.
     const root = testTempDir("gpu-volumes-bigdir-");
     mkdirSync(join(root, "corpus", "shards"), { recursive: true });
     for (let i = 0; i < 3; i++) writeFileSync(join(root, "corpus", "shards", `shard-${i}.txt`), randomBytes(40_000));
     writeFileSync(join(root, "corpus", "weights.bin"), randomBytes(300_000));
     const transfer = { counter: () => new PassThrough(), bytes: 0, set: () => undefined, skipped: () => undefined };
-    await uploadDirectory({ filesUrl: `${stack.baseUrl}/v1/volumes/${id}/files`, apiKey: stack.key, to: "/", parent: root, name: "corpus", as: "corpus-v2", partBytes: 100_000, parts: false, fifos: false, transfer });
+    await uploadDirectory({ filesUrl: `${stack.baseUrl}/v1/volumes/${id}/files`, apiKey: stack.key, to: "/", parent: root, name: "corpus", as: "corpus-v2", partBytes: 100_000, partUnit: VOLUME_PART_UNIT, fifos: false, transfer });
     expect((await volume(id)).version).toBe(6);
     expect((await gpu("cp", "vol:datasets:/corpus-v2", join(root, "back"))).code).toBe(0);
     expect(checksums(join(root, "back"))).toEqual(checksums(join(root, "corpus")));
@@ -117,6 +118,19 @@ describe("gpu volumes", () => {
 
     expect(await gpu("volumes", "save", "datasets")).toMatchObject({ code: 1, stderr: expect.stringContaining("(not_running, HTTP 409)") });
   });
+
+  it("cp sends a file over 256 MiB into a volume in resumable parts, with no instance, and brings it back the same", async () => {
+    const dir = testTempDir("gpu-volumes-big-");
+    const big = join(dir, "model.bin");
+    const size = 256 * 1024 * 1024 + 8 * 1024 * 1024 + 3;
+    writeFileSync(big, randomBytes(size));
+    const before = await volume(id);
+    expect(await gpu("cp", big, "vol:datasets:/models/model.bin")).toEqual({ code: 0, stdout: `Copied ${big} -> vol:datasets:/models/model.bin (276.8 MB)\n`, stderr: "" });
+    expect(await volume(id)).toMatchObject({ version: before.version + 1, used_bytes: before.used_bytes + size });
+    const back = join(dir, "back.bin");
+    expect((await gpu("cp", "vol:datasets:/models/model.bin", back)).code).toBe(0);
+    expect(checksums(dir)["back.bin"]).toBe(checksums(dir)["model.bin"]);
+  }, 120_000);
 
   it("launch --volume mounts it, show lists it, rm is refused while it is attached and deletes it once the instance is gone", async () => {
     const launched = await gpu("launch", "--gpu-model", "rtx4090", "--template", "vllm", "--model", "qwen2.5-0.5b-instruct", "--volume", "datasets:/data/sets:ro", "--json");
