@@ -197,6 +197,16 @@ describe("PUT /v1/volumes/{id}/files with upload", () => {
     expect(await storedNames(accountId, id)).toEqual([]);
   });
 
+  it("refuses a file under a file of the volume with 409 naming the path, before a byte is stored", async () => {
+    const { id: accountId, key } = await newAccount();
+    const { id } = await newVolume(key, "not-dirs");
+    expect(await tarPut(key, id, "/", "f", new Uint8Array(3))).toBe(204);
+    const before = await storedNames(accountId, id);
+    refused(await part(key, id, "/f/deeper/g.bin", uploadId(), 0, randomBytes(CHUNK)), 409, "conflict", /^path: \/f is a file in the volume, not a directory: \/f\/deeper\/g\.bin cannot be made under it$/);
+    expect(await storedNames(accountId, id)).toEqual(before);
+    expect(await volume(key, id)).toMatchObject({ version: 1 });
+  });
+
   it("refuses a file that would put the volume over its size_gb, or the volume's uploads past it together, with 413 before its part is read; replacing a file counts it once", async () => {
     const { id: accountId, key } = await newAccount();
     const { id } = await newVolume(key, "full");

@@ -58,7 +58,8 @@ export async function receivePart(env: Env, account: Account, credential: string
   // Only for what the volume holds already and how much: one freed meanwhile is stored again, and the content checked at the end.
   const base = (await readManifest(place, content.manifest)) ?? EMPTY_MANIFEST;
   refuseTooLarge(part, state, base);
-  if (part.offset === 0) mergedManifest(base, directoryOf(part.path), [], clock.now());
+  // Its directory is made if absent, as for a tar; a file or link where it must be is refused before a byte is stored.
+  if (part.offset === 0) fileIn(base, part.path, 0, []);
   const known = manifestChunks(base);
   const uploads = new ChunkUploads(place, known.keys());
   let cut: unknown = null;
@@ -121,9 +122,7 @@ async function commitFile(account: Account, credential: string, place: VolumePla
       if (tries < COMMIT_TRIES) continue;
       throw new ApiError("conflict", `volume ${part.volume} is getting new versions faster than the file can be put in: send the final part again from offset ${size}`, staged(size));
     }
-    const nowMs = clock.now();
-    const file: ManifestEntry = { type: "file", path: part.path, mode: FILE_MODE, mtime_ms: nowMs, size, chunks };
-    const manifest = mergedManifest(base, directoryOf(part.path), [file], nowMs);
+    const manifest = fileIn(base, part.path, size, chunks);
     const bytes = manifestBytes(manifest);
     if (bytes > content.max_bytes) {
       throw new ApiError("payload_too_large",
@@ -140,7 +139,12 @@ async function commitFile(account: Account, credential: string, place: VolumePla
   }
 }
 
-const directoryOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf("/")));
+/** `base` with the file at `path` put in (parents made, what was there replaced); 409 when a file or link is where a parent must be. */
+function fileIn(base: VolumeManifest, path: string, size: number, chunks: string[]): VolumeManifest {
+  const nowMs = clock.now();
+  const file: ManifestEntry = { type: "file", path, mode: FILE_MODE, mtime_ms: nowMs, size, chunks };
+  return mergedManifest(base, "", [file], nowMs);
+}
 
 const attachedReadWrite = (volume: string, instance: string) =>
   new ApiError("conflict", `volume ${volume} is attached read-write to instance ${instance}: only that instance writes it until it is destroyed`);
