@@ -100,7 +100,7 @@ export class VolumeUploads implements AlarmCapability {
    */
   async complete(done: VolumeUploadDone): Promise<VolumeCommitResult> {
     const row = this.live(done.volume_id, done.upload_id);
-    if (!row) return fail("conflict", `upload ${done.upload_id}: nothing is staged (an upload untouched for an hour is forgotten): send the file again from offset 0`);
+    if (!row) return fail("conflict", `upload ${done.upload_id}: nothing is staged (an upload untouched for an hour is forgotten): send the file again from offset 0`, staged(0));
     const committed = await this.commits.commit({ volume_id: done.volume_id, instance_id: null, base_version: done.base_version, manifest: done.manifest, bytes_sent: row.bytes_sent });
     if (!committed.ok) return committed;
     await this.parts.locks.run(done.volume_id, async () => {
