@@ -87,7 +87,7 @@ export class AccountDO extends DurableObject<Env> {
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
     this.volumes = new Volumes(sql, env, transaction, () => this.record.id(), () => this.alarms.backstop());
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.uploads, this.volumes.garbage, this.volumes.grace);
+    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.sweep, this.volumes.uploads, this.volumes.garbage, this.volumes.grace);
   }
 
   // ---- operator API ----

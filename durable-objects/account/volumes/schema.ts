@@ -28,6 +28,8 @@ export function createVolumeSchema(sql: Sql): void {
   // garbage.ts: objects (or, `prefix` 1, whole prefixes) of the bucket to delete, until they are.
   sql`CREATE TABLE IF NOT EXISTS volume_garbage (
     key TEXT PRIMARY KEY, volume_id TEXT NOT NULL, prefix INTEGER NOT NULL, attempts INTEGER NOT NULL, next_ms INTEGER NOT NULL)`;
+  // orphan-sweep.ts: when the volume's prefix was last swept for objects nothing names (null: never, due a day after created_ms).
+  addColumnIfMissing(sql, "volumes", "swept_ms", "INTEGER");
   // The volumes an instance was launched with, as its object shows them (attachments.ts).
   addColumnIfMissing(sql, "instances", "volumes", "TEXT NOT NULL DEFAULT '[]'");
   // An instance row removed (a launch no host took, a destroyed instance forgotten) holds no volume.
