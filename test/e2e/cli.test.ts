@@ -346,7 +346,7 @@ describe("API keys and the ledger", () => {
     const month = new Date().toISOString().slice(0, 7);
     const byDay = (await gpu("usage", "--by", "day", "--month", month)).stdout.trim().split("\n");
     for (const line of byDay) expect(line).toMatch(new RegExp(`^${month}-\\d\\d\\ti-[a-z2-7]{16}\\t`));
-    expect(JSON.parse((await gpu("usage", "--month", "2020-01", "--json")).stdout)).toEqual({ items: [], total_micros: 0 });
+    expect(JSON.parse((await gpu("usage", "--month", "2020-01", "--json")).stdout)).toEqual({ items: [], storage: [], total_micros: 0 });
     expect(await gpu("usage", "--month", "2026-13")).toMatchObject({ code: 2, stderr: expect.stringContaining("must be a month YYYY-MM") });
   });
 });

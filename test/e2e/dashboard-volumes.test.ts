@@ -145,6 +145,8 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     const email = uniqueEmail("grace");
     const accountId = await signUpByApi(base, email, "a long passphrase");
     await signIn(page, base, email, "a long passphrase");
+    // Funded first: a volume made at a balance of zero has its deletion date from the start.
+    await creditByOperator(base, stack.adminToken, accountId, 1_000_000, "credit");
     const created = await page.context().request.post(`${base}/v1/volumes`, { headers: { origin: base }, data: { name: "scratch", size_gb: 1 } });
     expect(created.status()).toBe(201);
     await nav(page, "Volumes").click();
@@ -152,8 +154,7 @@ describe.skipIf(!hasChromium && !chromiumRequired)("volumes in the dashboard", (
     await row.waitFor();
     expect(await row.getByTestId("volume-deletion").count()).toBe(0);
 
-    // A credit and a debit of the same amount leave the balance at zero: the grace starts.
-    await creditByOperator(base, stack.adminToken, accountId, 1_000_000, "credit");
+    // A debit of the credit leaves the balance at zero: the grace starts.
     await creditByOperator(base, stack.adminToken, accountId, -1_000_000, "debit");
     const { delete_at } = (await (await page.context().request.get(`${base}/v1/volumes/scratch`)).json()) as { delete_at: string };
     const inDays = (Date.parse(delete_at) - Date.now()) / 86_400_000;
