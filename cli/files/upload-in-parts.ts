@@ -46,7 +46,7 @@ export async function uploadInParts(upload: PartsUpload): Promise<void> {
   const id = upload.uploadId ?? randomBytes(18).toString("base64url");
   const unit = upload.partUnit ?? 1;
   const least = Math.max(MIN_PART_BYTES, unit);
-  const wholeUnits = (bytes: number) => Math.max(least, bytes - (bytes % unit));
+  const wholeUnits = (bytes: number) => Math.max(unit, bytes - (bytes % unit));
   let partBytes = wholeUnits(upload.partBytes ?? PART_BYTES);
   let offset = 0;
   let stalls = 0;
@@ -63,7 +63,7 @@ export async function uploadInParts(upload: PartsUpload): Promise<void> {
     if (answer.status === 204 && final) return;
     if (cappedOnTheWay(answer) && partBytes > least) {
       // Refused before the service saw it: a proxy or the edge caps bodies lower (Cloudflare's plans: 100 to 500 MB).
-      partBytes = wholeUnits(Math.floor(partBytes / 2));
+      partBytes = Math.max(least, wholeUnits(Math.floor(partBytes / 2)));
       upload.progress(offset);
       continue;
     }

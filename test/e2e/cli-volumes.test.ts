@@ -4,8 +4,8 @@
 // a directory too big for one request in several, a file over 256 MiB in resumable parts;
 // grown, snapshotted, mounted at launch (a copy into one mounted read-write refused), deleted; each
 // refusal the API's message and exit 1.
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { ok, type Snapshot, type Volume } from "../../client/index.ts";
 import { testTempDir, useTempDir } from "../support/agent/temp-dir.ts";
 import { poll, useE2eStack, type Instance } from "./support/e2e-stack.ts";
 import { cliEnv, runGpu } from "./support/gpu-cli.ts";
+import { checksums } from "./support/checksums.ts";
 
 const stack = useE2eStack();
 const home = useTempDir("gpu-volumes-home-");
@@ -24,17 +25,6 @@ let tree: string;
 
 const gpu = (...args: string[]) => runGpu(args, env);
 const volume = (id: string) => ok(stack.client.GET("/v1/volumes/{id}", { params: { path: { id } } }));
-
-/** Each file under `root` by its relative path, as its SHA-256. */
-function checksums(root: string, prefix = ""): Record<string, string> {
-  const sums: Record<string, string> = {};
-  for (const name of readdirSync(join(root, prefix)).sort()) {
-    const relative = join(prefix, name);
-    if (statSync(join(root, relative)).isDirectory()) Object.assign(sums, checksums(root, relative));
-    else sums[relative] = createHash("sha256").update(readFileSync(join(root, relative))).digest("hex");
-  }
-  return sums;
-}
 
 beforeAll(() => {
   env = cliEnv(home.path, { GPU_API_URL: stack.baseUrl, GPU_API_KEY: stack.key });

@@ -22,6 +22,7 @@ import { spawn } from "node:child_process";
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
+import { checksums } from "./support/checksums.ts";
 
 const stack = useE2eStack();
 /** What the host's own server answers, outside every instance. */
@@ -212,17 +213,6 @@ describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ?
     expect(hinted.stderr).toContain("gpu ssh: the account has no SSH keys: add yours with `gpu ssh-keys add`");
   });
 });
-
-/** Every file under `root` by its relative path, with its SHA-256. */
-function checksums(root: string, prefix = ""): Record<string, string> {
-  const sums: Record<string, string> = {};
-  for (const name of readdirSync(join(root, prefix)).sort()) {
-    const relative = join(prefix, name);
-    if (statSync(join(root, relative)).isDirectory()) Object.assign(sums, checksums(root, relative));
-    else sums[relative] = createHash("sha256").update(readFileSync(join(root, relative))).digest("hex");
-  }
-  return sums;
-}
 
 describe("gpu cp", () => {
   const treeDir = useTempDir("gpu-cp-");

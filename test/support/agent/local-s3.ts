@@ -4,18 +4,15 @@
 // aws4fetch as durable-objects/volume-urls.ts does, under the account's and volume's prefix, and commits
 // versions in memory, each only at its base version and only once its manifest is stored.
 import { AwsClient } from "aws4fetch";
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
-import { resolve } from "node:path";
 import { volumeObjectKey } from "../../../protocol/volumes.ts";
-import { localR2Credentials, localR2Endpoint } from "../../../scripts/dev/local-r2.ts";
+import { localR2Endpoint } from "../../../scripts/dev/local-r2.ts";
 import type { VolumeSigner } from "../../../host-agent/volumes/volume-library.ts";
-
-const BUCKET = "gpu-rental-volumes";
+import { BUCKET, startMiniflareR2, type R2Bucket } from "./miniflare-r2.ts";
 const ACCOUNT = "acct_volumetests";
 
 export interface LocalS3 {
   /** Objects as the R2 binding sees them (keys with the account's and volume's prefix). */
-  bucket: Awaited<ReturnType<Miniflare["getR2Bucket"]>>;
+  bucket: R2Bucket;
   /** The key an object of a volume has in the bucket. */
   key(volumeId: string, name: string): string;
   signer(options?: SignerOptions): TestSigner;
@@ -42,15 +39,7 @@ export interface TestSigner extends VolumeSigner {
 export type Versions = Map<string, { version: number; manifest: string | null }>;
 
 export async function startLocalS3(): Promise<LocalS3 & { versions: Versions }> {
-  const credentials = localR2Credentials(resolve(import.meta.dirname, "../../.."));
-  const miniflare = new Miniflare(convertV4MiniflareOptions({
-    compatibilityDate: "2026-01-01",
-    modules: true,
-    script: "export default { fetch() { return new Response(null, { status: 404 }) } }",
-    r2Buckets: { VOLUMES: { id: BUCKET, s3Credentials: credentials } },
-  }));
-  const origin = (await miniflare.ready).origin;
-  const bucket = await miniflare.getR2Bucket("VOLUMES");
+  const { miniflare, origin, bucket, credentials } = await startMiniflareR2();
   const client = new AwsClient({ ...credentials, service: "s3", region: "auto" });
   const versions: Versions = new Map();
   const key = (volumeId: string, name: string) => volumeObjectKey(ACCOUNT, volumeId, name);

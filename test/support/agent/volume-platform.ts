@@ -3,22 +3,19 @@
 // serves it), URLs presigned by the Worker's own code (core/volume-urls.ts), and commits kept in
 // memory as the AccountDO keeps them: only at the volume's current version, only once the manifest
 // is stored. Every volume_sign and volume_commit of the agent is answered; every message is kept.
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { createHash, randomBytes } from "node:crypto";
-import { resolve } from "node:path";
 import { signVolumeUrls, VOLUME_URL_SECONDS, type VolumeUrlSettings } from "../../../durable-objects/volume-urls.ts";
 import { chunkName, manifestName, volumeObjectKey, VOLUME_CHUNK_BYTES, type ManifestEntry, type VolumeMount } from "../../../protocol/volumes.ts";
 import type { AgentMessage } from "../../../protocol/messages.ts";
-import { localR2Credentials, localR2Endpoint } from "../../../scripts/dev/local-r2.ts";
+import { localR2Endpoint } from "../../../scripts/dev/local-r2.ts";
 import type { FakeMachineDo } from "./fake-machine-do.ts";
-
-const BUCKET = "gpu-rental-volumes";
+import { BUCKET, startMiniflareR2, type R2Bucket } from "./miniflare-r2.ts";
 export const ACCOUNT = "acct_agentvolumes";
 
 export interface VolumePlatform {
   /** The Worker's settings for signing, against this S3 endpoint. */
   env: VolumeUrlSettings;
-  bucket: Awaited<ReturnType<Miniflare["getR2Bucket"]>>;
+  bucket: R2Bucket;
   /** Each volume's committed version and manifest. */
   versions: Map<string, { version: number; manifest: string | null }>;
   /** Every volume message the agent sent, in order. */
@@ -33,16 +30,8 @@ export interface VolumePlatform {
 }
 
 export async function startVolumePlatform(): Promise<VolumePlatform> {
-  const credentials = localR2Credentials(resolve(import.meta.dirname, "../../.."));
-  const miniflare = new Miniflare(convertV4MiniflareOptions({
-    compatibilityDate: "2026-01-01",
-    modules: true,
-    script: "export default { fetch() { return new Response(null, { status: 404 }) } }",
-    r2Buckets: { VOLUMES: { id: BUCKET, s3Credentials: credentials } },
-  }));
-  const origin = (await miniflare.ready).origin;
-  const bucket = await miniflare.getR2Bucket("VOLUMES");
-  const env = { R2_S3_ENDPOINT: localR2Endpoint(origin.replace(/\/$/, "")), R2_BUCKET: BUCKET, R2_ACCESS_KEY_ID: credentials.accessKeyId, R2_SECRET_ACCESS_KEY: credentials.secretAccessKey };
+  const { miniflare, origin, bucket, credentials } = await startMiniflareR2();
+  const env = { R2_S3_ENDPOINT: localR2Endpoint(origin), R2_BUCKET: BUCKET, R2_ACCESS_KEY_ID: credentials.accessKeyId, R2_SECRET_ACCESS_KEY: credentials.secretAccessKey };
   const versions: VolumePlatform["versions"] = new Map();
   const messages: VolumePlatform["messages"] = [];
   const key = (volumeId: string, name: string) => volumeObjectKey(ACCOUNT, volumeId, name);
