@@ -15,6 +15,7 @@ import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { launchOn } from "../../../test/support/workerd/instances.ts";
 import { advanceClock, withFrozenClock } from "../../../test/support/workerd/test-clock.ts";
 import { storedNames } from "../../../test/support/workerd/volume-content.ts";
+import { hex, randomBytes } from "../../../test/support/workerd/random-bytes.ts";
 
 interface Volume { id: string; version: number; used_bytes: number; stored_bytes: number }
 interface Answer { status: number; headers: Headers; body: unknown }
@@ -27,16 +28,6 @@ let agent: FakeAgent;
 beforeAll(async () => {
   agent = await FakeAgent.online("volume-upload-host", ["rtx4090"]);
 });
-
-function randomBytes(size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  for (let at = 0; at < size; at += 65536) crypto.getRandomValues(bytes.subarray(at, at + 65536));
-  return bytes;
-}
-
-async function hex(bytes: Uint8Array): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 let uploads = 0;
 /** A fresh upload id. */

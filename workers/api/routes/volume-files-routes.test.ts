@@ -15,6 +15,7 @@ import { volumePrefix } from "../../../protocol/volumes.ts";
 import { extractArchive } from "../volumes/files-extract.ts";
 import { archiveOf } from "../volumes/files-archive.ts";
 import { readManifest, volumePlace } from "../volumes/volume-objects.ts";
+import { hex, randomBytes } from "../../../test/support/workerd/random-bytes.ts";
 
 interface Volume { id: string; version: number; used_bytes: number; stored_bytes: number }
 interface Listed { name: string; type: string; mode: number; size: number; mtime: number; linkName?: string; content?: string }
@@ -28,16 +29,6 @@ beforeAll(async () => {
   agent = await FakeAgent.online("volume-files-host", ["rtx4090", "rtx4090"]);
 });
 
-/** `size` bytes that differ from one call to the next. */
-function randomBytes(size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  for (let at = 0; at < size; at += 65536) crypto.getRandomValues(bytes.subarray(at, at + 65536));
-  return bytes;
-}
-
-async function hex(bytes: Uint8Array): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 const file = (name: string, content: Uint8Array, mode = 0o644): TarWriteEntry => ({ name, type: "file", mode, size: content.byteLength, mtime: MTIME, body: [content] });
 const dir = (name: string, mode = 0o755): TarWriteEntry => ({ name, type: "directory", mode, size: 0, mtime: MTIME });

@@ -11,14 +11,9 @@ import { tarStream } from "../../../standards/tar-write.ts";
 import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { storedNames } from "../../../test/support/workerd/volume-content.ts";
 import { copySnapshot } from "./copy-snapshot.ts";
+import { randomBytes } from "../../../test/support/workerd/random-bytes.ts";
 
 const MTIME = Date.UTC(2026, 0, 2) / 1000;
-
-function randomBytes(size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  for (let at = 0; at < size; at += 65536) crypto.getRandomValues(bytes.subarray(at, at + 65536));
-  return bytes;
-}
 
 /** An account with a volume holding `files` and a snapshot of it; the snapshot's source as the AccountDO gives it. */
 async function snapshotOf(files: Record<string, Uint8Array>) {
