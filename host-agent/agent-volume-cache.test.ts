@@ -1,7 +1,7 @@
 // The real agent (local runtime) tells its MachineDO which volume versions its cache holds whole: after
 // the welcome of each connection, after a restore and after a save, and still after the instance that
-// used the volume is gone. And a start's mounts stand from then on: a volume grown while the instance
-// was stopped is saved up to its new size, not refused at the size it had at the launch.
+// used the volume is gone. And a command's sizes stand from then on: a volume grown while the instance
+// was stopped, or while it runs, is saved up to its new size, not refused at the size it had at the launch.
 import { truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,10 +90,25 @@ describe("the volume versions a host holds", () => {
     expect(platform.versions.get(WORK)?.version).toBe(3);
   });
 
+  it("a save command's larger size stands too (a volume grown while the instance runs); a smaller one is an older command's", async () => {
+    // 4 MB: over the 3 MB of the start, within the 5 MB the volume has grown to since.
+    await truncate(join(stateDir.path, "containers", ID, "volumes", WORK, "notes.txt"), 4 * 10 ** 6);
+    const grown = { ...launched, max_bytes: 5 * 10 ** 6 };
+    let from = platform.messages.length;
+    expect(await command("save", grown)).toMatchObject({ ok: true });
+    expect(platform.messages.slice(from).filter((m) => m.type === "volume_save_failed")).toEqual([]);
+    expect(platform.versions.get(WORK)?.version).toBe(4);
+    await truncate(join(stateDir.path, "containers", ID, "volumes", WORK, "notes.txt"), 4.5 * 10 ** 6);
+    from = platform.messages.length;
+    expect(await command("save")).toMatchObject({ ok: true });
+    expect(platform.messages.slice(from).filter((m) => m.type === "volume_save_failed")).toEqual([]);
+    expect(platform.versions.get(WORK)?.version).toBe(5);
+  });
+
   it("are still reported by the next connection once the instance is destroyed: its chunks stay in the cache", async () => {
     expect(await command("destroy")).toMatchObject({ ok: true });
     const from = fake.received.length;
     fake.dropConnection();
-    expect(await nextCache(await welcome(from))).toEqual({ type: "volume_cache", volumes: [{ volume_id: WORK, version: 3 }] });
+    expect(await nextCache(await welcome(from))).toEqual({ type: "volume_cache", volumes: [{ volume_id: WORK, version: 5 }] });
   });
 });

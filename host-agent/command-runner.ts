@@ -90,18 +90,18 @@ export class CommandRunner {
         return state("running");
       case "stop":
         await this.#runtime.stop(instanceId);
-        await this.#volumes?.save(instanceId);
+        await this.#volumes?.save(instanceId, spec?.volumes ?? null);
         return state("stopped");
       case "destroy":
         if (await this.#volumes?.hasWritable(instanceId)) {
           // The final save comes from a stopped container; one the engine cannot stop is saved as it is.
           await this.#runtime.stop(instanceId).catch((error: unknown) => this.#log.warn("stop before the final save failed", { instance_id: instanceId, error: errorMessage(error) }));
-          await this.#volumes!.save(instanceId);
+          await this.#volumes!.save(instanceId, spec?.volumes ?? null);
         }
         await this.#runtime.destroy(instanceId);
         return state("destroyed");
       case "save":
-        return this.#volumes?.save(instanceId);
+        return this.#volumes?.save(instanceId, spec?.volumes ?? null);
     }
   }
 }

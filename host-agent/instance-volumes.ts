@@ -21,8 +21,11 @@ export interface VolumeHooks {
    * container's own); throws naming the volume that could not be restored.
    */
   restore(instanceId: string, mounts: VolumeMount[] | null): Promise<void>;
-  /** Saves every read-write volume; never throws (a failure is reported). */
-  save(instanceId: string): Promise<void>;
+  /**
+   * Saves every read-write volume, at the size `mounts` name (a command's spec: a volume grown since,
+   * kept for the saves after; null: the size it has); never throws (a failure is reported).
+   */
+  save(instanceId: string, mounts?: VolumeMount[] | null): Promise<void>;
   /** Whether the instance has a volume a save would write. */
   hasWritable(instanceId: string): Promise<boolean>;
 }
@@ -77,8 +80,8 @@ export class InstanceVolumes implements VolumeHooks {
     }
   }
 
-  async save(instanceId: string): Promise<void> {
-    for (const volume of await this.#writable(instanceId)) await this.#saveOne(instanceId, volume);
+  async save(instanceId: string, mounts: VolumeMount[] | null = null): Promise<void> {
+    for (const volume of await this.#writable(instanceId)) await this.#saveOne(instanceId, await sized(volume, mounts));
   }
 
   async hasWritable(instanceId: string): Promise<boolean> {
@@ -109,6 +112,18 @@ export class InstanceVolumes implements VolumeHooks {
       return { mount: named?.volume_id === mount.volume_id ? named : mount, dir };
     }));
   }
+}
+
+/**
+ * The volume at the size a command names for it, when larger, noted beside its copy for the saves
+ * that follow. A volume only grows: a smaller size is from a command older than the one noted.
+ */
+async function sized({ mount, dir }: ContainerVolume, mounts: VolumeMount[] | null): Promise<ContainerVolume> {
+  const named = mounts?.find((candidate) => candidate.volume_id === mount.volume_id);
+  if (!named || named.max_bytes <= mount.max_bytes) return { mount, dir };
+  const resized = { ...mount, max_bytes: named.max_bytes };
+  await writeMount(dir, resized);
+  return { mount: resized, dir };
 }
 
 /** Saves every running instance's read-write volumes each `intervalMs`, through `save` (the command runner's turn for the instance); returns the stop. */

@@ -131,6 +131,18 @@ export class ContainerLedger {
     return { ok: true };
   }
 
+  /**
+   * The instance's volumes as its account has them now (a volume grown while the instance has it):
+   * the spec the commands after carry. False when there is no live container to keep them for.
+   */
+  refreshMounts(instanceId: string, volumes: VolumeMount[]): boolean {
+    const row = this.container(instanceId);
+    if (!row || row.desired === "destroyed" || volumes.length === 0) return false;
+    const spec = JSON.parse(row.spec) as ContainerSpec;
+    this.sql`UPDATE containers SET spec = ${JSON.stringify({ ...spec, volumes })} WHERE instance_id = ${instanceId}`;
+    return true;
+  }
+
   applyDesiredStates(changes: DesiredStateChange[]): void {
     for (const change of changes) {
       const row = this.container(change.instance_id);

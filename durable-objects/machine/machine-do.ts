@@ -171,9 +171,15 @@ export class MachineDO extends DurableObject<Env> {
     this.bridge.credentials.end(ended.account_id, { sessionIds: ended.session_ids, sshKeyIds });
   }
 
-  /** An account's `POST /v1/volumes/{id}/save`: the agent saves the instance's read-write volumes now (volume-requests.ts). */
-  saveVolumes(instanceId: string): { ok: true } | Failure {
+  /** An account's `POST /v1/volumes/{id}/save`: the agent saves the instance's read-write volumes now, at their sizes in `volumes` (volume-requests.ts). */
+  saveVolumes(instanceId: string, volumes: VolumeMount[]): { ok: true } | Failure {
+    this.ledger.refreshMounts(instanceId, volumes);
     return this.volumes.saveVolumes(instanceId);
+  }
+
+  /** A volume of the instance grew: the commands after carry its new size (the agent's saves take it from them). */
+  refreshVolumeMounts(instanceId: string, volumes: VolumeMount[]): void {
+    this.ledger.refreshMounts(instanceId, volumes);
   }
 
   // ---- usage history (metrics-store.ts) ----

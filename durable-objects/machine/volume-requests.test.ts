@@ -124,14 +124,14 @@ describe("saveVolumes", () => {
   it("sends the agent a save command for a running instance, and refuses one not running or without a read-write volume", async () => {
     const { account, instanceId, writable } = await instanceWithVolumes();
     const machine = machineOf(env, host.machineId);
-    expect(await machine.saveVolumes(instanceId)).toMatchObject({ ok: false, code: "not_running", message: expect.stringMatching(/not running yet/) });
+    expect(await machine.saveVolumes(instanceId, [])).toMatchObject({ ok: false, code: "not_running", message: expect.stringMatching(/not running yet/) });
     host.report(instanceId, "running");
-    await until(async () => (await machine.saveVolumes(instanceId)).ok, (accepted) => accepted, "the save accepted");
+    await until(async () => (await machine.saveVolumes(instanceId, [])).ok, (accepted) => accepted, "the save accepted");
     const command = await host.waitForCommand(instanceId, "save");
     expect(command.spec?.volumes?.find((mount) => !mount.read_only)?.volume_id).toBe(writable);
     const plain = await runningOn(host, account.key);
-    expect(await machine.saveVolumes(plain)).toMatchObject({ ok: false, code: "conflict", message: `instance ${plain} has no read-write volume to save` });
-    expect(await machine.saveVolumes("i-aaaaaaaaaaaaaaaa")).toMatchObject({ ok: false, code: "not_running" });
+    expect(await machine.saveVolumes(plain, [])).toMatchObject({ ok: false, code: "conflict", message: `instance ${plain} has no read-write volume to save` });
+    expect(await machine.saveVolumes("i-aaaaaaaaaaaaaaaa", [])).toMatchObject({ ok: false, code: "not_running" });
   });
 
   it("refuses while the instance's host is offline: the command would be lost", async () => {
@@ -140,6 +140,6 @@ describe("saveVolumes", () => {
     const volumeId = (await callJson<{ id: string }>("POST", "/v1/volumes", { key, body: { name: "away", size_gb: 1 } })).body.id;
     const instanceId = await runningOn(away, key, { gpu_model: "a100-80gb", volumes: [{ volume_id: volumeId }] });
     await away.leave();
-    expect(await machineOf(env, away.machineId).saveVolumes(instanceId)).toEqual({ ok: false, code: "upstream_unavailable", message: `the host of instance ${instanceId} is offline` });
+    expect(await machineOf(env, away.machineId).saveVolumes(instanceId, [])).toEqual({ ok: false, code: "upstream_unavailable", message: `the host of instance ${instanceId} is offline` });
   });
 });

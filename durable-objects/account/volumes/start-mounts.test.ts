@@ -1,6 +1,7 @@
 // A start gives the host its instance's volumes as they are now, not as they were at launch: a
 // read-only mount the latest version (saved meanwhile through the files route), a grown volume its
-// new size, in the spec the start command carries (and the MachineDO keeps for the commands after).
+// new size, in the spec the start command carries (and the MachineDO keeps for the commands after);
+// and a volume grown while the instance runs reaches its host in the commands after the growth.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ServerMessage } from "../../../protocol/index.ts";
@@ -55,5 +56,21 @@ describe("a start's volumes", () => {
     const stops = () => agent.commands(id).filter((c) => c.op === "stop");
     await agent.waitFor(() => stops().length === 2);
     expect(stops()[1]!.spec!.volumes).toEqual(started.spec!.volumes);
+  });
+  it("carry a volume grown while the instance runs to its host: the save now and the stop after have its new size", async () => {
+    const { key } = await newAccount();
+    const work = (await callJson<{ id: string }>("POST", "/v1/volumes", { key, body: { name: "growing", size_gb: 1 } })).body.id;
+    const id = await runningOn(agent, key, { volumes: [{ volume_id: work, path: "/workspace" }] });
+    expect((await callJson("PATCH", `/v1/volumes/${work}`, { key, body: { size_gb: 4 } })).status).toBe(200);
+
+    expect((await call("POST", `/v1/volumes/${work}/save`, { key })).status).toBe(202);
+    const saved = await agent.waitFor((m): m is Command => m.type === "command" && m.instance_id === id && m.op === "save");
+    expect(saved.spec!.volumes).toEqual([{ volume_id: work, path: "/workspace", read_only: false, version: 0, manifest: null, max_bytes: 4e9 }]);
+
+    // Grown again, with no save asked: the host's next command (its stop) carries the size all the same.
+    expect((await callJson("PATCH", `/v1/volumes/${work}`, { key, body: { size_gb: 6 } })).status).toBe(200);
+    expect((await call("POST", `/v1/instances/${id}/stop`, { key })).status).toBe(204);
+    const stopped = await agent.waitFor((m): m is Command => m.type === "command" && m.instance_id === id && m.op === "stop");
+    expect(stopped.spec!.volumes![0]!.max_bytes).toBe(6e9);
   });
 });

@@ -5,13 +5,14 @@
 import { clock, iso } from "../../../core/clock.ts";
 import { machineOf } from "../../../core/env.ts";
 import { fail, type Failure, type Ok } from "../../../core/errors.ts";
+import { errorText, log } from "../../../core/log.ts";
 import { newVolumeId } from "../../../core/ids.ts";
 import { volumePrefix, VOLUME_ID_PATTERN } from "../../../protocol/volumes.ts";
 import {
   VOLUME_NAME, VOLUME_SIZE_GB, type NewVolume, type VolumeAnswer, type VolumeCall, type VolumeContent, type VolumeView,
 } from "../../contracts/volumes.ts";
 import type { InstanceRow } from "../instance-row.ts";
-import { freeingStep, readWriteHolder } from "./attachments.ts";
+import { freeingStep, mountsNow, readWriteHolder } from "./attachments.ts";
 import { chunkBytes, keepManifest } from "./chunk-refs.ts";
 import { VolumeSnapshots } from "./snapshots.ts";
 import { chargeStorageUntil } from "./storage-charges.ts";
@@ -118,7 +119,7 @@ export class VolumeStore {
   }
 
   /** A new name, a larger size, or both. */
-  private update(volume: VolumeRow, changes: { name?: string; size_gb?: number }): Ok<{ volume: VolumeView }> | Failure {
+  private async update(volume: VolumeRow, changes: { name?: string; size_gb?: number }): Promise<Ok<{ volume: VolumeView }> | Failure> {
     const { sql } = this.parts;
     const { name, size_gb: size } = changes;
     const refused = (name === undefined ? null : nameRefusal(name)) ?? (size === undefined ? null : sizeRefusal(size));
@@ -126,7 +127,7 @@ export class VolumeStore {
     if (size !== undefined && size < volume.size_gb) {
       return fail("invalid", `size_gb: a volume may only grow; ${volume.name} has ${volume.size_gb} GB, more than ${size}`);
     }
-    return this.parts.transaction(() => {
+    const updated = this.parts.transaction((): Ok<{ volume: VolumeView }> | Failure => {
       if (name !== undefined && name !== volume.name) {
         const taken = this.takenRefusal(name, undefined);
         if (taken) return taken;
@@ -135,6 +136,23 @@ export class VolumeStore {
       if (size !== undefined) sql`UPDATE volumes SET size_gb = ${size} WHERE id = ${volume.id}`;
       return { ok: true, volume: this.view(findVolume(sql, volume.id)!) };
     });
+    if (updated.ok && size !== undefined && size > volume.size_gb) await this.resizeOnHosts(volume.id);
+    return updated;
+  }
+
+  /**
+   * The hosts of the live instances that have the volume learn its new size, so their saves take it
+   * from their next command on (a save now, a stop, a destroy). A host out of reach learns it at the
+   * instance's next start, whose command carries every mount as it is then.
+   */
+  private async resizeOnHosts(volumeId: string): Promise<void> {
+    const { sql, env } = this.parts;
+    const holders = sql<{ id: string; machine_id: number }>`
+      SELECT i.id, i.machine_id FROM volume_attachments a JOIN instances i ON i.id = a.instance_id
+      WHERE a.volume_id = ${volumeId} AND i.machine_id IS NOT NULL AND i.status != 'destroyed'`;
+    await Promise.all(holders.map(({ id, machine_id }) =>
+      machineOf(env, machine_id).refreshVolumeMounts(id, mountsNow(sql, id)).catch((error: unknown) =>
+        log("warn", "a grown volume's size not given to its host: it takes it at the instance's next start", { instance_id: id, volume_id: volumeId, error: errorText(error) }))));
   }
 
   /** Refused while an instance has it attached; else the volume, its snapshots and every object under its prefix go. */
@@ -164,7 +182,7 @@ export class VolumeStore {
       const where = instance ? `its instance ${instance.id} is ${instance.status}` : "no instance has it attached read-write";
       return fail("not_running", `volume ${volume.name} can be saved only from a running instance that has it attached read-write; ${where}`);
     }
-    return machineOf(env, instance.machine_id).saveVolumes(instance.id);
+    return machineOf(env, instance.machine_id).saveVolumes(instance.id, mountsNow(sql, instance.id));
   }
 }
 
