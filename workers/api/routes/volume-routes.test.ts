@@ -4,6 +4,7 @@ import { volumeObjectKey } from "../../../protocol/volumes.ts";
 import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { launchOn, runningOn } from "../../../test/support/workerd/instances.ts";
+import { browser, signUp } from "../../../test/support/workerd/session-client.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
 import { storedNames, storeSave } from "../../../test/support/workerd/volume-content.ts";
 
@@ -103,6 +104,21 @@ describe("/v1/volumes", () => {
     refused(await callJson("DELETE", `/v1/volumes/snappy/snapshots/${first.body.id}`, { key }), 404, "not_found", /^no snapshot snap_/);
     refused(await callJson("DELETE", "/v1/volumes/snappy/snapshots/snap_nope", { key }), 404, "not_found", /^no snapshot/);
     expect((await callJson<{ items: unknown[] }>("GET", "/v1/volumes/snappy/snapshots", { key })).body.items).toHaveLength(1);
+  });
+});
+
+describe("/v1/volumes from a signed-in browser", () => {
+  it("changes nothing for a page of another origin: create, rename, delete and a files PUT are 403, reads and this service's pages go through", async () => {
+    const account = await signUp();
+    const evil = browser(account.session, "https://evil.example");
+    expect((await callJson("POST", "/v1/volumes", { headers: evil, body: { name: "stolen", size_gb: 1 } })).body).toMatchObject({ error: "forbidden" });
+    expect((await callJson<{ items: unknown[] }>("GET", "/v1/volumes", { headers: browser(account.session) })).body.items).toEqual([]);
+
+    expect((await callJson("POST", "/v1/volumes", { headers: browser(account.session), body: { name: "mine", size_gb: 1 } })).status).toBe(201);
+    expect((await callJson("PATCH", "/v1/volumes/mine", { headers: evil, body: { name: "renamed" } })).body).toMatchObject({ error: "forbidden" });
+    expect((await call("PUT", "/v1/volumes/mine/files?path=/", { headers: { ...evil, "content-type": "application/x-tar" }, body: new Uint8Array(1024) })).status).toBe(403);
+    expect((await call("DELETE", "/v1/volumes/mine", { headers: evil })).status).toBe(403);
+    expect((await callJson("GET", "/v1/volumes/mine", { headers: evil })).body).toMatchObject({ name: "mine", version: 0 });
   });
 });
 
