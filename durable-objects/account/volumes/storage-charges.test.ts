@@ -13,18 +13,8 @@ import { keepBytes } from "../../../test/support/workerd/kept-bytes.ts";
 import { expectLedgerBalanced } from "../../../test/support/workerd/ledger-audit.ts";
 import { advanceClock, freezeClockInEachTest } from "../../../test/support/workerd/test-clock.ts";
 import { storeSave } from "../../../test/support/workerd/volume-content.ts";
+import type { LedgerEntry } from "../ledger-page.ts";
 
-interface Entry {
-  id: number;
-  created_at: string;
-  kind: string;
-  amount_micros: number;
-  balance_after_micros: number;
-  instance_id: string | null;
-  volume_id: string | null;
-  note: string;
-  pending: boolean;
-}
 interface Volume { id: string; stored_bytes: number; price_month_micros: number }
 
 const HOUR = 3_600_000;
@@ -43,7 +33,7 @@ freezeClockInEachTest();
 const moveTo = (atMs: number) => advanceClock(atMs - clock.now());
 const nextHour = () => clock.now() - (clock.now() % HOUR) + HOUR;
 const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 16);
-const ledger = async (key: string) => (await callJson<{ items: Entry[] }>("GET", "/v1/billing/ledger?limit=200", { key })).body.items;
+const ledger = async (key: string) => (await callJson<{ items: LedgerEntry[] }>("GET", "/v1/billing/ledger?limit=200", { key })).body.items;
 const balance = async (key: string) => (await callJson<{ balance_micros: number }>("GET", "/v1/me", { key })).body.balance_micros;
 
 /** What a volume's sizes from `since` cost up to `untilMs`, all time together rounded down once: the carry makes every settlement land on it. */
@@ -104,7 +94,7 @@ describe("storage charges", () => {
     await runDurableObjectAlarm(account);
     const rows = (await ledger(key)).filter((entry) => entry.kind === "storage");
     expect(rows.map(({ pending, volume_id, instance_id }) => ({ pending, volume_id, instance_id }))).toEqual(Array(3).fill({ pending: false, volume_id: volumeId, instance_id: null }));
-    const [third, second, firstHour] = rows as [Entry, Entry, Entry];
+    const [third, second, firstHour] = rows as [LedgerEntry, LedgerEntry, LedgerEntry];
     expect(firstHour).toMatchObject({ created_at: new Date(sizes[0]!.fromMs).toISOString(), amount_micros: -costUntil(sizes, h1), note: `${clockTime(t0)}–${clockTime(h1)} UTC, volume data: 5.5 GB` });
     expect(second).toMatchObject({ created_at: new Date(h1).toISOString(), amount_micros: -(costUntil(sizes, h2) - costUntil(sizes, h1)), note: `${clockTime(h1)}–${clockTime(h2)} UTC, volume data: 1.5 GB` });
     expect(third).toMatchObject({ created_at: new Date(h2).toISOString(), amount_micros: -(costUntil(sizes, clock.now()) - costUntil(sizes, h2)) });
@@ -131,11 +121,11 @@ describe("storage charges", () => {
     expect(all[1]!.id).toBe(all[2]!.id + 1);
     expect(all[0]!.id).toBe(all[1]!.id + 1);
 
-    const walked: Entry[] = [];
+    const walked: LedgerEntry[] = [];
     let cursor: string | null = null;
     do {
-      const page: { items: Entry[]; next_cursor: string | null } =
-        (await callJson<{ items: Entry[]; next_cursor: string | null }>("GET", `/v1/billing/ledger?limit=1${cursor ? `&cursor=${cursor}` : ""}`, { key })).body;
+      const page: { items: LedgerEntry[]; next_cursor: string | null } =
+        (await callJson<{ items: LedgerEntry[]; next_cursor: string | null }>("GET", `/v1/billing/ledger?limit=1${cursor ? `&cursor=${cursor}` : ""}`, { key })).body;
       walked.push(...page.items);
       cursor = page.next_cursor;
     } while (cursor !== null);
