@@ -13,7 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { containerSpec, type ContainerSpec, type HttpPort } from "../../protocol/messages.ts";
 import { asUsageReport, type DevUsageReport } from "./container/usage-report.ts";
-import { freePort } from "./free-port.ts";
+import { freeLatePort } from "./free-port.ts";
 import { jupyterCommand, JUPYTER_PORT, JUPYTER_TEMPLATE } from "./jupyter-container.ts";
 import { LogWriter, readTail } from "./local-log-file.ts";
 import {
@@ -94,7 +94,7 @@ export class LocalRuntime implements ContainerRuntime {
     const spec = await this.#readSpec(instanceId);
     if (spec === null) throw new Error(`no container for ${instanceId}`);
     const hostPorts = new Map<number, number>();
-    for (const port of spec.ports) hostPorts.set(port, await freePort());
+    for (const port of spec.ports) hostPorts.set(port, await freeLatePort(this.#hostPortsInUse(hostPorts)));
     const dir = this.#dir(instanceId);
     const jupyterPort = this.#options.jupyter && spec.template === JUPYTER_TEMPLATE ? hostPorts.get(JUPYTER_PORT) : undefined;
     const jupyter = jupyterPort === undefined ? null : await jupyterCommand(spec.command, jupyterPort, dir);
@@ -222,6 +222,11 @@ export class LocalRuntime implements ContainerRuntime {
         ? { instanceId, state: "stopped", message: "container process exited" }
         : { instanceId, state: "error", message: `container process exited with ${code === null ? `signal ${signal}` : `code ${code}`}` };
     for (const listener of this.#exitListeners) listener(exit);
+  }
+
+  /** The host ports of running containers and of the one starting: a container binds its own only once ready. */
+  #hostPortsInUse(starting: Map<number, number>): Set<number> {
+    return new Set([...this.#running.values(), { hostPorts: starting }].flatMap(({ hostPorts }) => [...hostPorts.values()]));
   }
 
   /** What the instance's files are: its data folder at /data, each volume's working copy at its path. */

@@ -1,8 +1,8 @@
-// Runs the dev container server as a real child process on free ports, for tests.
+// Runs the dev container server as a real child process on free ports (below the ephemeral range: it binds them only once started), for tests.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../../host-agent/dev/free-port.ts";
+import { freeLatePort } from "../../../host-agent/dev/free-port.ts";
 import { NODE_BINARY } from "./node-binary.ts";
 import { healthAnswers, waitUntil } from "./wait-until.ts";
 
@@ -18,7 +18,7 @@ export interface DevServerChild {
 
 export async function startDevServerChild(containerPorts: number[], env: Record<string, string> = {}, waitReady = true): Promise<DevServerChild> {
   const ports: number[] = [];
-  for (let i = 0; i < containerPorts.length; i++) ports.push(await freePort());
+  for (let i = 0; i < containerPorts.length; i++) ports.push(await freeLatePort(new Set(ports)));
   const child = spawn(NODE_BINARY, [DEV_SERVER_FILE], {
     env: {
       ...process.env,
