@@ -12,6 +12,7 @@ import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, AccountLimitChanges, NewLoginAccount, OperatorAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
+import type { Credential } from "../contracts/members.ts";
 import type { Opener } from "../contracts/opener.ts";
 import type { CreatedCheckout, FraudWarning, PaymentEvent } from "../contracts/payments.ts";
 import type { NewVolume, SnapshotSource, VolumeAnswer, VolumeCall, VolumeCommitRequest, VolumeCommitResult, VolumeContent, VolumeSaveFailure, VolumeView } from "../contracts/volumes.ts";
@@ -72,7 +73,7 @@ export class AccountDO extends DurableObject<Env> {
     // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
     this.alarms = new SingleAlarm(ctx, () => clock.now());
     this.record = new AccountRecord(sql, transaction);
-    this.callers = new Callers(sql, this.record);
+    this.callers = new Callers(sql, this.record, { memberRole: () => null, keyRole: () => "owner" });
     this.logins = { sql, transaction, nowMs: () => clock.now() };
     const directives = new MachineDirectives(sql, env, this.record, this.alarms);
     const parts = { sql, env, transaction, record: this.record, directives };
@@ -132,38 +133,39 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   // ---- caller API (each checks the caller's credential: an API key or a session) ----
-  authenticate(credential: string): Promise<boolean> {
-    return this.callers.admits(credential);
+  /** Whether the caller may call the route (`credential.may`): for routes whose work is not the account's. */
+  async authenticate(credential: Credential): Promise<Ok<object> | Failure> {
+    return (await this.callers.refusal(credential)) ?? { ok: true };
   }
 
-  async me(key: string): Promise<Ok<{ account: AccountInfo }> | Failure> {
-    return (await this.callers.admits(key)) ? this.settlement.accountAsRead() : callerRefused();
+  async me(key: Credential): Promise<Ok<{ account: AccountInfo }> | Failure> {
+    return (await this.callers.refusal(key)) ?? this.settlement.accountAsRead();
   }
 
-  launch(key: string, plan: LaunchPlan, idem: Idempotency | null): Promise<InstanceResult> {
+  launch(key: Credential, plan: LaunchPlan, idem: Idempotency | null): Promise<InstanceResult> {
     return this.change(key, () => this.instances.launch(plan, idem));
   }
 
-  async listInstances(key: string): Promise<Ok<{ items: Instance[] }> | Failure> {
-    return (await this.callers.admits(key)) ? ((await this.settlement.settleForRead()) ?? { ok: true, items: await this.views.list() }) : callerRefused();
+  async listInstances(key: Credential): Promise<Ok<{ items: Instance[] }> | Failure> {
+    return (await this.callers.refusal(key)) ?? ((await this.settlement.settleForRead()) ?? { ok: true, items: await this.views.list() });
   }
 
-  async getInstance(key: string, id: string): Promise<InstanceResult> {
-    return (await this.callers.admits(key)) ? this.views.get(id) : callerRefused();
+  async getInstance(key: Credential, id: string): Promise<InstanceResult> {
+    return (await this.callers.refusal(key)) ?? this.views.get(id);
   }
 
-  async instanceEvents(key: string, id: string): Promise<Ok<{ items: { message: string; created_at: string }[] }> | Failure> {
+  async instanceEvents(key: Credential, id: string): Promise<Ok<{ items: { message: string; created_at: string }[] }> | Failure> {
     const found = await this.getInstance(key, id);
     return found.ok ? { ok: true, items: this.views.events(id) } : found;
   }
 
-  async updateInstance(key: string, id: string, changes: InstanceChanges): Promise<InstanceResult> {
+  async updateInstance(key: Credential, id: string, changes: InstanceChanges): Promise<InstanceResult> {
     const found = await this.getInstance(key, id);
     return found.ok ? this.changed(await this.queue.run(() => this.instances.update(id, changes))) : found;
   }
 
   /** A caller's stop, start or destroy (instance-actions.ts). */
-  changeInstance(key: string, id: string, action: "stop" | "start" | "destroy"): Promise<InstanceResult> {
+  changeInstance(key: Credential, id: string, action: "stop" | "start" | "destroy"): Promise<InstanceResult> {
     return this.change(key, () => this.instances[action](id));
   }
 
@@ -174,23 +176,27 @@ export class AccountDO extends DurableObject<Env> {
    * it, a key or the instance's token (`bearer`), a signed-in session alone (`session`, the terminal),
    * or a key or a session (`account`, the logs).
    */
-  async openProxy(credential: string, id: string, caller: "bearer" | "session" | "account" = "bearer"): Promise<Ok<{ machine_id: number; opener: Opener | null }> | Failure> {
-    const who = await this.callers.who(credential);
-    const admitted = caller === "session" ? who?.kind === "session"
-      : caller === "account" ? who !== null
-      : who?.kind === "key" || (await this.views.isTokenOf(id, credential));
-    if (!admitted) return callerRefused();
+  async openProxy(credential: Credential, id: string, caller: "bearer" | "session" | "account" = "bearer"): Promise<Ok<{ machine_id: number; opener: Opener | null }> | Failure> {
+    const byToken = caller === "bearer" && credential.token !== undefined && (await this.views.isTokenOf(id, credential.token));
+    let opener: Opener | null = null;
+    if (!byToken) {
+      const admitted = await this.callers.admitted(credential);
+      if ("refused" in admitted) return admitted.refused;
+      const { kind } = admitted.caller;
+      if (caller === "session" ? kind === "key" : caller === "bearer" && kind !== "key") return callerRefused();
+      opener = openerOf(admitted.caller);
+    }
     const row = this.views.visible(id);
-    return row ? { ok: true, machine_id: row.machine_id!, opener: who && openerOf(who) } : noInstance(id);
+    return row ? { ok: true, machine_id: row.machine_id!, opener } : noInstance(id);
   }
 
   /** A web app's one-time ticket, for any caller; in the queue, so a sign-out cannot slip in (app-openers.ts). */
-  async openApp(credential: string, id: string, port: number): Promise<Ok<{ ticket: string; expires_ms: number }> | Failure> {
+  async openApp(credential: Credential, id: string, port: number): Promise<Ok<{ ticket: string; expires_ms: number }> | Failure> {
     return this.queue.run(async () => {
-      const caller = await this.callers.who(credential);
-      if (!caller) return callerRefused();
+      const admitted = await this.callers.admitted(credential);
+      if ("refused" in admitted) return admitted.refused;
       const row = this.views.visible(id);
-      return row ? this.apps.open(caller, row, port) : noInstance(id);
+      return row ? this.apps.open(admitted.caller, row, port) : noInstance(id);
     });
   }
 
@@ -217,7 +223,7 @@ export class AccountDO extends DurableObject<Env> {
    * Ends the session `credential` names (`everywhere`: every one), and what they opened on the hosts
    * (credential-ends.ts): queued after any openApp, answered once every host has confirmed.
    */
-  async signOut(credential: string, everywhere = false): Promise<Ok<object> | Failure> {
+  async signOut(credential: Credential, everywhere = false): Promise<Ok<object> | Failure> {
     const caller = await this.callers.who(credential);
     const sessionId = caller?.kind === "session" ? caller.sessionId : null;
     if (everywhere && sessionId === null) return callerRefused();
@@ -226,7 +232,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   /** A new password ends every other session, and what they opened on the hosts (credential-ends.ts). */
-  async changePassword(credential: string, current: string, next: string): Promise<Ok<object> | Failure> {
+  async changePassword(credential: Credential, current: string, next: string): Promise<Ok<object> | Failure> {
     const caller = await this.callers.who(credential);
     if (caller?.kind !== "session") return fail("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie)");
     const changed = await replacePassword(this.logins, caller.sessionId, current, next);
@@ -236,59 +242,59 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   // ---- self-service: API and SSH keys, the ledger, webhooks ----
-  async listKeysFor(credential: string): Promise<Ok<{ items: KeySummary[] }> | Failure> {
-    return (await this.callers.admits(credential)) ? { ok: true, items: this.keys.list() } : callerRefused();
+  async listKeysFor(credential: Credential): Promise<Ok<{ items: KeySummary[] }> | Failure> {
+    return (await this.callers.refusal(credential)) ?? { ok: true, items: this.keys.list() };
   }
 
-  async createKeyFor(credential: string, name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
-    return (await this.callers.admits(credential)) ? this.createApiKey(name) : callerRefused();
+  async createKeyFor(credential: Credential, name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.createApiKey(name);
   }
 
-  revokeKeyFor(credential: string, keyId: string): Promise<Ok<object> | Failure> {
+  revokeKeyFor(credential: Credential, keyId: string): Promise<Ok<object> | Failure> {
     return this.change(credential, () => this.keys.revoke(keyId, `no live key ${keyId} in this account`));
   }
 
-  async ledger(credential: string, limit: number, before: number | null): Promise<Ok<LedgerPageOf> | Failure> {
-    return (await this.callers.admits(credential)) ? this.settlement.ledgerPage(limit, before) : callerRefused();
+  async ledger(credential: Credential, limit: number, before: number | null): Promise<Ok<LedgerPageOf> | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.settlement.ledgerPage(limit, before);
   }
 
-  async usage(credential: string, query: UsageQuery): Promise<Ok<UsageReport> | Failure> {
-    return (await this.callers.admits(credential)) ? { ok: true, ...usageReport(this.logins.sql, query) } : callerRefused();
+  async usage(credential: Credential, query: UsageQuery): Promise<Ok<UsageReport> | Failure> {
+    return (await this.callers.refusal(credential)) ?? { ok: true, ...usageReport(this.logins.sql, query) };
   }
 
   // ---- volumes (volumes/): the caller's calls, and the files route's ----
-  async volumesFor(credential: string, call: VolumeCall): Promise<VolumeAnswer | Failure> {
-    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.store.handle(call)) : callerRefused();
+  async volumesFor(credential: Credential, call: VolumeCall): Promise<VolumeAnswer | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.volumes.store.handle(call));
   }
 
   /** Empty, or (`from`) holding a snapshot's content the files route has copied under the new volume's prefix. */
-  async createVolume(credential: string, volume: NewVolume): Promise<Ok<{ volume: VolumeView }> | Failure> {
-    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.store.create(volume)) : callerRefused();
+  async createVolume(credential: Credential, volume: NewVolume): Promise<Ok<{ volume: VolumeView }> | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.volumes.store.create(volume));
   }
 
-  async snapshotSource(credential: string, snapshotId: string): Promise<Ok<{ source: SnapshotSource }> | Failure> {
-    return (await this.callers.admits(credential)) ? this.volumes.store.snapshotSource(snapshotId) : callerRefused();
+  async snapshotSource(credential: Credential, snapshotId: string): Promise<Ok<{ source: SnapshotSource }> | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.volumes.store.snapshotSource(snapshotId);
   }
 
-  async volumeContent(credential: string, idOrName: string): Promise<Ok<{ content: VolumeContent }> | Failure> {
-    return (await this.callers.admits(credential)) ? this.volumes.store.content(idOrName) : callerRefused();
+  async volumeContent(credential: Credential, idOrName: string): Promise<Ok<{ content: VolumeContent }> | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.volumes.store.content(idOrName);
   }
 
-  async commitVolumeFiles(credential: string, request: VolumeCommitRequest): Promise<VolumeCommitResult> {
-    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.commits.commit({ ...request, instance_id: null })) : callerRefused();
+  async commitVolumeFiles(credential: Credential, request: VolumeCommitRequest): Promise<VolumeCommitResult> {
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.volumes.commits.commit({ ...request, instance_id: null }));
   }
 
   /** A file going into a volume in parts (volumes/uploads.ts): where it stands, each part's chunks appended, and the version its final part makes. */
-  async volumeUpload(credential: string, idOrName: string, uploadId: string, path: string): Promise<Ok<VolumeUploadState> | Failure> {
-    return (await this.callers.admits(credential)) ? this.volumes.uploads.state(idOrName, uploadId, path) : callerRefused();
+  async volumeUpload(credential: Credential, idOrName: string, uploadId: string, path: string): Promise<Ok<VolumeUploadState> | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.volumes.uploads.state(idOrName, uploadId, path);
   }
 
-  async appendVolumeUpload(credential: string, part: VolumeUploadPart): Promise<VolumeUploadAppended> {
-    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.uploads.append(part)) : callerRefused();
+  async appendVolumeUpload(credential: Credential, part: VolumeUploadPart): Promise<VolumeUploadAppended> {
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.volumes.uploads.append(part));
   }
 
-  async completeVolumeUpload(credential: string, done: VolumeUploadDone): Promise<VolumeCommitResult> {
-    return (await this.callers.admits(credential)) ? this.changed(await this.volumes.uploads.complete(done)) : callerRefused();
+  async completeVolumeUpload(credential: Credential, done: VolumeUploadDone): Promise<VolumeCommitResult> {
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.volumes.uploads.complete(done));
   }
 
   // ---- from the Worker, about Stripe ----
@@ -307,13 +313,13 @@ export class AccountDO extends DurableObject<Env> {
     return { ok: true, frozen: this.logins.transaction(() => freezeForWarning(this.logins.sql, warning)) };
   }
 
-  async sshKeysFor(credential: string, call: SshKeyCall): Promise<SshKeyResult> {
-    const admitted = (call.op === "allowed" && (await this.views.isTokenOf(call.instance_id, credential))) || (await this.callers.admits(credential));
-    return admitted ? this.changed(await this.sshKeys.handle(call)) : callerRefused();
+  async sshKeysFor(credential: Credential, call: SshKeyCall): Promise<SshKeyResult> {
+    const byToken = call.op === "allowed" && credential.token !== undefined && (await this.views.isTokenOf(call.instance_id, credential.token));
+    return (byToken ? null : await this.callers.refusal(credential)) ?? this.changed(await this.sshKeys.handle(call));
   }
 
-  async webhooksFor(credential: string, call: WebhookCall): Promise<WebhookAnswer | Failure> {
-    return (await this.callers.admits(credential)) ? this.changed(await this.webhooks.handle(call)) : callerRefused();
+  async webhooksFor(credential: Credential, call: WebhookCall): Promise<WebhookAnswer | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.webhooks.handle(call));
   }
 
   // ---- from MachineDOs ----
@@ -335,9 +341,8 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   /** A caller's change, in the queue. */
-  private async change<T>(credential: string, action: () => Promise<T>): Promise<T | Failure> {
-    if (!(await this.callers.admits(credential))) return callerRefused();
-    return this.changed(await this.queue.run(action));
+  private async change<T>(credential: Credential, action: () => Promise<T>): Promise<T | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.queue.run(action));
   }
 
   /** After a state change: deliver to the machines now and keep the alarm right; passes `result` on. */

@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { machineIdOfInstance } from "../../core/ids.ts";
-import { callJson, newAccount } from "../../test/support/workerd/api-client.ts";
+import { callJson, newAccount, keyCredential } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { storeSave } from "../../test/support/workerd/volume-content.ts";
@@ -28,7 +28,7 @@ async function volumeAtVersion2() {
   const account = env.ACCOUNTS.getByName(accountId);
   for (const [base, files] of [[0, { "a.txt": "one" }], [1, { "a.txt": "two" }]] as const) {
     const { manifest } = await storeSave(accountId, volumeId, files);
-    expect(await account.commitVolumeFiles(key, { volume_id: volumeId, instance_id: null, base_version: base, manifest, bytes_sent: 3 })).toMatchObject({ ok: true, version: base + 1 });
+    expect(await account.commitVolumeFiles(keyCredential(key), { volume_id: volumeId, instance_id: null, base_version: base, manifest, bytes_sent: 3 })).toMatchObject({ ok: true, version: base + 1 });
   }
   return { key, volumeId };
 }

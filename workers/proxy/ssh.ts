@@ -10,6 +10,7 @@ import { rawPathAndQuery } from "../http/raw-url.ts";
 import { pathProxyPolicy } from "../../protocol/mux/headers.ts";
 import { presentedBearer } from "../forward/bearer-admission.ts";
 import { forwardToInstance } from "../forward/forward-to-instance.ts";
+import { INSTANCE_USE_ROLES } from "../../durable-objects/contracts/members.ts";
 
 const SSH_PATH = /^\/v1\/instances\/([^/?#]+)\/ssh(?:\?[^#]*)?$/;
 
@@ -26,7 +27,7 @@ export async function sshRequest(request: Request, env: Env, instanceId: string,
     throw new ApiError("bad_request", "GET /v1/instances/{id}/ssh is a WebSocket upgrade carrying SSH: connect with `gpu ssh <id>` (or `gpu ssh-proxy <id>` as a ProxyCommand)");
   }
   const { bearer, accountId, credential } = await presentedBearer(request);
-  const answer = unwrap(await accountOf(env, accountId).sshKeysFor(bearer, { op: "allowed", instance_id: instanceId }));
+  const answer = unwrap(await accountOf(env, accountId).sshKeysFor({ token: bearer, may: INSTANCE_USE_ROLES }, { op: "allowed", instance_id: instanceId }));
   const keys = "allowed" in answer ? answer.allowed.map(({ id, type, blob }) => ({ id, type, blob })) : [];
   const prefix = `/v1/instances/${instanceId}/ssh`;
   return forwardToInstance(request, env, {
@@ -34,7 +35,7 @@ export async function sshRequest(request: Request, env: Env, instanceId: string,
     port: SSH_STREAM_PORT,
     target: "/",
     policy: pathProxyPolicy(prefix),
-    admission: { credential, askAccount: () => accountOf(env, accountId).openProxy(bearer, instanceId) },
+    admission: { credential, askAccount: () => accountOf(env, accountId).openProxy({ token: bearer, may: INSTANCE_USE_ROLES }, instanceId) },
     requestId,
     session: { kind: "ssh", keys },
   });

@@ -12,6 +12,7 @@ import { forwardToInstance } from "../forward/forward-to-instance.ts";
 import { rawPathAndQuery } from "../http/raw-url.ts";
 import { sessionInCookies } from "../http/browser-session.ts";
 import { SSH_STREAM_PORT } from "./ssh.ts";
+import { INSTANCE_USE_ROLES } from "../../durable-objects/contracts/members.ts";
 
 const TERMINAL_PATH = /^\/v1\/instances\/([^/?#]+)\/terminal(?:\?[^#]*)?$/;
 
@@ -34,7 +35,7 @@ export async function terminalRequest(request: Request, env: Env, instanceId: st
   if (origin !== own) throw new ApiError("forbidden", `the terminal opens from this service's own pages only (Origin ${origin ?? "missing"}, expected ${own})`);
   const size = sizeOf(new URL(request.url).searchParams);
   // The session opens the shell: its end (a sign-out, a password change) ends the shell too.
-  const { opener } = unwrap(await accountOf(env, session.accountId).openProxy(session.token, instanceId, "session"));
+  const { opener } = unwrap(await accountOf(env, session.accountId).openProxy({ token: session.token, may: INSTANCE_USE_ROLES }, instanceId, "session"));
   return forwardToInstance(request, env, {
     instanceId,
     // A shell session as SSH's are: SSH's stand-in port names it in logs and caps.

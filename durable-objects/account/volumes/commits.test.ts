@@ -5,7 +5,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chunkName, volumeObjectKey, VOLUME_CHUNK_BYTES } from "../../../protocol/volumes.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
@@ -30,7 +30,7 @@ async function volumeOf(sizeGb = 1) {
   const account = env.ACCOUNTS.getByName(accountId);
   const volume = () => callJson<Volume>("GET", "/v1/volumes/vol", { key }).then((answer) => answer.body);
   const files = (manifest: string, base_version: number, bytes_sent = 0): Promise<unknown> =>
-    account.commitVolumeFiles(key, { volume_id: created.body.id, instance_id: null, base_version, manifest, bytes_sent });
+    account.commitVolumeFiles(keyCredential(key), { volume_id: created.body.id, instance_id: null, base_version, manifest, bytes_sent });
   const save = (files: Record<string, string | Uint8Array>, skip: string[] = []) => storeSave(accountId, created.body.id, files, skip);
   const names = () => storedNames(accountId, created.body.id);
   return { accountId, key, account, id: created.body.id, volume, files, save, names };
@@ -83,7 +83,7 @@ describe("volume commits", () => {
     expect(await v.files(`chunks/${good.hashes[0]}`, 1)).toMatchObject({ ok: false, code: "invalid", message: expect.stringMatching(/^manifest: must be a manifest's name/) });
     const late = await v.save({ "late.txt": "late" });
     expect(await v.files(late.manifest, 0)).toMatchObject({ ok: false, code: "conflict", message: "base_version: volume vol is at version 1, not 0; this save is not committed" });
-    expect(await v.account.commitVolumeFiles(v.key, { volume_id: "vol_aaaaaaaaaaaaaaaa", instance_id: null, base_version: 0, manifest: good.manifest, bytes_sent: 0 }))
+    expect(await v.account.commitVolumeFiles(keyCredential(v.key), { volume_id: "vol_aaaaaaaaaaaaaaaa", instance_id: null, base_version: 0, manifest: good.manifest, bytes_sent: 0 }))
       .toMatchObject({ ok: false, code: "not_found" });
 
     expect(await v.volume()).toMatchObject({ version: 1, used_bytes: 4 });
@@ -188,17 +188,17 @@ describe("volume commits", () => {
     const { id: accountId, key } = await newAccount();
     const account = env.ACCOUNTS.getByName(accountId);
     const copied = await storeSave(accountId, "vol_copiedcopiedcopi", { "data.csv": "1,2,3" });
-    const made = await account.createVolume(key, { name: "copy", size_gb: 1, id: "vol_copiedcopiedcopi", from: { manifest: copied.manifest, version: 7 } });
+    const made = await account.createVolume(keyCredential(key), { name: "copy", size_gb: 1, id: "vol_copiedcopiedcopi", from: { manifest: copied.manifest, version: 7 } });
     expect(made).toMatchObject({ ok: true, volume: { id: "vol_copiedcopiedcopi", name: "copy", version: 1, used_bytes: 5, stored_bytes: 5 } });
 
     const broken = await storeSave(accountId, "vol_brokenbrokenbrok", { "a": "a", "b": "b" }, []);
     await env.VOLUMES.delete(volumeObjectKey(accountId, "vol_brokenbrokenbrok", chunkName(broken.hashes[0]!)));
-    expect(await account.createVolume(key, { name: "broken", size_gb: 1, id: "vol_brokenbrokenbrok", from: { manifest: broken.manifest, version: 1 } }))
+    expect(await account.createVolume(keyCredential(key), { name: "broken", size_gb: 1, id: "vol_brokenbrokenbrok", from: { manifest: broken.manifest, version: 1 } }))
       .toMatchObject({ ok: false, code: "invalid", message: expect.stringMatching(/^manifest: chunk .* is not stored/) });
     expect(await storedNames(accountId, "vol_brokenbrokenbrok")).toEqual([]);
-    expect(await account.createVolume(key, { name: "copy", size_gb: 1, id: "vol_othercopyotherco", from: { manifest: copied.manifest, version: 7 } }))
+    expect(await account.createVolume(keyCredential(key), { name: "copy", size_gb: 1, id: "vol_othercopyotherco", from: { manifest: copied.manifest, version: 7 } }))
       .toMatchObject({ ok: false, code: "conflict", message: "name: the account already has a volume named copy" });
-    expect(await account.createVolume(key, { name: "again", size_gb: 1, id: "vol_copiedcopiedcopi", from: { manifest: copied.manifest, version: 7 } }))
+    expect(await account.createVolume(keyCredential(key), { name: "again", size_gb: 1, id: "vol_copiedcopiedcopi", from: { manifest: copied.manifest, version: 7 } }))
       .toMatchObject({ ok: false, code: "conflict", message: "id: the account already has a volume vol_copiedcopiedcopi" });
     expect(await storedNames(accountId, "vol_copiedcopiedcopi")).toHaveLength(2);
   });

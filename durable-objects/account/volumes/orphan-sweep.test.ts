@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { clock } from "../../../core/clock.ts";
 import { chunkName, volumeObjectKey, VOLUME_CHUNK_BYTES } from "../../../protocol/volumes.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { advanceClock, freezeClockInEachTest } from "../../../test/support/workerd/test-clock.ts";
 import { storedNames, storeSave } from "../../../test/support/workerd/volume-content.ts";
 import { sqlFor } from "../../sql.ts";
@@ -38,7 +38,7 @@ async function accountWith(...volumes: string[]) {
   const volume = (name: string) => callJson<Volume>("GET", `/v1/volumes/${name}`, { key }).then((answer) => answer.body);
   const save = (name: string, files: Record<string, string>) => storeSave(accountId, ids[name]!, files);
   const commit = (name: string, manifest: string, base_version: number) =>
-    account.commitVolumeFiles(key, { volume_id: ids[name]!, instance_id: null, base_version, manifest, bytes_sent: 0 });
+    account.commitVolumeFiles(keyCredential(key), { volume_id: ids[name]!, instance_id: null, base_version, manifest, bytes_sent: 0 });
   const names = (name: string) => storedNames(accountId, ids[name]!);
   /** The save's objects, as names under the volume. */
   const objectsOf = (saved: { manifest: string; hashes: string[] }) => [saved.manifest, ...saved.hashes.map(chunkName)];

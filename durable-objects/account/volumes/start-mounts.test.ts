@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ServerMessage } from "../../../protocol/index.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { until } from "../../../test/support/workerd/poll.ts";
@@ -27,7 +27,7 @@ describe("a start's volumes", () => {
     const [work, reference] = [await volume("work"), await volume("reference")];
     const saveReference = async (base: number, text: string) => {
       const { manifest } = await storeSave(accountId, reference, { "notes.txt": text });
-      expect(await account.commitVolumeFiles(key, { volume_id: reference, instance_id: null, base_version: base, manifest, bytes_sent: 0 })).toMatchObject({ version: base + 1 });
+      expect(await account.commitVolumeFiles(keyCredential(key), { volume_id: reference, instance_id: null, base_version: base, manifest, bytes_sent: 0 })).toMatchObject({ version: base + 1 });
       return manifest;
     };
     const first = await saveReference(0, "first");

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clock } from "../../../core/clock.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { keepBytes } from "../../../test/support/workerd/kept-bytes.ts";
@@ -71,7 +71,7 @@ describe("storage charges", () => {
     // frees 3 GB more: each size is charged for its own time.
     moveTo(h1 + 25 * MINUTE);
     const save = await storeSave(accountId, volumeId, { "notes.txt": "x".repeat(1_000) });
-    expect(await account.commitVolumeFiles(key, { volume_id: volumeId, instance_id: null, base_version: 1, manifest: save.manifest, bytes_sent: 1_000 })).toMatchObject({ ok: true, version: 2 });
+    expect(await account.commitVolumeFiles(keyCredential(key), { volume_id: volumeId, instance_id: null, base_version: 1, manifest: save.manifest, bytes_sent: 1_000 })).toMatchObject({ ok: true, version: 2 });
     await sizeNow();
     moveTo(h1 + 50 * MINUTE + 9);
     expect((await call("DELETE", `/v1/volumes/data/snapshots/${first}`, { key })).status).toBe(204);

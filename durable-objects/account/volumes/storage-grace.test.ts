@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clock } from "../../../core/clock.ts";
-import { admin, call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { admin, call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { keepBytes } from "../../../test/support/workerd/kept-bytes.ts";
@@ -42,7 +42,7 @@ async function accountWithVolumes(balance: number) {
   const data = (await callJson<Volume>("POST", "/v1/volumes", { key, body: { name: "data", size_gb: 2_000 } })).body;
   const spare = (await callJson<Volume>("POST", "/v1/volumes", { key, body: { name: "spare", size_gb: 1 } })).body;
   const save = await storeSave(accountId, data.id, { "weights.bin": "w".repeat(4_096) });
-  expect(await account.commitVolumeFiles(key, { volume_id: data.id, instance_id: null, base_version: 0, manifest: save.manifest, bytes_sent: 4_096 })).toMatchObject({ ok: true });
+  expect(await account.commitVolumeFiles(keyCredential(key), { volume_id: data.id, instance_id: null, base_version: 0, manifest: save.manifest, bytes_sent: 4_096 })).toMatchObject({ ok: true });
   await keepBytes(accountId, data.id, TERABYTE);
   const volume = (name: string) => callJson<Volume>("GET", `/v1/volumes/${name}`, { key });
   /** The deletion_scheduled events sent to the endpoint, oldest first. */

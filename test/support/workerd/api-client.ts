@@ -1,5 +1,6 @@
 // Test helpers for workerd tests: requests through the real Worker entry, and operator set-up.
 import { exports } from "cloudflare:workers";
+import { ROLES, type Credential } from "../../../durable-objects/contracts/members.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-at-least-32-bytes-long";
 export const BASE = "http://gpu.test";
@@ -57,3 +58,6 @@ export async function newAccount(balance = 100_000_000): Promise<{ id: string; k
   const created = await admin("POST", `/accounts/${account.body.id as string}/keys`, { name: "test" });
   return { id: account.body.id as string, key: created.body.key as string };
 }
+
+/** An API key as a Worker route hands it to its AccountDO, for tests that call the object directly: every role's route. */
+export const keyCredential = (key: string): Credential => ({ token: key, may: ROLES });

@@ -16,14 +16,14 @@ export function callerAuth(): MiddlewareHandler<ApiEnv> {
       const key = bearerToken(c.req.header("authorization"));
       const accountId = key ? apiKeys.ownerOf(key) : null;
       if (!key || !accountId) throw new ApiError("unauthorized", "missing or malformed API key: send Authorization: Bearer <API_KEY>");
-      c.set("credential", key);
+      c.set("credential", { token: key, may: [] });
       c.set("accountId", accountId);
       return next();
     }
     const session = sessionFrom(c);
     if (!session) throw new ApiError("unauthorized", "send Authorization: Bearer <API_KEY>, or sign in (POST /v1/auth/login) for a session cookie");
     if (isUnsafeMethod(c.req.method)) requireSameOrigin(c);
-    c.set("credential", session.token);
+    c.set("credential", { token: session.token, may: [] });
     c.set("accountId", session.accountId);
     await next();
     // The browser keeps the cookie as long as the server keeps the session, and drops one that ended.

@@ -11,7 +11,7 @@ export function sessionOnly(): MiddlewareHandler<ApiEnv> {
     const session = sessionFrom(c);
     if (!session) throw new ApiError("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie), not an API key");
     requireSameOrigin(c);
-    c.set("credential", session.token);
+    c.set("credential", { token: session.token, may: [] });
     c.set("accountId", session.accountId);
     await next();
   };

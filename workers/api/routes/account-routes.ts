@@ -4,7 +4,6 @@ import { accountOf, fleetOf } from "../../../core/env.ts";
 import { models } from "../catalog/models.ts";
 import { templates } from "../catalog/templates.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
-import { CALLER_REFUSED } from "../../../durable-objects/contracts/refusals.ts";
 import type { ApiEnv } from "../context.ts";
 import { AccountSettingsBody, Me, meBody } from "../schemas/account.ts";
 import { Catalog } from "../schemas/catalog.ts";
@@ -55,14 +54,12 @@ export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
     return c.json(meBody(account), 200);
   })
   .openapi(gpusRoute, async (c) => {
-    const [authorized, gpus] = await Promise.all([authenticate(c.env, c.var), fleetOf(c.env).listGpus()]);
-    if (!authorized) throw unauthorized();
+    const [, gpus] = await Promise.all([authenticate(c.env, c.var), fleetOf(c.env).listGpus()]);
     return c.json({ gpus }, 200);
   })
   .openapi(catalogRoute, async (c) => {
     const fleet = fleetOf(c.env);
-    const [authorized, gpus, cached] = await Promise.all([authenticate(c.env, c.var), fleet.listGpus(), fleet.cachedModels()]);
-    if (!authorized) throw unauthorized();
+    const [, gpus, cached] = await Promise.all([authenticate(c.env, c.var), fleet.listGpus(), fleet.cachedModels()]);
     const cachedSet = new Set(cached.map((hf) => hf.toLowerCase()));
     return c.json(
       { gpus, templates: [...templates], models: models.map((m) => ({ ...m, cached: cachedSet.has(m.hf.toLowerCase()) })) },
@@ -70,8 +67,7 @@ export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
     );
   });
 
-function authenticate(env: ApiEnv["Bindings"], vars: ApiEnv["Variables"]): Promise<boolean> {
-  return accountOf(env, vars.accountId).authenticate(vars.credential);
+async function authenticate(env: ApiEnv["Bindings"], vars: ApiEnv["Variables"]): Promise<void> {
+  unwrap(await accountOf(env, vars.accountId).authenticate(vars.credential));
 }
 
-const unauthorized = () => new ApiError("unauthorized", CALLER_REFUSED);

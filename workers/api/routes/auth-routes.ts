@@ -6,6 +6,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { authAttemptsPerMinute } from "../../../core/attempt-budget.ts";
 import { accountOf, emailOf } from "../../../core/env.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
+import { ROLES } from "../../../durable-objects/contracts/members.ts";
 import type { ApiEnv } from "../context.ts";
 import { Me, meBody } from "../schemas/account.ts";
 import { Credentials, PasswordChange } from "../schemas/auth.ts";
@@ -82,7 +83,7 @@ export const authRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook 
     const session = sessionFrom(c);
     if (session) {
       requireSameOrigin(c);
-      unwrap(await accountOf(c.env, session.accountId).signOut(session.token));
+      unwrap(await accountOf(c.env, session.accountId).signOut({ token: session.token, may: ROLES }));
     }
     clearSessionCookie(c);
     return c.body(null, 204);
@@ -91,7 +92,7 @@ export const authRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook 
     const session = sessionFrom(c);
     if (!session) throw new ApiError("unauthorized", "signing out everywhere needs a signed-in session (the gpr_session cookie)");
     requireSameOrigin(c);
-    unwrap(await accountOf(c.env, session.accountId).signOut(session.token, true));
+    unwrap(await accountOf(c.env, session.accountId).signOut({ token: session.token, may: ROLES }, true));
     clearSessionCookie(c);
     return c.body(null, 204);
   })

@@ -88,7 +88,7 @@ export const instanceRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationH
     } catch (error) {
       // A bad key is refused before anything about the catalog rules is revealed; a good request
       // has its key checked once, by launch itself.
-      if (!(await account.authenticate(c.var.credential))) throw new ApiError("unauthorized", CALLER_REFUSED);
+      unwrap(await account.authenticate(c.var.credential));
       throw error;
     }
     const idem = key ? { key, bodyHash: await sha256Hex(JSON.stringify(body)) } : null;

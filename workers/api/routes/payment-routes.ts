@@ -69,7 +69,7 @@ export const paymentRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
     if (amount_micros < bounds.min_micros || amount_micros > bounds.max_micros) {
       throw new ApiError("invalid", `amount_micros: must be from ${bounds.min_micros} to ${bounds.max_micros}`);
     }
-    if (!(await accountOf(c.env, c.var.accountId).authenticate(c.var.credential))) throw new ApiError("unauthorized", "API key or session missing, wrong or revoked");
+    unwrap(await accountOf(c.env, c.var.accountId).authenticate(c.var.credential));
     const idempotencyKey = c.req.valid("header")["idempotency-key"];
     const session = await createSession(stripe, c.var.accountId, amount_micros, new URL(c.req.url).origin, idempotencyKey);
     unwrap(await accountOf(c.env, c.var.accountId).recordCheckout({ session_id: session.id, amount_micros }));

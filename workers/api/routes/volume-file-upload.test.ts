@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { chunkName, manifestName, volumeObjectKey, VOLUME_CHUNK_BYTES } from "../../../protocol/volumes.ts";
 import { readTar } from "../../../standards/tar-read.ts";
 import { tarStream } from "../../../standards/tar-write.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { launchOn } from "../../../test/support/workerd/instances.ts";
 import { advanceClock, withFrozenClock } from "../../../test/support/workerd/test-clock.ts";
@@ -135,7 +135,7 @@ describe("PUT /v1/volumes/{id}/files with upload", () => {
     const { id } = await newVolume(key, "collected");
     const gone = "ab".repeat(32);
     const upload = uploadId();
-    const appended = await env.ACCOUNTS.getByName(accountId).appendVolumeUpload(key, {
+    const appended = await env.ACCOUNTS.getByName(accountId).appendVolumeUpload(keyCredential(key), {
       volume_id: id, upload_id: upload, path: "f.bin", offset: 0, chunks: [{ hash: gone, size: CHUNK }], stored: [], bytes_sent: 0, final: false,
     });
     expect(appended).toEqual({
@@ -209,7 +209,7 @@ describe("PUT /v1/volumes/{id}/files with upload", () => {
     const big = 119 * CHUNK;
     const manifest = manifestName("bigfile0000000000000000");
     await env.VOLUMES.put(volumeObjectKey(accountId, id, manifest), JSON.stringify({ format: 1, entries: [{ type: "file", path: "big.bin", mode: 0o644, mtime_ms: 0, size: big, chunks: Array(119).fill(zeroHash) }] }));
-    expect(await account.commitVolumeFiles(key, { volume_id: id, instance_id: null, base_version: 0, manifest, bytes_sent: 0 })).toMatchObject({ ok: true, version: 1 });
+    expect(await account.commitVolumeFiles(keyCredential(key), { volume_id: id, instance_id: null, base_version: 0, manifest, bytes_sent: 0 })).toMatchObject({ ok: true, version: 1 });
 
     const more = uploadId();
     refused(await part(key, id, "/more.bin", more, 0, randomBytes(CHUNK)), 413, "payload_too_large",
@@ -220,12 +220,12 @@ describe("PUT /v1/volumes/{id}/files with upload", () => {
     // a second one is refused for the two together, by the route before its body and by the object.
     const first = uploadId();
     const zeroChunks = Array.from({ length: 119 }, () => ({ hash: zeroHash, size: CHUNK }));
-    expect(await account.appendVolumeUpload(key, { volume_id: id, upload_id: first, path: "big.bin", offset: 0, chunks: zeroChunks, stored: [], bytes_sent: 0, final: false }))
+    expect(await account.appendVolumeUpload(keyCredential(key), { volume_id: id, upload_id: first, path: "big.bin", offset: 0, chunks: zeroChunks, stored: [], bytes_sent: 0, final: false }))
       .toEqual({ ok: true, offset: big, chunks: null });
     const second = uploadId();
     const together = /^size_gb: the volume's uploads would stage 1006632960 bytes together, over its size_gb \(1 GB, 1000000000 bytes\)/;
     refused(await part(key, id, "/big.bin", second, 0, randomBytes(CHUNK)), 413, "payload_too_large", together, 0);
-    expect(await account.appendVolumeUpload(key, { volume_id: id, upload_id: second, path: "big.bin", offset: 0, chunks: [{ hash: zeroHash, size: CHUNK }], stored: [], bytes_sent: 0, final: false }))
+    expect(await account.appendVolumeUpload(keyCredential(key), { volume_id: id, upload_id: second, path: "big.bin", offset: 0, chunks: [{ hash: zeroHash, size: CHUNK }], stored: [], bytes_sent: 0, final: false }))
       .toEqual({ ok: false, code: "payload_too_large", message: expect.stringMatching(together), headers: { "Upload-Offset": "0" } });
     // The first one's file replaces big.bin: the content is the new file alone.
     const tail = randomBytes(5);

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { TAR_BLOCK_BYTES, tarEntryHead } from "../../../standards/tar.ts";
 import { readTar } from "../../../standards/tar-read.ts";
 import { tarStream, type TarWriteEntry } from "../../../standards/tar-write.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { launchOn } from "../../../test/support/workerd/instances.ts";
 import { storedNames } from "../../../test/support/workerd/volume-content.ts";
@@ -240,7 +240,7 @@ describe("/v1/volumes/{id}/files", () => {
     expect(response.status).toBe(200);
     await expect(response.arrayBuffer()).rejects.toThrow();
     // The stream the archive goes into is aborted, not left waiting.
-    const answer = await env.ACCOUNTS.getByName(accountId).volumeContent(key, id);
+    const answer = await env.ACCOUNTS.getByName(accountId).volumeContent(keyCredential(key), id);
     if (!answer.ok) throw new Error(answer.message);
     const place = volumePlace(env, accountId, id);
     const aborted: unknown[] = [];

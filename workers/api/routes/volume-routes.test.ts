@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { volumeObjectKey } from "../../../protocol/volumes.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { launchOn, runningOn } from "../../../test/support/workerd/instances.ts";
 import { browser, signUp } from "../../../test/support/workerd/session-client.ts";
@@ -127,11 +127,11 @@ describe("POST /v1/volumes from_snapshot", () => {
     const { id: accountId, key } = await newAccount();
     const { body: source } = await create(key, { name: "source", size_gb: 3 });
     const saved = await storeSave(accountId, source.id, { "notes.txt": "kept in the snapshot" });
-    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(key, { volume_id: source.id, instance_id: null, base_version: 0, manifest: saved.manifest, bytes_sent: 20 });
+    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(keyCredential(key), { volume_id: source.id, instance_id: null, base_version: 0, manifest: saved.manifest, bytes_sent: 20 });
     const snapshot = await callJson<{ id: string }>("POST", "/v1/volumes/source/snapshots", { key });
     const again = await callJson<{ id: string }>("POST", "/v1/volumes/source/snapshots", { key });
     // The volume emptied after: its snapshots still hold what they held.
-    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(key, { volume_id: source.id, instance_id: null, base_version: 1, manifest: (await storeSave(accountId, source.id, {})).manifest, bytes_sent: 0 });
+    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(keyCredential(key), { volume_id: source.id, instance_id: null, base_version: 1, manifest: (await storeSave(accountId, source.id, {})).manifest, bytes_sent: 0 });
 
     const copy = await create(key, { name: "copy", from_snapshot: snapshot.body.id });
     expect(copy).toMatchObject({ status: 201, body: { name: "copy", size_gb: 3, version: 1, used_bytes: 20, stored_bytes: 20 } });
@@ -158,7 +158,7 @@ describe("launch with volumes", () => {
     const { id: accountId, key } = await newAccount();
     const { body: volume } = await create(key, { name: "work", size_gb: 2 });
     const saved = await storeSave(accountId, volume.id, { "a.txt": "hello" });
-    const committed = await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(key, { volume_id: volume.id, instance_id: null, base_version: 0, manifest: saved.manifest, bytes_sent: 5 });
+    const committed = await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(keyCredential(key), { volume_id: volume.id, instance_id: null, base_version: 0, manifest: saved.manifest, bytes_sent: 5 });
     expect(committed).toEqual({ ok: true, version: 1, changed: true });
 
     const writer = await launchOn(agent, key, { volumes: [{ volume_id: "work" }] });
@@ -166,7 +166,7 @@ describe("launch with volumes", () => {
     expect(spec.volumes).toEqual([{ volume_id: volume.id, path: "/workspace", read_only: false, version: 1, manifest: saved.manifest, max_bytes: 2e9 }]);
     expect((await callJson<{ volumes: unknown }>("GET", `/v1/instances/${writer}`, { key })).body.volumes).toEqual([{ volume_id: volume.id, path: "/workspace", read_only: false }]);
 
-    expect(await env.ACCOUNTS.getByName(accountId).volumeContent(key, "work")).toEqual({
+    expect(await env.ACCOUNTS.getByName(accountId).volumeContent(keyCredential(key), "work")).toEqual({
       ok: true, content: { account_id: accountId, volume_id: volume.id, version: 1, manifest: saved.manifest, max_bytes: 2e9, attached_read_write: writer },
     });
     refused(await launch(key, [{ volume_id: volume.id, path: "/data" }]), 409, "conflict", new RegExp(`^volumes\\[0\\]: volume work is attached read-write to instance ${writer}`));
@@ -216,7 +216,7 @@ describe("launch with volumes", () => {
     const { id: accountId, key } = await newAccount();
     const { body: volume } = await create(key, { name: "keep", size_gb: 1 });
     const saved = await storeSave(accountId, volume.id, { "x.bin": "xx", "y.bin": "yy" });
-    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(key, { volume_id: volume.id, instance_id: null, base_version: 0, manifest: saved.manifest, bytes_sent: 4 });
+    await env.ACCOUNTS.getByName(accountId).commitVolumeFiles(keyCredential(key), { volume_id: volume.id, instance_id: null, base_version: 0, manifest: saved.manifest, bytes_sent: 4 });
     // An object no version names (a save that died before its commit) goes with the volume too.
     await env.VOLUMES.put(volumeObjectKey(accountId, volume.id, "manifests/abandoned-save-0000.json"), "{}");
     const instance = await launchOn(agent, key, { volumes: [{ volume_id: "keep", read_only: true }] });

@@ -8,7 +8,7 @@ import { ApiError } from "../../../core/errors.ts";
 import { newVolumeId } from "../../../core/ids.ts";
 import { VOLUME_CHUNK_BYTES, volumeObjectKey, type VolumeManifest } from "../../../protocol/volumes.ts";
 import { tarStream } from "../../../standards/tar-write.ts";
-import { call, callJson, newAccount } from "../../../test/support/workerd/api-client.ts";
+import { call, callJson, newAccount, keyCredential } from "../../../test/support/workerd/api-client.ts";
 import { storedNames } from "../../../test/support/workerd/volume-content.ts";
 import { copySnapshot } from "./copy-snapshot.ts";
 import { randomBytes } from "../../../test/support/workerd/random-bytes.ts";
@@ -27,7 +27,7 @@ async function snapshotOf(files: Record<string, Uint8Array>) {
   const snapshot = await callJson<{ id: string }>("POST", `/v1/volumes/${volume.id}/snapshots`, { key, body: {} });
   expect(snapshot.status, JSON.stringify(snapshot.body)).toBe(201);
   const account = env.ACCOUNTS.getByName(accountId);
-  const answer = await account.snapshotSource(key, snapshot.body.id);
+  const answer = await account.snapshotSource(keyCredential(key), snapshot.body.id);
   if (!answer.ok) throw new Error(answer.message);
   return { accountId, key, account, volumeId: volume.id, source: answer.source };
 }
@@ -50,7 +50,7 @@ describe("copySnapshot", () => {
     const manifest = await copySnapshot(env, source, { volumeId: id, maxBytes: 2e9 });
     expect(manifest).toBe(source.manifest);
     expect(await storedNames(accountId, id)).toEqual(await storedNames(accountId, volumeId));
-    const created = await account.createVolume(key, { name: "copy", size_gb: 2, id, from: { manifest: manifest!, version: 1 } });
+    const created = await account.createVolume(keyCredential(key), { name: "copy", size_gb: 2, id, from: { manifest: manifest!, version: 1 } });
     expect(created).toMatchObject({ ok: true, volume: { id, version: 1, used_bytes: big.byteLength + 2 } });
     const response = await call("GET", `/v1/volumes/copy/files?path=/big.bin`, { key });
     expect(response.status).toBe(200);

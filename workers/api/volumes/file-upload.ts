@@ -10,6 +10,7 @@ import type { accountOf, Env } from "../../../core/env.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
 import type { VolumeUploadState } from "../../../durable-objects/contracts/volume-uploads.ts";
 import { manifestBytes, manifestChunks, VOLUME_CHUNK_BYTES, type ManifestEntry, type VolumeManifest } from "../../../protocol/volumes.ts";
+import type { Credential } from "../../../durable-objects/contracts/members.ts";
 import { ChunkUploads } from "./chunk-uploads.ts";
 import { entryAt, inside, mergedManifest } from "./manifest-tree.ts";
 import { objectKey, readManifest, volumePlace, writeManifest, EMPTY_MANIFEST, type VolumePlace } from "./volume-objects.ts";
@@ -36,7 +37,7 @@ const COMMIT_TRIES = 3;
 const staged = (bytes: number) => ({ "Upload-Offset": String(bytes) });
 
 /** The answer to the part: 202 with the staged size, or 204 once the final part made the file a version. */
-export async function receivePart(env: Env, account: Account, credential: string, part: UploadPart, body: ReadableStream<Uint8Array> | null): Promise<Response> {
+export async function receivePart(env: Env, account: Account, credential: Credential, part: UploadPart, body: ReadableStream<Uint8Array> | null): Promise<Response> {
   const state = unwrap(await account.volumeUpload(credential, part.volume, part.upload, part.path));
   const { content } = state;
   if (state.written !== null) {
@@ -113,7 +114,7 @@ function refuseTooLarge(part: UploadPart, state: VolumeUploadState, base: Volume
  * again when another version came between. Refused, the upload stays staged, its final part to be
  * sent again.
  */
-async function commitFile(account: Account, credential: string, place: VolumePlace, part: UploadPart, size: number, chunks: string[]): Promise<void> {
+async function commitFile(account: Account, credential: Credential, place: VolumePlace, part: UploadPart, size: number, chunks: string[]): Promise<void> {
   for (let tries = 1; ; tries++) {
     const { content } = unwrap(await account.volumeContent(credential, place.volumeId));
     if (content.attached_read_write !== null) throw attachedReadWrite(part.volume, content.attached_read_write);
