@@ -28,7 +28,7 @@ export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 429 | 502;
 
 /** The 403 of a launch or start, which a frozen account gets besides the Origin rule's. */
 export const launchForbidden = {
-  403: json(ErrorBody, "The account is frozen (account_frozen: launches and starts are refused until the operator clears it), or signed in with the session cookie but Origin is missing or not this service (forbidden)"),
+  403: json(ErrorBody, "The account is frozen (account_frozen: launches and starts are refused until the operator clears it), the caller's role may not do this, or a session's request did not come from this service's pages (forbidden)"),
 };
 
 /** The error responses a route can give, documented with the one error shape. */
@@ -36,7 +36,7 @@ export function errors(...statuses: ErrorStatus[]) {
   const described: Record<number, string> = {
     400: "Malformed request (bad_request) or invalid parameter (invalid)",
     401: `${CALLER_REFUSED} (unauthorized)`,
-    403: "Signed in with the session cookie, but Origin is missing or not this service (forbidden)",
+    403: "The caller's role may not do this (the message names the roles that may), or a session's change came without this service's Origin (forbidden)",
     402: "Balance does not cover one hour (insufficient_funds)",
     404: "No such instance or key in the account (not_found)",
     409: "no_capacity, gpus_busy, conflict or not_running",
