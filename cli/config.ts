@@ -1,5 +1,7 @@
 // Where the CLI finds the service and the key: GPU_API_URL and GPU_API_KEY, else the file that
 // `gpu login` writes ($XDG_CONFIG_HOME/gpu-rental/config.json, ~/.config by default), mode 0600.
+// The file keeps every key `gpu login` was given, one per account and service (a person in several
+// accounts has a key of each), and which of them is in use (`gpu accounts switch`).
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -10,9 +12,17 @@ export interface Config {
   apiKey: string;
 }
 
+/** A key `gpu login` saved, with the account it acts on. */
+export interface SavedKey extends Config {
+  /** Null for the one key of a file written before keys were kept per account. */
+  accountId: string | null;
+}
+
 interface ConfigFile {
+  /** The key in use, and its service. */
   api_url?: string;
   api_key?: string;
+  accounts?: { account_id: string | null; api_url: string; api_key: string }[];
 }
 
 export function configPath(env: NodeJS.ProcessEnv): string {
@@ -30,10 +40,40 @@ export async function loadConfig(env: NodeJS.ProcessEnv): Promise<Config> {
   return { apiUrl: normalizeApiUrl(apiUrl), apiKey };
 }
 
-export async function saveConfig(env: NodeJS.ProcessEnv, config: Config): Promise<string> {
+/** The keys `gpu login` saved, the one in use among them (a file of before: its one key, of an account not noted). */
+export async function savedKeys(env: NodeJS.ProcessEnv): Promise<SavedKey[]> {
+  const saved = await readConfigFile(configPath(env));
+  const keys: SavedKey[] = (saved.accounts ?? []).map((a) => ({ accountId: a.account_id, apiUrl: a.api_url, apiKey: a.api_key }));
+  if (saved.api_url && saved.api_key && !keys.some((k) => sameKey(k, { apiUrl: saved.api_url!, apiKey: saved.api_key! }))) {
+    keys.unshift({ accountId: null, apiUrl: saved.api_url, apiKey: saved.api_key });
+  }
+  return keys;
+}
+
+export const sameKey = (a: Config, b: Config) => a.apiUrl === b.apiUrl && a.apiKey === b.apiKey;
+
+/**
+ * Saves a key and puts it in use: it takes the place of a key saved for the same account of the
+ * same service, and the other accounts' keys stay, for `gpu accounts switch`.
+ */
+export async function saveConfig(env: NodeJS.ProcessEnv, key: SavedKey): Promise<string> {
+  const others = (await savedKeys(env)).filter((k) => !sameKey(k, key) && !(k.accountId === key.accountId && k.apiUrl === key.apiUrl));
+  return writeConfigFile(env, key, [...others, key]);
+}
+
+/** Puts a saved key in use. */
+export async function useSavedKey(env: NodeJS.ProcessEnv, key: SavedKey): Promise<string> {
+  return writeConfigFile(env, key, await savedKeys(env));
+}
+
+async function writeConfigFile(env: NodeJS.ProcessEnv, current: Config, keys: SavedKey[]): Promise<string> {
   const path = configPath(env);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const file: ConfigFile = { api_url: config.apiUrl, api_key: config.apiKey };
+  const file: ConfigFile = {
+    api_url: current.apiUrl,
+    api_key: current.apiKey,
+    accounts: keys.map((k) => ({ account_id: k.accountId, api_url: k.apiUrl, api_key: k.apiKey })),
+  };
   await writeFile(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   // writeFile's mode applies only to a new file; an older one may have been readable by others.
   await chmod(path, 0o600);
@@ -60,9 +100,18 @@ async function readConfigFile(path: string): Promise<ConfigFile> {
   if (text === null) return {};
   try {
     const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as ConfigFile;
-  } catch {
+    if (isObject(parsed)) {
+      if (parsed.accounts === undefined || (Array.isArray(parsed.accounts) && parsed.accounts.every(isSavedKey))) return parsed as ConfigFile;
+      throw new CliError(`${path}: "accounts" is not a list of saved keys; run \`gpu login\` to write it again`);
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
     // Reported below.
   }
   throw new CliError(`${path} is not a JSON object; run \`gpu login\` to write it again`);
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const isSavedKey = (value: unknown) =>
+  isObject(value) && typeof value.api_url === "string" && typeof value.api_key === "string" && (value.account_id === null || typeof value.account_id === "string");

@@ -1,4 +1,5 @@
-// `gpu login`: checks an API URL and key against the service and saves them for later commands.
+// `gpu login`: checks an API URL and key against the service and saves them for later commands,
+// beside the keys of other accounts saved before (`gpu accounts switch` goes back to one).
 import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { Command } from "@commander-js/extra-typings";
@@ -12,7 +13,7 @@ import { JSON_HELP } from "../options.ts";
 
 export function loginCommand(f: Factory) {
   return new Command("login")
-    .description("Save the API URL and key to $XDG_CONFIG_HOME/gpu-rental/config.json (mode 0600), after checking them")
+    .description("Save the API URL and key to $XDG_CONFIG_HOME/gpu-rental/config.json (mode 0600), after checking them; keys of other accounts saved before stay (`gpu accounts`)")
     .option("--url <url>", "the service's address, e.g. https://api.example.com (default: GPU_API_URL)")
     .option("--key <key>", "an API key (default: GPU_API_KEY, else read from stdin or asked for on a terminal)")
     .option("--json", `${JSON_HELP} (the account, /v1/me)`)
@@ -22,7 +23,7 @@ export function loginCommand(f: Factory) {
       const apiKey = (options.key ?? f.env.GPU_API_KEY ?? (await readKey(f.io))).trim();
       if (!apiKey) throw new CliError("no API key given: pass --key, set GPU_API_KEY, or pipe it in");
       const me = await ok(createGpuClient({ baseUrl: apiUrl, apiKey }).GET("/v1/me"));
-      const path = await saveConfig(f.env, { apiUrl, apiKey });
+      const path = await saveConfig(f.env, { apiUrl, apiKey, accountId: me.account.id });
       if (options.json) return printJson(f.io, me);
       f.io.out(`✓ Logged in to ${apiUrl} as ${me.account.id} (balance ${dollars(me.balance_micros)}); saved to ${path}`);
     });

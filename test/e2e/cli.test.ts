@@ -62,7 +62,8 @@ describe("installing and configuring", () => {
     expect(login.stdout).toContain(`Logged in to ${stack.baseUrl} as ${stack.setup.account.id}`);
     const file = join(home, "gpu-rental", "config.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ api_url: stack.baseUrl, api_key: stack.key });
+    const saved = { api_url: stack.baseUrl, api_key: stack.key };
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ ...saved, accounts: [{ account_id: stack.setup.account.id, ...saved }] });
 
     const balance = await runGpu(["balance", "--json"], bare);
     expect(balance.code).toBe(0);
