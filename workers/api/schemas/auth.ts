@@ -7,7 +7,8 @@ const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 128;
 
-const email = z
+/** An email as every body takes it: trimmed, lower-cased, the HTML form's rule. */
+export const email = z
   .string("must be an email address")
   .trim()
   .toLowerCase()
