@@ -1,5 +1,5 @@
 // Who is signed in (GET /v1/me, null when no session) and the session's mutations: sign up, sign
-// in, sign out, change the password.
+// in, sign out, change the password, switch to another of the person's accounts, accept an invitation.
 import { useMutation, useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { ok, type components } from "../../client/index.ts";
 import { isUnauthorized } from "./api-errors.ts";
@@ -20,10 +20,26 @@ async function fetchMe(): Promise<Me | null> {
 }
 
 /**
- * The signed-in account and its balance, or null. Every balance read settles billing (a ledger
- * charge per running instance), so it is read about as often as billing settles anyway: once a minute.
+ * The signed-in person, their current account and its balance, or null. Every balance read settles
+ * billing (a ledger charge per running instance), so it is read about as often as billing settles
+ * anyway: once a minute. A session whose account changed meanwhile (switched in another tab, or moved
+ * to another of the person's accounts as they were removed from this one) drops what the cache held
+ * of the account before.
  */
-export const useMe = () => useQuery({ queryKey: meKey, queryFn: fetchMe, staleTime: 30_000, refetchInterval: 60_000 });
+export function useMe() {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: meKey,
+    queryFn: async () => {
+      const me = await fetchMe();
+      const before = queryClient.getQueryData<Me | null>(meKey);
+      if (before && me && before.account.id !== me.account.id) switchAccount(queryClient, me);
+      return me;
+    },
+    staleTime: 30_000,
+    refetchInterval: 60_000,
+  });
+}
 
 export function useSignIn() {
   const queryClient = useQueryClient();
@@ -52,6 +68,24 @@ export function useSignOut(everywhere = false) {
 
 export const useChangePassword = () =>
   useMutation({ mutationFn: (body: PasswordChange) => ok(api.POST("/v1/auth/password", { body })) });
+
+/** Makes another of the signed-in person's accounts the session's current one, and reads everything again for it. */
+export function useSwitchAccount() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (accountId: string) => ok(api.POST("/v1/auth/switch", { body: { account_id: accountId } })),
+    onSuccess: (me) => switchAccount(queryClient, me),
+  });
+}
+
+/** Joins the account an invitation is for: as the signed-in person, or as a new person with `password`. */
+export function useAcceptInvitation() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { token: string; password?: string }) => ok(api.POST("/v1/auth/accept-invitation", { body })),
+    onSuccess: (me) => switchAccount(queryClient, me),
+  });
+}
 
 /** Nothing of one account stays in the cache for the next (or for whoever uses the browser next). */
 function switchAccount(queryClient: QueryClient, me: Me | null): void {

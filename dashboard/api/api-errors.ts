@@ -25,3 +25,5 @@ export function formError(error: unknown, fields: readonly string[]): string | n
 }
 
 export const isUnauthorized = (error: unknown) => error instanceof GpuApiError && error.status === 401;
+
+export const isForbidden = (error: unknown) => error instanceof GpuApiError && error.status === 403;

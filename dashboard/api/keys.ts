@@ -17,3 +17,5 @@ export const sshKeysKey = ["ssh-keys"] as const;
 export const volumesKey = ["volumes"] as const;
 export const volumeKey = (id: string) => ["volumes", id] as const;
 export const snapshotsKey = (id: string) => ["volumes", id, "snapshots"] as const;
+export const membersKey = ["members"] as const;
+export const invitationsKey = ["members", "invitations"] as const;

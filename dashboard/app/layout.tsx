@@ -1,10 +1,12 @@
-// The signed-in frame: the service's name, the navigation, the account and "Sign out".
+// The signed-in frame: the service's name, the navigation (the pages the member's role may use), who is
+// signed in, the account switcher and "Sign out".
 import type { ReactNode } from "react";
 import { useSignOut, type Me } from "../api/account.ts";
-import { FormError } from "../components/form-error.tsx";
 import { formError } from "../api/api-errors.ts";
+import { FormError } from "../components/form-error.tsx";
 import { Link, navigate } from "../router/router.tsx";
-import { SIGNED_IN_ROUTES } from "./routes.tsx";
+import { AccountSwitcher } from "./account-switcher.tsx";
+import { mayOpen, SIGNED_IN_ROUTES } from "./routes.tsx";
 
 export function Layout({ me, children }: { me: Me; children: ReactNode }) {
   const signOut = useSignOut();
@@ -16,7 +18,7 @@ export function Layout({ me, children }: { me: Me; children: ReactNode }) {
         </Link>
         <nav aria-label="Main">
           <ul>
-            {SIGNED_IN_ROUTES.filter((route) => route.nav).map((route) => (
+            {SIGNED_IN_ROUTES.filter((route) => route.nav && mayOpen(route, me.account.role)).map((route) => (
               <li key={route.path}>
                 <Link to={route.path}>{route.nav}</Link>
               </li>
@@ -24,7 +26,8 @@ export function Layout({ me, children }: { me: Me; children: ReactNode }) {
           </ul>
         </nav>
         <div className="account">
-          <span className="muted">{me.account.email ?? me.account.id}</span>
+          <span className="muted">{me.user?.email ?? me.account.email ?? me.account.id}</span>
+          <AccountSwitcher me={me} />
           <button type="button" onClick={() => signOut.mutate(undefined, { onSuccess: () => navigate("/login", { replace: true }) })} disabled={signOut.isPending}>
             Sign out
           </button>

@@ -1,8 +1,9 @@
 // /billing: the balance, this month's usage (per day, per instance and per volume), and the ledger, newest first,
-// a page at a time (the API's cursor leads to older entries; the cursors already followed lead back).
+// a page at a time (the API's cursor leads to older entries; the cursors already followed lead back). "Add funds" for the roles that pay.
 import { useState } from "react";
 import { useMe } from "../../api/account.ts";
 import { useLedgerPage } from "../../api/ledger.ts";
+import { useMay } from "../../api/may.ts";
 import { useMonthUsage } from "../../api/usage.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
@@ -15,6 +16,7 @@ import { UsageByVolume } from "./usage-by-volume.tsx";
 
 export function BillingPage() {
   const me = useMe();
+  const mayPay = useMay("POST /billing/checkout");
   // The cursors of the pages before this one; the last is this page's (null: the newest page).
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors.at(-1) ?? null;
@@ -32,7 +34,7 @@ export function BillingPage() {
         has accrued since the last settlement.
       </p>
       <PaymentStatus />
-      <AddFunds />
+      {mayPay && <AddFunds />}
       <h2>This month</h2>
       {(byDay.isPending || byInstance.isPending) && <Loading what="this month's usage" />}
       {byDay.isError && <LoadError what="this month's usage" error={byDay.error} />}

@@ -1,8 +1,9 @@
 // The instance's volumes: each one's name (a link to its page), path, mode, version and when saved,
-// and "Save now" for a read-write one. A refusal (409 not_running while not running) is the API's words.
+// and "Save now" for a read-write one (to the roles that may). A refusal (409 not_running while not running) is the API's words.
 import { formError } from "../../api/api-errors.ts";
 import type { Instance } from "../../api/instances.ts";
 import { useSaveVolume, useVolumes } from "../../api/volumes.ts";
+import { useMay } from "../../api/may.ts";
 import { DataTable } from "../../components/data-table.tsx";
 import { FormError } from "../../components/form-error.tsx";
 import { formatTime } from "../../format/time.ts";
@@ -16,6 +17,7 @@ export function InstanceVolumes({ instance }: { instance: Instance }) {
 function VolumeMounts({ instance }: { instance: Instance }) {
   const volumes = useVolumes();
   const save = useSaveVolume();
+  const maySave = useMay("POST /volumes/{id}/save");
   const volumeOf = (id: string) => volumes.data?.find((volume) => volume.id === id);
   return (
     <>
@@ -41,7 +43,7 @@ function VolumeMounts({ instance }: { instance: Instance }) {
               <td>{volume?.version ?? "–"}</td>
               <td>{volume ? (volume.saved_at ? formatTime(volume.saved_at) : "never") : "–"}</td>
               <td>
-                {!mount.read_only && (
+                {maySave && !mount.read_only && (
                   <button type="button" onClick={() => save.mutate(mount.volume_id)} disabled={save.isPending || instance.status === "destroyed"} aria-describedby="save-now-note">
                     Save now
                   </button>

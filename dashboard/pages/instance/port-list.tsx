@@ -1,8 +1,9 @@
 // The instance's ports: what each serves, whether it answers yet, its proxy address, and "Open" (its
-// web app) for HTTP ports.
+// web app) for HTTP ports, to the roles that may use it.
 import { useState } from "react";
 import { messageOf } from "../../api/api-errors.ts";
 import type { Instance } from "../../api/instances.ts";
+import { useMay } from "../../api/may.ts";
 import { DataTable } from "../../components/data-table.tsx";
 import { FormError } from "../../components/form-error.tsx";
 import { formatTime } from "../../format/time.ts";
@@ -10,6 +11,7 @@ import { openPort, proxyPath } from "./open-port.ts";
 
 export function PortList({ instance }: { instance: Instance }) {
   const [error, setError] = useState<string | null>(null);
+  const mayOpen = useMay("POST /instances/{id}/ports/{port}/open");
   const open = (port: number) => {
     setError(null);
     openPort(instance.id, port).catch((failure: unknown) => setError(messageOf(failure)));
@@ -38,7 +40,7 @@ export function PortList({ instance }: { instance: Instance }) {
                   <code>{window.location.origin + proxyPath(instance.id, port.port)}</code>
                 </td>
                 <td>
-                  {port.kind === "http" && (
+                  {mayOpen && port.kind === "http" && (
                     <button type="button" onClick={() => open(port.port)} disabled={instance.status !== "running"} aria-describedby="open-port-note">
                       Open
                     </button>

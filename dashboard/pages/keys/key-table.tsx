@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { formError } from "../../api/api-errors.ts";
 import { useApiKeys, useRevokeApiKey, type ApiKey } from "../../api/api-keys.ts";
+import { useMay } from "../../api/may.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { DataTable } from "../../components/data-table.tsx";
 import { FormError } from "../../components/form-error.tsx";
@@ -12,6 +13,7 @@ export function KeyTable() {
   const keys = useApiKeys();
   const revoke = useRevokeApiKey();
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const mayRevoke = useMay("DELETE /keys/{id}");
   return (
     <QueryList query={keys} what="keys" empty="No keys yet.">
       {(list) => (
@@ -31,9 +33,11 @@ export function KeyTable() {
                 <td>{formatTime(key.created_at)}</td>
                 <td>{key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
                 <td>
-                  <button type="button" className="danger" onClick={() => setRevoking(key)} disabled={revoke.isPending}>
-                    Revoke
-                  </button>
+                  {mayRevoke && (
+                    <button type="button" className="danger" onClick={() => setRevoking(key)} disabled={revoke.isPending}>
+                      Revoke
+                    </button>
+                  )}
                 </td>
               </>
             )}

@@ -1,6 +1,7 @@
 // /: the balance, a new account's first steps, the running instances and what they cost per hour together.
 import { useMe } from "../../api/account.ts";
 import { useInstances } from "../../api/instances.ts";
+import { useMay } from "../../api/may.ts";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
 import { formatDollars, formatPerHour } from "../../format/money.ts";
@@ -11,6 +12,7 @@ import { RunningList } from "./running-list.tsx";
 export function OverviewPage() {
   const me = useMe();
   const instances = useInstances();
+  const mayLaunch = useMay("POST /instances");
   const running = instances.data?.filter((instance) => instance.status === "running") ?? [];
   const perHour = running.reduce((sum, instance) => sum + instance.price_hour_micros, 0);
 
@@ -37,7 +39,7 @@ export function OverviewPage() {
       {instances.isError && <LoadError what="instances" error={instances.error} />}
       {instances.data && running.length === 0 && (
         <p className="empty">
-          Nothing is running. <Link to="/launch">Launch an instance</Link>
+          Nothing is running.{mayLaunch && <> <Link to="/launch">Launch an instance</Link></>}
         </p>
       )}
       {running.length > 0 && <RunningList instances={running} />}

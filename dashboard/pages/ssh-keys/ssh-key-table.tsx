@@ -1,6 +1,7 @@
 // The account's SSH keys: name, type, fingerprint, when added and last used (to the minute), each with "Remove" (asked in a dialog).
 import { useState } from "react";
 import { formError } from "../../api/api-errors.ts";
+import { useMay } from "../../api/may.ts";
 import { useRemoveSshKey, useSshKeys, type SshKey } from "../../api/ssh-keys.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { DataTable } from "../../components/data-table.tsx";
@@ -12,6 +13,7 @@ export function SshKeyTable() {
   const keys = useSshKeys();
   const remove = useRemoveSshKey();
   const [removing, setRemoving] = useState<SshKey | null>(null);
+  const mayRemove = useMay("DELETE /ssh-keys/{id}");
   return (
     <QueryList query={keys} what="SSH keys" empty="No SSH keys yet.">
       {(list) => (
@@ -32,9 +34,11 @@ export function SshKeyTable() {
                 <td>{formatTime(key.created_at)}</td>
                 <td>{key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
                 <td>
-                  <button type="button" className="danger" onClick={() => setRemoving(key)} disabled={remove.isPending}>
-                    Remove
-                  </button>
+                  {mayRemove && (
+                    <button type="button" className="danger" onClick={() => setRemoving(key)} disabled={remove.isPending}>
+                      Remove
+                    </button>
+                  )}
                 </td>
               </>
             )}

@@ -1,7 +1,9 @@
 // A volume's snapshots, newest first: taking one of the latest version (named, or `v` and its version),
-// deleting one (asked in a dialog; the data only it kept is freed), and making a new volume of one.
+// deleting one (asked in a dialog; the data only it kept is freed), and making a new volume of one; each
+// for the roles that may.
 import { useState, type FormEvent } from "react";
 import { fieldError, formError } from "../../api/api-errors.ts";
+import { useMay } from "../../api/may.ts";
 import { useCreateSnapshot, useDeleteSnapshot, useSnapshots, type Snapshot, type Volume } from "../../api/volumes.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { DataTable } from "../../components/data-table.tsx";
@@ -18,6 +20,7 @@ export function SnapshotPanel({ volume }: { volume: Volume }) {
   const remove = useDeleteSnapshot(volume.id);
   const [name, setName] = useState("");
   const [deleting, setDeleting] = useState<Snapshot | null>(null);
+  const may = { take: useMay("POST /volumes/{id}/snapshots"), delete: useMay("DELETE /volumes/{id}/snapshots/{snapshot_id}"), copy: useMay("POST /volumes") };
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate(name.trim(), { onSuccess: () => setName("") });
@@ -26,14 +29,16 @@ export function SnapshotPanel({ volume }: { volume: Volume }) {
     <>
       <h2>Snapshots</h2>
       <p className="note">A snapshot keeps the latest version as it is now, whatever the volume saves after; its data is stored once with the volume's.</p>
-      <form onSubmit={submit} noValidate className="inline">
-        <Field label="Snapshot name" error={fieldError(create.error, "name")} hint={`Optional: v${volume.version} if left empty`}>
-          {(control) => <input {...control} type="text" value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <button type="submit" disabled={create.isPending}>
-          Take snapshot
-        </button>
-      </form>
+      {may.take && (
+        <form onSubmit={submit} noValidate className="inline">
+          <Field label="Snapshot name" error={fieldError(create.error, "name")} hint={`Optional: v${volume.version} if left empty`}>
+            {(control) => <input {...control} type="text" value={name} onChange={(e) => setName(e.target.value)} />}
+          </Field>
+          <button type="submit" disabled={create.isPending}>
+            Take snapshot
+          </button>
+        </form>
+      )}
       <FormError message={formError(create.error, ["name"])} />
       <QueryList query={snapshots} what="snapshots" empty="No snapshots yet.">
         {(list) => (
@@ -51,14 +56,16 @@ export function SnapshotPanel({ volume }: { volume: Volume }) {
                   <td>{formatBytes(snapshot.stored_bytes)}</td>
                   <td>{formatTime(snapshot.created_at)}</td>
                   <td>
-                    <button type="button" className="danger" onClick={() => setDeleting(snapshot)} disabled={remove.isPending}>
-                      Delete
-                    </button>
+                    {may.delete && (
+                      <button type="button" className="danger" onClick={() => setDeleting(snapshot)} disabled={remove.isPending}>
+                        Delete
+                      </button>
+                    )}
                   </td>
                 </>
               )}
             </DataTable>
-            <SnapshotCopyForm snapshots={list} />
+            {may.copy && <SnapshotCopyForm snapshots={list} />}
           </>
         )}
       </QueryList>

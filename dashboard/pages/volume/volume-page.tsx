@@ -1,7 +1,8 @@
 // /volumes/:id: one volume, kept current by polling: a scheduled deletion, details, growing it, its
-// snapshots, and deleting it (asked first; the Volumes page once done).
+// snapshots, and deleting it (asked first; the Volumes page once done); growing and deleting for the roles that may.
 import { useState } from "react";
 import { formError } from "../../api/api-errors.ts";
+import { useMay } from "../../api/may.ts";
 import { useDeleteVolume, useVolume } from "../../api/volumes.ts";
 import { FormError } from "../../components/form-error.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
@@ -17,6 +18,8 @@ export function VolumePage({ id }: { id: string }) {
   const volume = useVolume(id);
   const remove = useDeleteVolume();
   const [confirming, setConfirming] = useState(false);
+  const mayGrow = useMay("PATCH /volumes/{id}");
+  const mayDelete = useMay("DELETE /volumes/{id}");
   if (volume.isPending) return <Loading what="the volume" />;
   if (volume.isError) {
     return (
@@ -33,14 +36,18 @@ export function VolumePage({ id }: { id: string }) {
       <PageTitle title={data.name} />
       <DeletionNotice volume={data} />
       <VolumeDetails volume={data} />
-      <GrowForm volume={data} />
+      {mayGrow && <GrowForm volume={data} />}
       <SnapshotPanel volume={data} />
-      <h2>Delete</h2>
-      <div className="actions">
-        <button type="button" className="danger" onClick={() => setConfirming(true)} disabled={remove.isPending}>
-          Delete volume
-        </button>
-      </div>
+      {mayDelete && (
+        <>
+          <h2>Delete</h2>
+          <div className="actions">
+            <button type="button" className="danger" onClick={() => setConfirming(true)} disabled={remove.isPending}>
+              Delete volume
+            </button>
+          </div>
+        </>
+      )}
       <FormError message={formError(remove.error, [])} />
       <DeleteVolumeDialog
         volume={confirming ? data : null}

@@ -3,6 +3,7 @@
 // (asked in a dialog; refused with the API's words while an instance has it attached).
 import { useState } from "react";
 import { formError } from "../../api/api-errors.ts";
+import { useMay } from "../../api/may.ts";
 import { useDeleteVolume, useVolumes, type Volume } from "../../api/volumes.ts";
 import { DataTable } from "../../components/data-table.tsx";
 import { FormError } from "../../components/form-error.tsx";
@@ -17,6 +18,7 @@ import { Attachments, DeletionNotice } from "./volume-facts.tsx";
 export function VolumeTable() {
   const volumes = useVolumes();
   const remove = useDeleteVolume();
+  const mayDelete = useMay("DELETE /volumes/{id}");
   const [deleting, setDeleting] = useState<Volume | null>(null);
   return (
     <QueryList query={volumes} what="volumes" empty="No volumes yet.">
@@ -47,9 +49,11 @@ export function VolumeTable() {
                   {formatDollars(volume.price_month_micros)}
                 </td>
                 <td>
-                  <button type="button" className="danger" onClick={() => setDeleting(volume)} disabled={remove.isPending}>
-                    Delete
-                  </button>
+                  {mayDelete && (
+                    <button type="button" className="danger" onClick={() => setDeleting(volume)} disabled={remove.isPending}>
+                      Delete
+                    </button>
+                  )}
                 </td>
               </>
             )}

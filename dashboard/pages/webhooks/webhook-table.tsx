@@ -1,7 +1,8 @@
 // The endpoints: URL, events, state (and why the service disabled one), with enable/disable, a test
-// event, the delivery log and delete (asked in a dialog).
+// event, the delivery log and delete (asked in a dialog); each change for the roles that may.
 import { useState } from "react";
 import { formError } from "../../api/api-errors.ts";
+import { useMay } from "../../api/may.ts";
 import { useDeleteWebhook, useSetWebhookEnabled, useTestWebhook, useWebhooks, type Webhook } from "../../api/webhooks.ts";
 import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
 import { DataTable } from "../../components/data-table.tsx";
@@ -16,6 +17,7 @@ export function WebhookTable() {
   const remove = useDeleteWebhook();
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [logOf, setLogOf] = useState<string | null>(null);
+  const may = { enable: useMay("PATCH /webhooks/{id}"), test: useMay("POST /webhooks/{id}/test"), delete: useMay("DELETE /webhooks/{id}") };
   return (
     <QueryList query={webhooks} what="webhooks" empty="No endpoints yet.">
       {(list) => (
@@ -33,18 +35,24 @@ export function WebhookTable() {
                   {webhook.disabled_reason && <div className="muted">{webhook.disabled_reason}</div>}
                 </td>
                 <td>
-                  <button type="button" onClick={() => setEnabled.mutate({ id: webhook.id, enabled: !webhook.enabled })} disabled={setEnabled.isPending}>
-                    {webhook.enabled ? "Disable" : "Enable"}
-                  </button>{" "}
-                  <button type="button" onClick={() => { test.mutate(webhook.id); setLogOf(webhook.id); }} disabled={!webhook.enabled || test.isPending}>
-                    Send test
-                  </button>{" "}
+                  {may.enable && (
+                    <button type="button" onClick={() => setEnabled.mutate({ id: webhook.id, enabled: !webhook.enabled })} disabled={setEnabled.isPending}>
+                      {webhook.enabled ? "Disable" : "Enable"}
+                    </button>
+                  )}{" "}
+                  {may.test && (
+                    <button type="button" onClick={() => { test.mutate(webhook.id); setLogOf(webhook.id); }} disabled={!webhook.enabled || test.isPending}>
+                      Send test
+                    </button>
+                  )}{" "}
                   <button type="button" onClick={() => setLogOf(logOf === webhook.id ? null : webhook.id)}>
                     Deliveries
                   </button>{" "}
-                  <button type="button" className="danger" onClick={() => setDeleting(webhook)} disabled={remove.isPending}>
-                    Delete
-                  </button>
+                  {may.delete && (
+                    <button type="button" className="danger" onClick={() => setDeleting(webhook)} disabled={remove.isPending}>
+                      Delete
+                    </button>
+                  )}
                 </td>
               </>
             )}
