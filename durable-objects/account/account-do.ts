@@ -12,7 +12,7 @@ import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, AccountLimitChanges, NewLoginAccount, OperatorAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
-import type { Credential } from "../contracts/members.ts";
+import type { AccountMembership, Credential, InvitationFor, InvitationView, MemberView, PersonCaller, Role } from "../contracts/members.ts";
 import type { Opener } from "../contracts/opener.ts";
 import type { CreatedCheckout, FraudWarning, PaymentEvent } from "../contracts/payments.ts";
 import type { NewVolume, SnapshotSource, VolumeAnswer, VolumeCall, VolumeCommitRequest, VolumeCommitResult, VolumeContent, VolumeSaveFailure, VolumeView } from "../contracts/volumes.ts";
@@ -37,6 +37,10 @@ import type { CreatedKey, KeySummary } from "./keys.ts";
 import { LaunchTimeout } from "./launch-timeout.ts";
 import type { LedgerPageOf } from "./ledger-page.ts";
 import { MachineDirectives } from "./machine-directives.ts";
+import type { NewOwnedAccount } from "./members/account-creation.ts";
+import { notValid } from "./members/invitations.ts";
+import { makerOf, mayRevoke } from "./members/member-keys.ts";
+import { Team } from "./members/team.ts";
 import { MachineReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
@@ -64,6 +68,7 @@ export class AccountDO extends DurableObject<Env> {
   private readonly queue = new SerialQueue();
   private readonly sshKeys: SshKeys;
   private readonly volumes: Volumes;
+  private readonly team: Team;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -73,7 +78,6 @@ export class AccountDO extends DurableObject<Env> {
     // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
     this.alarms = new SingleAlarm(ctx, () => clock.now());
     this.record = new AccountRecord(sql, transaction);
-    this.callers = new Callers(sql, this.record, { memberRole: () => null, keyRole: () => "owner" });
     this.logins = { sql, transaction, nowMs: () => clock.now() };
     const directives = new MachineDirectives(sql, env, this.record, this.alarms);
     const parts = { sql, env, transaction, record: this.record, directives };
@@ -82,6 +86,8 @@ export class AccountDO extends DurableObject<Env> {
     this.keys = new KeyChanges(parts);
     this.apps = new AppOpeners(parts);
     this.ends = new CredentialEnds(parts);
+    this.team = new Team({ ...parts, ends: this.ends });
+    this.callers = new Callers(sql, this.record, this.team);
     this.sshKeys = new SshKeys(sql, transaction, this.ends);
     this.settlement = new Settlement({ ...parts, instances: this.instances, alarms: this.alarms });
     this.reports = new MachineReports(sql, transaction, this.settlement);
@@ -121,7 +127,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   async createApiKey(name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
-    return this.record.info() ? this.changed(await this.queue.run(() => this.keys.create(name))) : noSuchAccount();
+    return this.record.info() ? this.changed(await this.queue.run(() => this.keys.create(name, null))) : noSuchAccount();
   }
 
   listApiKeys(): Ok<{ items: KeySummary[] }> | Failure {
@@ -138,8 +144,16 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.callers.refusal(credential)) ?? { ok: true };
   }
 
-  async me(key: Credential): Promise<Ok<{ account: AccountInfo }> | Failure> {
-    return (await this.callers.refusal(key)) ?? this.settlement.accountAsRead();
+  /** The account with the caller's role in it. */
+  async me(credential: Credential): Promise<Ok<{ account: AccountInfo & { role: Role } }> | Failure> {
+    const admitted = await this.callers.admitted(credential);
+    if ("refused" in admitted) return admitted.refused;
+    const read = await this.settlement.accountAsRead();
+    return read.ok ? { ok: true, account: { ...read.account, role: admitted.caller.role } } : read;
+  }
+
+  async renameAccount(credential: Credential, name: string): Promise<Ok<object> | Failure> {
+    return (await this.callers.refusal(credential)) ?? (this.team.rename(name), { ok: true });
   }
 
   launch(key: Credential, plan: LaunchPlan, idem: Idempotency | null): Promise<InstanceResult> {
@@ -237,7 +251,7 @@ export class AccountDO extends DurableObject<Env> {
     if (caller?.kind !== "session") return fail("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie)");
     const changed = await replacePassword(this.logins, caller.sessionId, current, next);
     if (!changed.ok) return changed;
-    await this.queue.run(() => this.ends.passwordChanged(changed.ended));
+    await this.queue.run(() => this.ends.sessionsEnded(changed.ended));
     return this.changed({ ok: true });
   }
 
@@ -246,12 +260,18 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.callers.refusal(credential)) ?? { ok: true, items: this.keys.list() };
   }
 
+  /** The key is made by the caller's member (members/member-keys.ts) and acts with their role. */
   async createKeyFor(credential: Credential, name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
-    return (await this.callers.refusal(credential)) ?? this.createApiKey(name);
+    const admitted = await this.callers.admitted(credential);
+    if ("refused" in admitted) return admitted.refused;
+    return this.changed(await this.queue.run(() => this.keys.create(name, makerOf(this.logins.sql, admitted.caller))));
   }
 
-  revokeKeyFor(credential: Credential, keyId: string): Promise<Ok<object> | Failure> {
-    return this.change(credential, () => this.keys.revoke(keyId, `no live key ${keyId} in this account`));
+  async revokeKeyFor(credential: Credential, keyId: string): Promise<Ok<object> | Failure> {
+    const admitted = await this.callers.admitted(credential);
+    if ("refused" in admitted) return admitted.refused;
+    if (!mayRevoke(this.logins.sql, admitted.caller, keyId)) return fail("forbidden", "a developer may revoke only the API keys they made");
+    return this.changed(await this.queue.run(() => this.keys.revoke(keyId, `no live key ${keyId} in this account`)));
   }
 
   async ledger(credential: Credential, limit: number, before: number | null): Promise<Ok<LedgerPageOf> | Failure> {
@@ -260,6 +280,66 @@ export class AccountDO extends DurableObject<Env> {
 
   async usage(credential: Credential, query: UsageQuery): Promise<Ok<UsageReport> | Failure> {
     return (await this.callers.refusal(credential)) ?? { ok: true, ...usageReport(this.logins.sql, query) };
+  }
+
+  // ---- the account's people (members/) ----
+  async listMembers(credential: Credential): Promise<Ok<{ items: MemberView[] }> | Failure> {
+    return (await this.callers.refusal(credential)) ?? { ok: true, items: this.team.members.list() };
+  }
+
+  /** The invitation and its token, shown this once (the route makes it a link). */
+  async invite(credential: Credential, invited: { email: string; role: Role }): Promise<Ok<{ invitation: InvitationView; token: string }> | Failure> {
+    const admitted = await this.callers.admitted(credential);
+    return "refused" in admitted ? admitted.refused : this.team.joining.invite(admitted.caller, invited);
+  }
+
+  async listInvitations(credential: Credential): Promise<Ok<{ items: InvitationView[] }> | Failure> {
+    return (await this.callers.refusal(credential)) ?? { ok: true, items: this.team.joining.invitations.pending(clock.now()) };
+  }
+
+  async revokeInvitation(credential: Credential, id: string): Promise<Ok<object> | Failure> {
+    const refused = await this.callers.refusal(credential);
+    if (refused) return refused;
+    return this.team.joining.invitations.revoke(id, clock.now()) ? { ok: true } : fail("not_found", `no pending invitation ${id} in this account`);
+  }
+
+  async changeMember(credential: Credential, userId: string, role: Role): Promise<Ok<{ member: MemberView }> | Failure> {
+    const admitted = await this.callers.admitted(credential);
+    if ("refused" in admitted) return admitted.refused;
+    return this.changed(await this.queue.run(() => this.team.changes.changeRole(admitted.caller, userId, role)));
+  }
+
+  /** `revoked_keys`: how many of their API keys were revoked with the membership. */
+  async removeMember(credential: Credential, userId: string): Promise<Ok<{ revoked_keys: number }> | Failure> {
+    const admitted = await this.callers.admitted(credential);
+    if ("refused" in admitted) return admitted.refused;
+    return this.changed(await this.queue.run(() => this.team.changes.remove(admitted.caller, userId)));
+  }
+
+  // ---- from the EmailDO and PersonDOs: sign-up's account, joining, sessions ----
+  /** Sign-up's account with its owner, once the EmailDO has claimed the owner's email (members/account-creation.ts). */
+  createForOwner(owner: NewOwnedAccount): Ok<object> | Failure {
+    return this.team.createForOwner(owner);
+  }
+
+  /** The account as one of `userId`'s: null when they are no member. */
+  membership(userId: string): AccountMembership | null {
+    return this.record.info() ? this.team.members.membership(userId) : null;
+  }
+
+  invitationFor(token: string): Promise<Ok<{ invitation: InvitationFor }> | Failure> {
+    return this.record.info() ? this.team.joining.invitationFor(token) : Promise.resolve(notValid());
+  }
+
+  /** The person joins with the invitation's role (a member already keeps theirs); the token is used up. */
+  acceptInvitation(token: string, person: Pick<PersonCaller, "user_id" | "email">): Promise<Ok<{ account: AccountMembership }> | Failure> {
+    return this.record.info() ? this.team.joining.accept(token, person) : Promise.resolve(notValid());
+  }
+
+  /** A person's sessions ended (a sign-out, a password change): what they opened on this account's hosts ends too. */
+  async sessionsEnded(sessionIds: string[]): Promise<void> {
+    await this.queue.run(() => this.ends.sessionsEnded(sessionIds));
+    this.changed(null);
   }
 
   // ---- volumes (volumes/): the caller's calls, and the files route's ----

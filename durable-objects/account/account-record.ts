@@ -26,7 +26,9 @@ export class AccountRecord {
   }
 
   info(): AccountInfo | undefined {
-    return this.sql<AccountInfo>`SELECT id, referral_code, created_at, email, balance_micros, low_balance_micros FROM account`[0];
+    // An account not named since it was made is called by its owner's email, or its id.
+    return this.sql<AccountInfo>`SELECT id, COALESCE(name, email, id) AS name, referral_code, created_at, email, balance_micros, low_balance_micros
+      FROM account`[0];
   }
 
   /** The account's id; only asked once the account exists. */

@@ -41,8 +41,11 @@ export class CredentialEnds {
     return directives.confirm(ends, SIGN_OUT_PENDING);
   }
 
-  /** A password change ended `sessionIds`. It is made either way, so a host that does not confirm in time is left to the outbox. */
-  async passwordChanged(sessionIds: string[]): Promise<void> {
+  /**
+   * A person's sessions `sessionIds` ended elsewhere (a password change, a sign-out at their person, their
+   * removal from this account). That is done either way, so a host that does not confirm in time is left to the outbox.
+   */
+  async sessionsEnded(sessionIds: string[]): Promise<void> {
     await this.parts.directives.deliverNow(this.parts.transaction(() => this.enqueue({ session_ids: sessionIds, ssh_key_ids: [] })));
   }
 

@@ -32,9 +32,10 @@ export class KeyChanges {
     return listKeys(this.parts.sql);
   }
 
-  async create(name: string): Promise<{ ok: true; key: CreatedKey } | Failure> {
+  /** `createdBy`: the member who makes it (null: the operator). */
+  async create(name: string, createdBy: string | null): Promise<{ ok: true; key: CreatedKey } | Failure> {
     const { sql, record, directives } = this.parts;
-    const key = await createKey(sql, record.id(), name, iso(clock.now()));
+    const key = await createKey(sql, record.id(), name, iso(clock.now()), createdBy);
     if ("ok" in key) return key;
     const pushes = this.parts.transaction(() => pushKeySet(sql, directives, record.id()));
     // Waited for, so the key opens the proxy on the fast path at once; a host that does not answer in

@@ -32,15 +32,15 @@ export interface CreatedKey {
   created_at: string;
 }
 
-/** A new key, unless the account already holds MAX_LIVE_KEYS live ones. */
-export async function createKey(sql: Sql, accountId: string, name: string, at: string): Promise<CreatedKey | Failure> {
+/** A new key made by member `createdBy` (null: none, it acts as an owner), unless the account already holds MAX_LIVE_KEYS live ones. */
+export async function createKey(sql: Sql, accountId: string, name: string, at: string, createdBy: string | null): Promise<CreatedKey | Failure> {
   const key = apiKeys.issue(accountId);
   const hash = await sha256Hex(key);
   // From here on synchronous: two creates cannot both pass the count and insert the 51st.
   if (liveKeyCount(sql) >= MAX_LIVE_KEYS) return fail("conflict", `an account may hold at most ${MAX_LIVE_KEYS} live keys`);
   const id = newKeyId();
   const prefix = keyPrefix(key);
-  sql`INSERT INTO api_keys (id, name, prefix, hash, created_at) VALUES (${id}, ${name}, ${prefix}, ${hash}, ${at})`;
+  sql`INSERT INTO api_keys (id, name, prefix, hash, created_at, created_by) VALUES (${id}, ${name}, ${prefix}, ${hash}, ${at}, ${createdBy})`;
   return { id, key, name, prefix, created_at: at };
 }
 

@@ -6,6 +6,7 @@ import { replaceLegacyOutbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
 import { foldLegacyCharges } from "./ledger-folding.ts";
+import { createMemberSchema } from "./members/schema.ts";
 import { createSshKeySchema } from "./ssh-keys.ts";
 import { createVolumeSchema } from "./volumes/schema.ts";
 import { createStorageChargeSchema } from "./volumes/storage-charges.ts";
@@ -56,6 +57,8 @@ export function createAccountSchema(sql: Sql): void {
   createStorageChargeSchema(sql);
   // volumes/uploads.ts: files going into volumes in parts, and the chunks each keeps meanwhile.
   createVolumeUploadSchema(sql);
+  // members/: the account's members, invitations and name, and who made each API key.
+  createMemberSchema(sql);
 }
 
 /**

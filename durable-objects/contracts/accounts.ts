@@ -6,6 +6,8 @@ import type { Failure } from "../../core/errors.ts";
 
 export interface AccountInfo {
   id: string;
+  /** What its members call it: set with PATCH /v1/account; until then its owner's email, or its id. */
+  name: string;
   referral_code: string;
   created_at: string;
   /** Null for accounts the operator created without one. */

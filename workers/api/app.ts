@@ -20,6 +20,7 @@ import { instanceRoutes } from "./routes/instance-routes.ts";
 import { filesRoutes } from "./routes/files-routes.ts";
 import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
+import { memberRoutes } from "./routes/member-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { sshKeyRoutes } from "./routes/ssh-key-routes.ts";
 import { volumeRoutes } from "./routes/volume-routes.ts";
@@ -53,7 +54,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account", "/v1/volumes", "/v1/volumes/*"]) {
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account", "/v1/volumes", "/v1/volumes/*", "/v1/members", "/v1/members/*"]) {
     app.use(path, callerAuth());
   }
   // Stripe calls its webhook with a signature, not a key: the route verifies it.
@@ -62,7 +63,9 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.use("/v1/auth/*", authBudget());
   app.use("/v1/auth/signup", refuseForeignOrigin());
   app.use("/v1/auth/login", refuseForeignOrigin());
+  app.use("/v1/auth/accept-invitation", refuseForeignOrigin());
   app.use("/v1/auth/password", sessionOnly());
+  app.use("/v1/auth/switch", sessionOnly());
   app.use("/admin/v1/*", adminAuth());
   // Who may call is settled above; then every route's body goes through the one rule.
   app.use("*", bodyRule(app));
@@ -81,6 +84,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", sshKeyRoutes);
   app.route("/v1", volumeRoutes);
   app.route("/v1", volumeFilesRoutes);
+  app.route("/v1", memberRoutes);
   app.route("/admin/v1", adminRoutes);
   documentProxyPath(app);
   documentShellPaths(app);

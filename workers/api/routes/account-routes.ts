@@ -36,8 +36,10 @@ const catalogRoute = read("/catalog", Catalog, "The catalog", {
 });
 
 const settingsRoute = callerRoute([400], {
-  method: "patch", path: "/account", summary: "Change the account's settings: the balance.low threshold",
-  description: "`low_balance_micros`: a `balance.low` webhook is sent each time the balance falls below it (0: never). Answers as GET /me.",
+  method: "patch", path: "/account", summary: "Change the account's settings: its name, the balance.low threshold",
+  description:
+    "`name`: what its members call it (the account switcher shows it). `low_balance_micros`: a `balance.low` webhook is sent each time " +
+    "the balance falls below it (0: never). Each left out stays as it is. Answers as GET /me.",
   request: { body: jsonBody(AccountSettingsBody) },
   responses: { 200: json(Me, "The account") },
 });
@@ -49,7 +51,9 @@ export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
   })
   .openapi(settingsRoute, async (c) => {
     const stub = accountOf(c.env, c.var.accountId);
-    unwrap(await stub.webhooksFor(c.var.credential, { op: "low_balance", micros: c.req.valid("json").low_balance_micros }));
+    const { name, low_balance_micros } = c.req.valid("json");
+    if (name !== undefined) unwrap(await stub.renameAccount(c.var.credential, name));
+    if (low_balance_micros !== undefined) unwrap(await stub.webhooksFor(c.var.credential, { op: "low_balance", micros: low_balance_micros }));
     const { account } = unwrap(await stub.me(c.var.credential));
     return c.json(meBody(account), 200);
   })

@@ -62,6 +62,8 @@ export const paymentRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
   .openapi(configRoute, (c) =>
     c.json({ payments_enabled: stripeClient(c.env) !== null, currency: "usd" as const, ...paymentBounds(c.env), funding_help: c.env.FUNDING_HELP ?? "" }, 200))
   .openapi(checkoutRoute, async (c) => {
+    // The caller and their role first: whether payments are on is not a refused caller's business.
+    unwrap(await accountOf(c.env, c.var.accountId).authenticate(c.var.credential));
     const stripe = stripeClient(c.env);
     if (!stripe) throw new ApiError("conflict", PAYMENTS_OFF);
     const { amount_micros } = c.req.valid("json");
@@ -69,7 +71,6 @@ export const paymentRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
     if (amount_micros < bounds.min_micros || amount_micros > bounds.max_micros) {
       throw new ApiError("invalid", `amount_micros: must be from ${bounds.min_micros} to ${bounds.max_micros}`);
     }
-    unwrap(await accountOf(c.env, c.var.accountId).authenticate(c.var.credential));
     const idempotencyKey = c.req.valid("header")["idempotency-key"];
     const session = await createSession(stripe, c.var.accountId, amount_micros, new URL(c.req.url).origin, idempotencyKey);
     unwrap(await accountOf(c.env, c.var.accountId).recordCheckout({ session_id: session.id, amount_micros }));

@@ -3,6 +3,7 @@
 import { z } from "@hono/zod-openapi";
 import type { AccountInfo } from "../../../durable-objects/contracts/accounts.ts";
 import { timestamp } from "./common.ts";
+import { accountName as accountNameRule } from "./members.ts";
 
 const accountId = z.string().openapi({ description: "The account's id: `acc-` and 16 lowercase base32 characters; its keys and sessions carry it" });
 const referralCode = z.string().openapi({ description: "The account's referral code: 8 characters of A-Z and 2-7, fixed at creation" });
@@ -28,8 +29,13 @@ export function meBody({ balance_micros, ...account }: AccountInfo): z.infer<typ
 const micros = z.number().int("must be an integer number of micro-dollars").min(-1e15).max(1e15);
 
 export const AccountSettingsBody = z
-  .object({ low_balance_micros: z.number().int("must be an integer number of micro-dollars").min(0).max(1e15).openapi({ description: "The balance.low threshold in micro-dollars; 0 turns the alert off" }) })
+  .object({
+    low_balance_micros: z.number().int("must be an integer number of micro-dollars").min(0).max(1e15).optional()
+      .openapi({ description: "The balance.low threshold in micro-dollars; 0 turns the alert off" }),
+    name: accountNameRule.optional(),
+  })
   .strict()
+  .refine((body) => body.low_balance_micros !== undefined || body.name !== undefined, "must set low_balance_micros, name or both")
   .openapi("AccountSettings");
 
 export const CreateAccountBody = z

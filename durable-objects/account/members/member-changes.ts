@@ -1,0 +1,86 @@
+// A member's role changed or the member removed, by a caller the route admitted (owner or admin). Only
+// an owner makes, demotes or removes an owner, and the last owner stays one. A role change re-pushes
+// the proxy's key set, as their keys may use instances or no more; a removal revokes the keys they
+// made and deletes the membership in one transaction, so their next call and their keys' are refused,
+// then tells their person (who moves their sessions off this account) and ends what those sessions
+// opened on this account's hosts. Both are answered once every host has the new key set.
+import { clock, iso } from "../../../core/clock.ts";
+import { personOf, type Env } from "../../../core/env.ts";
+import { fail, type Failure } from "../../../core/errors.ts";
+import type { MemberView, Role } from "../../contracts/members.ts";
+import type { Sql } from "../../sql.ts";
+import type { AccountRecord } from "../account-record.ts";
+import type { Caller } from "../credential-check.ts";
+import type { CredentialEnds } from "../credential-ends.ts";
+import { pushKeySet } from "../key-set.ts";
+import type { MachineDirectives } from "../machine-directives.ts";
+import { hasLiveKeys, revokeKeysOf } from "./member-keys.ts";
+import { Members, toView } from "./members.ts";
+
+const KEYS_PENDING =
+  "the change is made, but a host of this account's instances has not confirmed the new key set yet; it is being applied, retry the request to confirm it";
+
+export interface MemberChangeParts {
+  sql: Sql;
+  env: Env;
+  transaction<T>(fn: () => T): T;
+  record: AccountRecord;
+  directives: MachineDirectives;
+  ends: CredentialEnds;
+}
+
+export class MemberChanges {
+  private readonly parts: MemberChangeParts;
+  private readonly members: Members;
+
+  constructor(parts: MemberChangeParts, members: Members) {
+    this.parts = parts;
+    this.members = members;
+  }
+
+  async changeRole(actor: Caller, userId: string, role: Role): Promise<{ ok: true; member: MemberView } | Failure> {
+    const { sql, transaction, directives, record } = this.parts;
+    const changed = transaction(() => {
+      const member = this.members.find(userId);
+      if (!member) return noMember(userId);
+      const refused = ownerRule(actor, member.role, role, role === "owner" ? "make" : "demote") ?? lastOwnerRule(this.members, member.role, role);
+      if (refused) return refused;
+      this.members.setRole(userId, role);
+      return { pushes: member.role !== role && hasLiveKeys(sql, userId) ? pushKeySet(sql, directives, record.id()) : [] };
+    });
+    if ("ok" in changed) return changed;
+    return (await directives.confirm(changed.pushes, KEYS_PENDING)) ?? { ok: true, member: toView(this.members.find(userId)!) };
+  }
+
+  /** `revoked_keys`: how many keys of theirs were revoked. */
+  async remove(actor: Caller, userId: string): Promise<{ ok: true; revoked_keys: number } | Failure> {
+    const { sql, env, transaction, directives, record, ends } = this.parts;
+    const removed = transaction(() => {
+      const member = this.members.find(userId);
+      if (!member) return noMember(userId);
+      const refused = ownerRule(actor, member.role, null, "remove") ?? lastOwnerRule(this.members, member.role, null);
+      if (refused) return refused;
+      const revoked = revokeKeysOf(sql, userId, iso(clock.now()));
+      this.members.delete(userId);
+      return { revoked, pushes: revoked > 0 ? pushKeySet(sql, directives, record.id()) : [] };
+    });
+    if ("ok" in removed) return removed;
+    // Their person moves the sessions that were on this account to another of theirs, and names them.
+    await ends.sessionsEnded(await personOf(env, userId).leftAccount(record.id()));
+    return (await directives.confirm(removed.pushes, KEYS_PENDING)) ?? { ok: true, revoked_keys: removed.revoked };
+  }
+}
+
+/** 403 for an admin who would make, demote or remove an owner. */
+function ownerRule(actor: Caller, current: Role, next: Role | null, verb: "make" | "demote" | "remove"): Failure | null {
+  if (actor.role === "owner" || (current !== "owner" && next !== "owner")) return null;
+  return fail("forbidden", `only an owner may ${verb} an owner`);
+}
+
+/** 409 for the last owner's demotion or removal. */
+function lastOwnerRule(members: Members, current: Role, next: Role | null): Failure | null {
+  if (current !== "owner" || next === "owner" || members.owners() > 1) return null;
+  return fail("conflict", `the account's last owner cannot be ${next === null ? "removed" : "demoted"}: make another member an owner first`);
+}
+
+const noMember = (userId: string): Failure => fail("not_found", `no member ${userId} in this account`);
