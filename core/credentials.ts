@@ -8,6 +8,8 @@ import { base32, randomBase32 } from "./ids.ts";
 
 const SECRET = "[a-z2-7]{32}";
 const ACCOUNT_ID = "acc-[a-z2-7]{16}";
+/** A person's session names the person; one made before teams names the account that was their one login. */
+const SESSION_OWNER = "(?:usr|acc)-[a-z2-7]{16}";
 const INSTANCE_ID = "i-[a-z2-7]{16}";
 
 /** A kind of credential: its prefix and the shape of the routing id it carries. */
@@ -41,14 +43,28 @@ const idOwner = (text: string) => text;
 export const apiKeys = new CredentialFormat("gpk_", ACCOUNT_ID, idOwner);
 /** An instance's own proxy token: `gpi_<account id>_<secret>`, the secret from `instanceTokenFor`. */
 export const instanceTokens = new CredentialFormat("gpi_", ACCOUNT_ID, idOwner);
-/** A browser session, sent only as the `gpr_session` cookie: `gps_<account id>_<secret>`. */
-export const sessionTokens = new CredentialFormat("gps_", ACCOUNT_ID, idOwner);
+/**
+ * A person's browser session, sent only as the `gpr_session` cookie: `gps_<user id>_<secret>`; a session
+ * made before teams is `gps_<account id>_<secret>` and keeps working (personSessionOwner).
+ */
+export const sessionTokens = new CredentialFormat("gps_", SESSION_OWNER, idOwner);
+/** An invitation into an account, single use, sent as a link's fragment: `gpv_<account id>_<secret>`. */
+export const invitationTokens = new CredentialFormat("gpv_", ACCOUNT_ID, idOwner);
 /** A one-time ticket that opens an instance web app, valid 60 s: `gpt_<instance id>_<secret>`. */
 export const appTickets = new CredentialFormat("gpt_", INSTANCE_ID, idOwner);
 /** An instance web app's session, sent only as the `gpr_app` cookie of its own origin: `gpa_<instance id>_<secret>`. */
 export const appSessionTokens = new CredentialFormat("gpa_", INSTANCE_ID, idOwner);
 /** A host agent's machine token: `gma_<machine id>_<secret>`. */
 export const agentTokens = new CredentialFormat("gma_", "[1-9][0-9]{0,9}", Number);
+
+/**
+ * The person whose PersonDO checks a session token: the user id it names, or for a session of before
+ * teams the person made from its account (`usr-` and the account's 16 characters); null when it is no session token.
+ */
+export function personSessionOwner(token: string): string | null {
+  const owner = sessionTokens.ownerOf(token);
+  return owner === null ? null : `usr-${owner.slice(owner.indexOf("-") + 1)}`;
+}
 
 /** What an API key list shows of a key: enough to recognise it, never enough to use it. */
 export const keyPrefix = (key: string) => key.slice(0, apiKeys.prefix.length + "acc-".length + 16 + 5);

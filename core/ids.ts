@@ -54,6 +54,8 @@ export function machineIdOfInstance(id: string): number | null {
 }
 
 export const newAccountId = () => `acc-${randomBase32(16)}`;
+/** A person: `usr-` + 16 base32 characters. */
+export const newUserId = () => `usr-${randomBase32(16)}`;
 export const newKeyId = () => `key-${randomBase32(12)}`;
 export const newReferralCode = () => randomBase32(8).toUpperCase();
 /** `vol_` + 16 base32 characters (protocol/volumes.ts VOLUME_ID_PATTERN). */

@@ -42,7 +42,7 @@ export const LAYERS: readonly { folder: string; mayImport: readonly string[] }[]
 ];
 
 /** The Durable Objects' folders: private to their object, whose entry point is the folder's `*-do.ts`. */
-export const OBJECT_FOLDERS = ["durable-objects/account/", "durable-objects/machine/", "durable-objects/fleet/", "durable-objects/email/", "durable-objects/payment/"];
+export const OBJECT_FOLDERS = ["durable-objects/account/", "durable-objects/machine/", "durable-objects/fleet/", "durable-objects/email/", "durable-objects/payment/", "durable-objects/person/"];
 
 export interface Violation {
   file: string;

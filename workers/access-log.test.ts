@@ -33,9 +33,11 @@ describe("the access line", () => {
     });
   });
 
-  it("a session cookie names its account", () => {
+  it("a session cookie names its person (a session of before teams: the person made from its account)", () => {
     const { fields } = line("https://api.test/v1/me", { cookie: `theme=dark; gpr_session=${SESSION}` });
-    expect(fields.account_id).toBe("acc-qrstuvwxyz234567");
+    expect(fields.user_id).toBe("usr-qrstuvwxyz234567");
+    expect(fields.account_id).toBeUndefined();
+    expect(line("https://api.test/v1/me", { cookie: `gpr_session=${SESSION.replace("acc-", "usr-")}` }).fields.user_id).toBe("usr-qrstuvwxyz234567");
     expect(JSON.stringify(fields)).not.toContain(SESSION);
   });
 

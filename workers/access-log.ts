@@ -1,8 +1,8 @@
 // One access line per request the Worker answers: method, path (never the query, where secrets may
 // ride), status, duration, request id, and the ids the request names: the account its credential
-// names (key, instance token or session), the machine an agent token names, and the instance (and so
+// names (key or instance token), the person a session names, the machine an agent token names, and the instance (and so
 // its machine) its path or app host names. Never a credential. An unexpected error rides along.
-import { agentTokens, apiKeys, bearerToken, instanceTokens, sessionTokens } from "../core/credentials.ts";
+import { agentTokens, apiKeys, bearerToken, instanceTokens, personSessionOwner } from "../core/credentials.ts";
 import { machineIdOfInstance } from "../core/ids.ts";
 import { errorText, log, type LogFields, type LogLevel } from "../core/log.ts";
 import { SESSION_COOKIE } from "./http/browser-session.ts";
@@ -48,9 +48,11 @@ function idsNamedBy(request: Request, url: URL): LogFields {
   const ids: LogFields = {};
   const credential = bearerToken(request.headers.get("authorization")) ?? sessionCookie(request.headers.get("cookie"));
   if (credential !== null) {
-    const accountId = apiKeys.ownerOf(credential) ?? instanceTokens.ownerOf(credential) ?? sessionTokens.ownerOf(credential);
+    const accountId = apiKeys.ownerOf(credential) ?? instanceTokens.ownerOf(credential);
+    const userId = personSessionOwner(credential);
     const machineId = agentTokens.ownerOf(credential);
     if (accountId !== null) ids.account_id = accountId;
+    if (userId !== null) ids.user_id = userId;
     if (machineId !== null) ids.machine_id = machineId;
   }
   const segments = url.pathname.split("/");

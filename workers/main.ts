@@ -6,8 +6,9 @@ import { FleetDO } from "../durable-objects/fleet/fleet-do.ts";
 import { EmailDO } from "../durable-objects/email/email-do.ts";
 import { MachineDO } from "../durable-objects/machine/machine-do.ts";
 import { PaymentDO } from "../durable-objects/payment/payment-do.ts";
+import { PersonDO } from "../durable-objects/person/person-do.ts";
 import { createWorker } from "./worker.ts";
 
-export { AccountDO, EmailDO, FleetDO, MachineDO, PaymentDO };
+export { AccountDO, EmailDO, FleetDO, MachineDO, PaymentDO, PersonDO };
 
 export default createWorker(null, { strongSecrets: true });

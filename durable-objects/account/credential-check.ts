@@ -1,11 +1,10 @@
-// Checks the caller a request presents to its AccountDO: an API key (Authorization: Bearer), a
-// session of before teams (the gpr_session cookie, until it ends), or a person the Worker vouches for
-// once their PersonDO admitted their session; and that the caller's role is one the route admits
-// (contracts/members.ts). Both are checked on the same call as the operation they allow, so a revoked
-// key, an ended membership or a demotion holds from the very next call; what one opens that lasts (a
-// web app, a terminal, an SSH connection, a log stream) is noted with it as its opener, and ends with
-// it (credential-ends.ts, key-set.ts).
-import { apiKeys, sessionTokens } from "../../core/credentials.ts";
+// Checks the caller a request presents to its AccountDO: an API key (Authorization: Bearer), or a
+// person the Worker vouches for once their PersonDO admitted their session (the gpr_session cookie);
+// and that the caller's role is one the route admits (contracts/members.ts). Both are checked on the
+// same call as the operation they allow, so a revoked key, an ended membership or a demotion holds from
+// the very next call; what one opens that lasts (a web app, a terminal, an SSH connection, a log
+// stream) is noted with it as its opener, and ends with it (credential-ends.ts, key-set.ts).
+import { apiKeys } from "../../core/credentials.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/hash.ts";
@@ -15,7 +14,6 @@ import { callerRefused } from "../contracts/refusals.ts";
 import type { Sql } from "../sql.ts";
 import type { AccountRecord } from "./account-record.ts";
 import { findLiveKey } from "./keys.ts";
-import { findLiveSession } from "./sessions.ts";
 
 const NOT_A_MEMBER = "you are not a member of this account (any more): switch to one of yours (POST /v1/auth/switch)";
 
@@ -82,10 +80,6 @@ async function checkCredential(sql: Sql, roles: RoleSource, { token, person }: C
     const keySha256 = await sha256Hex(token);
     const role = findLiveKey(sql, keySha256, iso(nowMs)) ? roles.keyRole(keySha256) : null;
     return role === null ? null : { kind: "key", keySha256, role };
-  }
-  if (sessionTokens.ownerOf(token) !== null) {
-    const sessionId = findLiveSession(sql, await sha256Hex(token), nowMs);
-    return sessionId === null ? null : { kind: "session", sessionId, role: "owner" };
   }
   return null;
 }

@@ -1,5 +1,5 @@
-// What the objects keep on disk: no password, session or API key in clear, only their hashes; and no
-// instance token at all (it is derived when needed).
+// What the objects keep on disk: no password, session, invitation or API key in clear, only their
+// hashes; and no instance token at all (it is derived when needed).
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -20,7 +20,7 @@ function dumpStorage(stub: DurableObjectStub): Promise<string> {
 }
 
 describe("secrets at rest", () => {
-  it("the AccountDO and the EmailDO store no password, session or API key in clear", async () => {
+  it("the AccountDO, the PersonDO and the EmailDO store no password, session or API key in clear", async () => {
     const account = await signUp();
     const laptop = await signIn(account.email, account.password);
     const newPassword = "another long passphrase";
@@ -30,7 +30,8 @@ describe("secrets at rest", () => {
     const operatorKey = (await admin("POST", `/accounts/${account.id}/keys`, { name: "ops" })).body.key as string;
     expect((await callJson("GET", "/v1/me", { key: ownKey })).status).toBe(200);
 
-    const stored = (await dumpStorage(env.ACCOUNTS.getByName(account.id))) + (await dumpStorage(env.EMAILS.getByName(account.email)));
+    const stored = (await dumpStorage(env.ACCOUNTS.getByName(account.id))) + (await dumpStorage(env.PERSONS.getByName(account.userId))) +
+      (await dumpStorage(env.EMAILS.getByName(account.email)));
     const secrets = [account.password, newPassword, account.session, laptop, phone, ownKey, operatorKey];
     for (const secret of secrets) {
       expect(stored).not.toContain(secret);
@@ -41,12 +42,12 @@ describe("secrets at rest", () => {
     expect(stored).toContain(await sha256Hex(phone));
     expect(stored).not.toContain(await sha256Hex(laptop));
     expect(stored).toContain(await sha256Hex(ownKey));
-    const password = await runInDurableObject(env.ACCOUNTS.getByName(account.id), (_, state) =>
+    const password = await runInDurableObject(env.PERSONS.getByName(account.userId), (_, state) =>
       state.storage.sql.exec<{ algorithm: string; iterations: number; salt: string; hash: string }>("SELECT * FROM password").toArray());
     expect(password).toEqual([{ algorithm: "PBKDF2-SHA256", iterations: 100_000, salt: expect.stringMatching(/^[0-9a-f]{32}$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/), updated_at: expect.any(String) }]);
   });
 
-  it("no object stores an instance token: not the AccountDO, the MachineDO, the FleetDO nor the EmailDO", async () => {
+  it("no object stores an instance token: not the AccountDO, the MachineDO, the FleetDO, the PersonDO nor the EmailDO", async () => {
     await seedGpuModels();
     const agent = await FakeAgent.register("secrets-host");
     await agent.connect(["h100-80gb"]);
@@ -62,6 +63,7 @@ describe("secrets at rest", () => {
       await dumpStorage(env.ACCOUNTS.getByName(account.id)),
       await dumpStorage(env.MACHINES.getByName(String(agent.machineId))),
       await dumpStorage(env.FLEET.getByName("fleet")),
+      await dumpStorage(env.PERSONS.getByName(account.userId)),
       await dumpStorage(env.EMAILS.getByName(account.email)),
     ].join("");
     expect(stored).toContain(instance.id);

@@ -5,10 +5,11 @@ import { AccountDO } from "../../durable-objects/account/account-do.ts";
 import { FleetDO } from "../../durable-objects/fleet/fleet-do.ts";
 import { EmailDO } from "../../durable-objects/email/email-do.ts";
 import { PaymentDO } from "../../durable-objects/payment/payment-do.ts";
+import { PersonDO } from "../../durable-objects/person/person-do.ts";
 import { createWorker } from "../worker.ts";
 import { benchRoute } from "./bench-routes.ts";
 import { DevMachineDO } from "./dev-machine-do.ts";
 
-export { AccountDO, EmailDO, FleetDO, DevMachineDO as MachineDO, PaymentDO };
+export { AccountDO, EmailDO, FleetDO, DevMachineDO as MachineDO, PaymentDO, PersonDO };
 
 export default createWorker({ prefix: "/bench", route: benchRoute });

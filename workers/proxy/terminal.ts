@@ -2,9 +2,10 @@
 // instance's container (text messages are keystrokes or `{"type":"resize","cols","rows"}`, binary
 // messages the shell's output). It is the signed-in browser's alone: the session cookie, and an
 // Origin that is exactly this service's, since a browser sends the cookie with any site's WebSocket
-// (cross-site WebSocket hijacking). The account admits the session before anything is forwarded;
+// (cross-site WebSocket hijacking). The person's PersonDO checks the session and names the account it
+// acts on, which admits the person (a member whose role may use instances) before anything is forwarded;
 // then it is one more caller of the one forwarding path, with the proxy's bounds and flow control.
-import { accountOf, type Env } from "../../core/env.ts";
+import { accountOf, personOf, type Env } from "../../core/env.ts";
 import { ApiError, unwrap } from "../../core/errors.ts";
 import { TERMINAL_MAX_SIZE } from "../../protocol/messages.ts";
 import { pathProxyPolicy } from "../../protocol/mux/headers.ts";
@@ -15,7 +16,6 @@ import { SSH_STREAM_PORT } from "./ssh.ts";
 import { INSTANCE_USE_ROLES } from "../../durable-objects/contracts/members.ts";
 
 const TERMINAL_PATH = /^\/v1\/instances\/([^/?#]+)\/terminal(?:\?[^#]*)?$/;
-
 
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 
@@ -35,7 +35,11 @@ export async function terminalRequest(request: Request, env: Env, instanceId: st
   if (origin !== own) throw new ApiError("forbidden", `the terminal opens from this service's own pages only (Origin ${origin ?? "missing"}, expected ${own})`);
   const size = sizeOf(new URL(request.url).searchParams);
   // The session opens the shell: its end (a sign-out, a password change) ends the shell too.
-  const { opener } = unwrap(await accountOf(env, session.accountId).openProxy({ token: session.token, may: INSTANCE_USE_ROLES }, instanceId, "session"));
+  const live = await personOf(env, session.personId).session(session.token);
+  if (!live) throw new ApiError("unauthorized", "the session has ended: sign in again");
+  if (live.account_id === null) throw new ApiError("forbidden", "you belong to no account now");
+  const credential = { person: live.person, may: INSTANCE_USE_ROLES };
+  const { opener } = unwrap(await accountOf(env, live.account_id).openProxy(credential, instanceId, "session"));
   return forwardToInstance(request, env, {
     instanceId,
     // A shell session as SSH's are: SSH's stand-in port names it in logs and caps.

@@ -25,18 +25,21 @@ export function asBrowser(method: string, path: string, session: string, options
 }
 
 export interface SignedUp {
+  /** The account's id. */
   id: string;
+  /** The person's. */
+  userId: string;
   email: string;
   password: string;
   session: string;
 }
 
-/** Signs up a new account; throws unless it is created. */
+/** Signs up a new person and their account; throws unless they are made. */
 export async function signUp(email = uniqueEmail(), password = PASSWORD): Promise<SignedUp> {
   const response = await call("POST", "/v1/auth/signup", { body: { email, password } });
-  const body = (await response.json()) as { account: { id: string } };
+  const body = (await response.json()) as { account: { id: string }; user: { id: string } };
   if (response.status !== 201) throw new Error(`sign-up failed: ${response.status} ${JSON.stringify(body)}`);
-  return { id: body.account.id, email, password, session: sessionCookie(response)! };
+  return { id: body.account.id, userId: body.user.id, email, password, session: sessionCookie(response)! };
 }
 
 /** Signs in; the new session, or throws. */

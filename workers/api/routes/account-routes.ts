@@ -5,7 +5,8 @@ import { models } from "../catalog/models.ts";
 import { templates } from "../catalog/templates.ts";
 import { ApiError, unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
-import { AccountSettingsBody, Me, meBody } from "../schemas/account.ts";
+import { meView } from "../me-view.ts";
+import { AccountSettingsBody, Me } from "../schemas/account.ts";
 import { Catalog } from "../schemas/catalog.ts";
 import { json, jsonBody } from "../schemas/common.ts";
 import { GpuList } from "../schemas/gpu.ts";
@@ -18,7 +19,9 @@ const read = <P extends string, T extends z.ZodType>(path: P, answer: T, answere
 
 const meRoute = read("/me", Me, "The account", {
   summary: "Account and balance",
-  description: "The caller's account (`id`, `referral_code`, `created_at`) and its balance in micro-dollars, settled up to now.",
+  description:
+    "The account the caller acts on (`id`, `name`, `referral_code`, `created_at`, the caller's `role`) and its balance in micro-dollars, " +
+    "settled up to now; for a signed-in person, who they are (`user`) and every account they belong to (`accounts`).",
 });
 
 const gpusRoute = read("/gpus", GpuList, "GPU models", {
@@ -46,16 +49,14 @@ const settingsRoute = callerRoute([400], {
 
 export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
   .openapi(meRoute, async (c) => {
-    const { account } = unwrap(await accountOf(c.env, c.var.accountId).me(c.var.credential));
-    return c.json(meBody(account), 200);
+    return c.json(await meView(c.env, c.var.credential, c.var.accountId), 200);
   })
   .openapi(settingsRoute, async (c) => {
     const stub = accountOf(c.env, c.var.accountId);
     const { name, low_balance_micros } = c.req.valid("json");
     if (name !== undefined) unwrap(await stub.renameAccount(c.var.credential, name));
     if (low_balance_micros !== undefined) unwrap(await stub.webhooksFor(c.var.credential, { op: "low_balance", micros: low_balance_micros }));
-    const { account } = unwrap(await stub.me(c.var.credential));
-    return c.json(meBody(account), 200);
+    return c.json(await meView(c.env, c.var.credential, c.var.accountId), 200);
   })
   .openapi(gpusRoute, async (c) => {
     const [, gpus] = await Promise.all([authenticate(c.env, c.var), fleetOf(c.env).listGpus()]);

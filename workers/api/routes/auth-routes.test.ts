@@ -20,13 +20,21 @@ describe("POST /v1/auth/signup", () => {
     const email = uniqueEmail("ada");
     const response = await call("POST", "/v1/auth/signup", { body: { email: `  ${email.toUpperCase()} `, password: PASSWORD } });
     expect(response.status).toBe(201);
-    const body = (await response.json()) as { account: Record<string, unknown>; balance_micros: number };
+    const body = (await response.json()) as { account: Record<string, unknown>; balance_micros: number; user: { id: string } };
+    const id = expect.stringMatching(/^acc-[a-z2-7]{16}$/);
     expect(body).toEqual({
-      account: { id: expect.stringMatching(/^acc-[a-z2-7]{16}$/), referral_code: expect.stringMatching(/^[A-Z2-7]{8}$/), created_at: expect.stringMatching(ISO), email, low_balance_micros: 5_000_000 },
+      account: {
+        id, name: email, referral_code: expect.stringMatching(/^[A-Z2-7]{8}$/), created_at: expect.stringMatching(ISO), email,
+        low_balance_micros: 5_000_000, role: "owner",
+      },
       balance_micros: 0,
+      user: { id: expect.stringMatching(/^usr-[a-z2-7]{16}$/), email },
+      accounts: [{ id: body.account.id, name: email, role: "owner" }],
     });
+    // The session names the person, whose object checks it; the person is not the account.
     const session = sessionCookie(response)!;
-    expect(session).toMatch(new RegExp(`^gps_${body.account.id}_[a-z2-7]{32}$`));
+    expect(session).toMatch(new RegExp(`^gps_${body.user.id}_[a-z2-7]{32}$`));
+    expect(body.user.id.slice(4)).not.toBe((body.account.id as string).slice(4));
     const me = await asBrowser("GET", "/v1/me", session);
     expect(me).toMatchObject({ status: 200, body });
   });
@@ -143,8 +151,13 @@ describe("POST /v1/auth/login", () => {
     const response = await call("POST", "/v1/auth/login", { body: { email: account.email.toUpperCase(), password: account.password } });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
-      account: { id: account.id, referral_code: expect.any(String), created_at: expect.stringMatching(ISO), email: account.email, low_balance_micros: 5_000_000 },
+      account: {
+        id: account.id, name: account.email, referral_code: expect.any(String), created_at: expect.stringMatching(ISO), email: account.email,
+        low_balance_micros: 5_000_000, role: "owner",
+      },
       balance_micros: 0,
+      user: { id: expect.stringMatching(/^usr-/), email: account.email },
+      accounts: [{ id: account.id, name: account.email, role: "owner" }],
     });
     const session = sessionCookie(response)!;
     expect(session).not.toBe(account.session);
@@ -177,7 +190,7 @@ describe("POST /v1/auth/login", () => {
 
   it("a hash made with fewer iterations is re-made with today's at the next sign-in", async () => {
     const account = await signUp();
-    const stub = env.ACCOUNTS.getByName(account.id);
+    const stub = env.PERSONS.getByName(account.userId);
     // What an older release would have stored: the same password at 1,000 iterations.
     await runInDurableObject(stub, async (_, state) => {
       const salt = crypto.getRandomValues(new Uint8Array(16));

@@ -1,7 +1,8 @@
-// GET /me (account fields grouped under `account`, apart from the balance), API keys, and the
-// operator's account bodies.
+// GET /me (account fields grouped under `account`, apart from the balance; the person and their
+// accounts), API keys, and the operator's account bodies.
 import { z } from "@hono/zod-openapi";
 import type { AccountInfo } from "../../../durable-objects/contracts/accounts.ts";
+import { ROLES, type AccountMembership, type Role } from "../../../durable-objects/contracts/members.ts";
 import { timestamp } from "./common.ts";
 import { accountName as accountNameRule } from "./members.ts";
 
@@ -12,18 +13,38 @@ const accountEmail = z.string().nullable().openapi({ description: "The email it 
 
 const lowBalance = z.number().int().openapi({ description: "A `balance.low` webhook is sent when the balance falls below this many micro-dollars (default 5,000,000; 0: never)" });
 
+const accountName = z.string().openapi({ description: "What its members call it (PATCH /v1/account `name`); until set, its owner's email" });
+const role = z.enum(ROLES).openapi({ description: "The caller's role in the account: owner, admin, developer, billing or viewer (an API key: its maker's; owner for a key made before teams or by the operator)" });
+
 export const Me = z
   .object({
     account: z
-      .object({ id: accountId, referral_code: referralCode, created_at: accountCreatedAt, email: accountEmail, low_balance_micros: lowBalance })
-      .openapi({ description: "The account, apart from its balance" }),
+      .object({
+        id: accountId, name: accountName, referral_code: referralCode, created_at: accountCreatedAt, email: accountEmail,
+        low_balance_micros: lowBalance, role,
+      })
+      .openapi({ description: "The account the caller acts on, apart from its balance" }),
     balance_micros: z.number().int().openapi({ description: "The balance in micro-dollars (1,000,000 = $1), settled up to this request" }),
+    user: z
+      .object({
+        id: z.string().openapi({ description: "The person's id: `usr-` and 16 lowercase base32 characters" }),
+        email: z.string().openapi({ description: "The email they sign in with" }),
+      })
+      .nullable()
+      .openapi({ description: "The signed-in person; null for an API key" }),
+    accounts: z
+      .array(z.object({ id: accountId, name: accountName, role }))
+      .openapi({ description: "Every account the person belongs to, with their role in each (POST /v1/auth/switch moves the session); for an API key, its own account alone" }),
   })
   .openapi("Me");
 
-/** The /me shape of an account: its fields grouped apart from the balance. */
-export function meBody({ balance_micros, ...account }: AccountInfo): z.infer<typeof Me> {
-  return { account, balance_micros };
+/** The /me shape: the account's fields grouped apart from the balance, who the caller is, and their accounts. */
+export function meBody(
+  { balance_micros, ...account }: AccountInfo & { role: Role },
+  user: { id: string; email: string } | null,
+  accounts: AccountMembership[],
+): z.infer<typeof Me> {
+  return { account, balance_micros, user, accounts };
 }
 
 const micros = z.number().int("must be an integer number of micro-dollars").min(-1e15).max(1e15);

@@ -1,4 +1,4 @@
-// Sign-up, sign-in and password change bodies. Emails are trimmed and lower-cased before anything
+// Sign-up, sign-in, password change, switch and invitation bodies. Emails are trimmed and lower-cased before anything
 // else sees them; passwords are 12 to 128 characters (code points, so any script counts fairly).
 import { z } from "@hono/zod-openapi";
 
@@ -38,3 +38,21 @@ export const PasswordChange = z
   })
   .strict()
   .openapi("PasswordChange");
+
+export const SwitchAccount = z
+  .object({
+    account_id: z.string("must be an account id").regex(/^acc-[a-z2-7]{16}$/, "must be an account id: acc- and 16 lowercase base32 characters")
+      .openapi({ description: "One of the person's accounts (GET /v1/me `accounts`)", example: "acc-abcdefghijklmnop" }),
+  })
+  .strict()
+  .openapi("SwitchAccount");
+
+export const AcceptInvitation = z
+  .object({
+    token: z.string("must be an invitation token").regex(/^gpv_acc-[a-z2-7]{16}_[a-z2-7]{32}$/, "must be an invitation token: the part of the link after #")
+      .openapi({ description: "The invitation's token: what follows `#` in its link", example: "gpv_acc-abcdefghijklmnop_abcdefghijklmnopqrstuvwxyz234567" }),
+    password: password.optional()
+      .openapi({ description: `A new person's password, ${PASSWORD_MIN} to ${PASSWORD_MAX} characters: needed when nobody is signed in and no person has the invitation's email yet` }),
+  })
+  .strict()
+  .openapi("AcceptInvitation");
