@@ -10,9 +10,10 @@ import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
 import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
-import type { AccountInfo, AccountLimitChanges, NewLoginAccount, OperatorAccount } from "../contracts/accounts.ts";
+import type { AccountInfo, AccountLimitChanges, OperatorAccount } from "../contracts/accounts.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
 import type { AccountMembership, Credential, InvitationFor, InvitationView, MemberView, PersonCaller, Role } from "../contracts/members.ts";
+import type { LegacyLogin } from "../contracts/persons.ts";
 import type { Opener } from "../contracts/opener.ts";
 import type { CreatedCheckout, FraudWarning, PaymentEvent } from "../contracts/payments.ts";
 import type { NewVolume, SnapshotSource, VolumeAnswer, VolumeCall, VolumeCommitRequest, VolumeCommitResult, VolumeContent, VolumeSaveFailure, VolumeView } from "../contracts/volumes.ts";
@@ -20,7 +21,7 @@ import type { VolumeUploadAppended, VolumeUploadDone, VolumeUploadPart, VolumeUp
 import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
-import { sqlFor } from "../sql.ts";
+import { sqlFor, type Sql } from "../sql.ts";
 import { freezeForWarning, frozenReason, setFrozen } from "./account-freeze.ts";
 import { AccountRecord, noSuchAccount } from "./account-record.ts";
 import { AppOpeners } from "./app-openers.ts";
@@ -44,18 +45,18 @@ import { Team } from "./members/team.ts";
 import { MachineReports } from "./reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
-import { revokeAllSessions, revokeSession } from "./sessions.ts";
 import { Settlement } from "./settlement.ts";
 import { usageReport, type UsageQuery, type UsageReport } from "./usage.ts";
 import { SshKeys, type SshKeyCall, type SshKeyResult } from "./ssh-keys.ts";
 import { Volumes } from "./volumes/volumes.ts";
 import { WebhookEndpoints } from "./webhook-endpoints.ts";
-import { abandonSignupUnlessCreated, createLoginAccount, replacePassword, signInWithPassword, type LoginStore } from "./sign-in.ts";
+import { forgetLegacyLogin, legacyLogin } from "./legacy-login.ts";
+import { abandonSignupUnlessCreated } from "./signup-fence.ts";
 
 export class AccountDO extends DurableObject<Env> {
   private readonly record: AccountRecord;
   private readonly callers: Callers;
-  private readonly logins: LoginStore;
+  private readonly store: { sql: Sql; transaction<T>(fn: () => T): T };
   private readonly views: InstanceViews;
   private readonly instances: InstanceActions;
   private readonly keys: KeyChanges;
@@ -78,7 +79,7 @@ export class AccountDO extends DurableObject<Env> {
     // Settlement and expiry are on this object's clock (tests move it); the alarm keeps real time.
     this.alarms = new SingleAlarm(ctx, () => clock.now());
     this.record = new AccountRecord(sql, transaction);
-    this.logins = { sql, transaction, nowMs: () => clock.now() };
+    this.store = { sql, transaction };
     const directives = new MachineDirectives(sql, env, this.record, this.alarms);
     const parts = { sql, env, transaction, record: this.record, directives };
     this.views = new InstanceViews(parts);
@@ -108,7 +109,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /** The account as the operator sees it: its GPU limit, and whether (and why) it is frozen. */
   operatorView(): Ok<{ account: OperatorAccount }> | Failure {
-    const { sql } = this.logins;
+    const { sql } = this.store;
     const info = this.record.info();
     if (!info) return noSuchAccount();
     const reason = frozenReason(sql);
@@ -117,9 +118,9 @@ export class AccountDO extends DurableObject<Env> {
 
   /** The operator's GPU limit (null: ACCOUNT_MAX_GPUS) and freeze; the account as the operator sees it after. */
   setLimits(changes: AccountLimitChanges): Ok<{ account: OperatorAccount }> | Failure {
-    const { sql } = this.logins;
+    const { sql } = this.store;
     if (!this.record.info()) return noSuchAccount();
-    this.logins.transaction(() => {
+    this.store.transaction(() => {
       if (changes.max_gpus !== undefined) limitGpus(sql, changes.max_gpus);
       if (changes.frozen !== undefined) setFrozen(sql, changes.frozen);
     });
@@ -214,45 +215,20 @@ export class AccountDO extends DurableObject<Env> {
     });
   }
 
-  // ---- sign-up and sign-in (the EmailDO decides which account holds an email) ----
-  /** Sign-up, called by the EmailDO once it has claimed the email for `account.accountId`. */
-  async createWithLogin(account: NewLoginAccount): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
-    const created = await createLoginAccount(this.logins, account);
-    return created.ok ? { ok: true, account: this.record.info()!, session: created.session } : created;
-  }
-
-  /** From the EmailDO, for a sign-up it lost track of: does the account exist? If not, it never will. */
+  // ---- sign-up (the EmailDO decides which person holds an email), and the login of before teams ----
+  /** From the EmailDO, for a sign-up of before teams it lost track of: does the account exist? If not, it never will. */
   abandonSignup(email: string): { exists: boolean } {
-    return abandonSignupUnlessCreated(this.logins.sql, email, iso(clock.now()));
+    return abandonSignupUnlessCreated(this.store.sql, email, iso(clock.now()));
   }
 
-  async signIn(email: string, password: string): Promise<Ok<{ account: AccountInfo; session: string }> | Failure> {
-    const signedIn = await signInWithPassword(this.logins, email, password);
-    if (!signedIn.ok) return signedIn;
-    const read = await this.settlement.accountAsRead();
-    return read.ok ? { ok: true, account: read.account, session: signedIn.session } : read;
+  /** The email, password hash and sessions this account held before teams, for the person made from it (null: none, or handed over). */
+  handOverLogin(): LegacyLogin | null {
+    return legacyLogin(this.store.sql);
   }
 
-  /**
-   * Ends the session `credential` names (`everywhere`: every one), and what they opened on the hosts
-   * (credential-ends.ts): queued after any openApp, answered once every host has confirmed.
-   */
-  async signOut(credential: Credential, everywhere = false): Promise<Ok<object> | Failure> {
-    const caller = await this.callers.who(credential);
-    const sessionId = caller?.kind === "session" ? caller.sessionId : null;
-    if (everywhere && sessionId === null) return callerRefused();
-    const ended = sessionId === null ? [] : everywhere ? revokeAllSessions(this.logins.sql) : revokeSession(this.logins.sql, sessionId);
-    return this.changed((await this.queue.run(() => this.ends.signedOut(ended))) ?? { ok: true });
-  }
-
-  /** A new password ends every other session, and what they opened on the hosts (credential-ends.ts). */
-  async changePassword(credential: Credential, current: string, next: string): Promise<Ok<object> | Failure> {
-    const caller = await this.callers.who(credential);
-    if (caller?.kind !== "session") return fail("unauthorized", "changing the password needs a signed-in session (the gpr_session cookie)");
-    const changed = await replacePassword(this.logins, caller.sessionId, current, next);
-    if (!changed.ok) return changed;
-    await this.queue.run(() => this.ends.sessionsEnded(changed.ended));
-    return this.changed({ ok: true });
+  /** Forgets them once the person holds them. */
+  forgetLogin(): void {
+    this.store.transaction(() => forgetLegacyLogin(this.store.sql));
   }
 
   // ---- self-service: API and SSH keys, the ledger, webhooks ----
@@ -264,13 +240,13 @@ export class AccountDO extends DurableObject<Env> {
   async createKeyFor(credential: Credential, name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
-    return this.changed(await this.queue.run(() => this.keys.create(name, makerOf(this.logins.sql, admitted.caller))));
+    return this.changed(await this.queue.run(() => this.keys.create(name, makerOf(this.store.sql, admitted.caller))));
   }
 
   async revokeKeyFor(credential: Credential, keyId: string): Promise<Ok<object> | Failure> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
-    if (!mayRevoke(this.logins.sql, admitted.caller, keyId)) return fail("forbidden", "a developer may revoke only the API keys they made");
+    if (!mayRevoke(this.store.sql, admitted.caller, keyId)) return fail("forbidden", "a developer may revoke only the API keys they made");
     return this.changed(await this.queue.run(() => this.keys.revoke(keyId, `no live key ${keyId} in this account`)));
   }
 
@@ -279,7 +255,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   async usage(credential: Credential, query: UsageQuery): Promise<Ok<UsageReport> | Failure> {
-    return (await this.callers.refusal(credential)) ?? { ok: true, ...usageReport(this.logins.sql, query) };
+    return (await this.callers.refusal(credential)) ?? { ok: true, ...usageReport(this.store.sql, query) };
   }
 
   // ---- the account's people (members/) ----
@@ -390,7 +366,7 @@ export class AccountDO extends DurableObject<Env> {
   /** Stripe's early fraud warning on a payment of this account: it is frozen (account-freeze.ts); `frozen`: false when this warning froze it before. */
   receiveFraudWarning(warning: FraudWarning): Ok<{ frozen: boolean }> | Failure {
     if (!this.record.info()) return noSuchAccount();
-    return { ok: true, frozen: this.logins.transaction(() => freezeForWarning(this.logins.sql, warning)) };
+    return { ok: true, frozen: this.store.transaction(() => freezeForWarning(this.store.sql, warning)) };
   }
 
   async sshKeysFor(credential: Credential, call: SshKeyCall): Promise<SshKeyResult> {

@@ -80,14 +80,14 @@ export function addAccountSchemaAdditions(sql: Sql): void {
     // Rows written before the column existed: their running balance, once.
     sql`UPDATE ledger SET balance_after_micros = (SELECT SUM(earlier.amount_micros) FROM ledger AS earlier WHERE earlier.seq <= ledger.seq)`;
   }
-  // sign-in.ts and sessions.ts.
+  // The login of before teams, until its person takes it over (legacy-login.ts).
   sql`CREATE TABLE IF NOT EXISTS password (
     algorithm TEXT NOT NULL, iterations INTEGER NOT NULL, salt TEXT NOT NULL, hash TEXT NOT NULL, updated_at TEXT NOT NULL)`;
   sql`CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, last_used_ms INTEGER NOT NULL)`;
   // Which HTTP ports answer in the instance's current run (port-readiness.ts): none, for rows from before.
   addColumnIfMissing(sql, "instances", "readiness", "TEXT NOT NULL DEFAULT '{}'");
-  // Written when a sign-up that was to create this account was given up: it never can be created later (sign-in.ts).
+  // Written when a sign-up that was to create this account was given up: it never can be created later (signup-fence.ts).
   sql`CREATE TABLE IF NOT EXISTS abandoned_signup (at TEXT NOT NULL)`;
   // When a launch or start not yet confirmed by its host is given up (launch-timeout.ts). A launch
   // or start still waiting from before gets the default timeout from its creation.
