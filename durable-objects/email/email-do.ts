@@ -20,7 +20,7 @@ import { personOfLegacyAccount } from "../contracts/members.ts";
 import type { SessionOpened } from "../contracts/persons.ts";
 import { wrongLogin } from "../contracts/refusals.ts";
 import { addColumnIfMissing } from "../add-column.ts";
-import { sqlFor } from "../sql.ts";
+import { sqlFor, type Sql } from "../sql.ts";
 
 /** How long a claim may stay pending before it is settled by asking the person. */
 export const PENDING_MS = 60_000;
@@ -49,6 +49,12 @@ export interface InvitedAttempt extends Omit<Attempt, "password"> {
   account_id: string;
 }
 
+/** The one holder row; a claim of before teams gets `user_id` null. */
+export function createEmailSchema(sql: Sql): void {
+  sql`CREATE TABLE IF NOT EXISTS holder (email TEXT PRIMARY KEY, account_id TEXT NOT NULL, state TEXT NOT NULL, claimed_ms INTEGER NOT NULL)`;
+  addColumnIfMissing(sql, "holder", "user_id", "TEXT");
+}
+
 export class EmailDO extends DurableObject<Env> {
   private readonly sql = sqlFor(this.ctx.storage);
   // In memory: a budget that restarts with the object errs towards letting people in.
@@ -56,9 +62,7 @@ export class EmailDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql`CREATE TABLE IF NOT EXISTS holder (
-      email TEXT PRIMARY KEY, account_id TEXT NOT NULL, state TEXT NOT NULL, claimed_ms INTEGER NOT NULL)`;
-    addColumnIfMissing(this.sql, "holder", "user_id", "TEXT");
+    createEmailSchema(this.sql);
   }
 
   /** Claims the email for a new person and their own account, of which they are the owner, with `creditMicros` of sign-up credit. */
