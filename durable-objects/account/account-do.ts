@@ -300,7 +300,8 @@ export class AccountDO extends DurableObject<Env> {
 
   /** The account as one of `userId`'s: null when they are no member. */
   membership(userId: string): AccountMembership | null {
-    return this.record.info() ? this.team.members.membership(userId) : null;
+    const account = this.record.info();
+    return account ? this.team.members.membership(userId, account) : null;
   }
 
   invitationFor(token: string): Promise<Ok<{ invitation: InvitationFor }> | Failure> {

@@ -51,7 +51,7 @@ export class Joining {
       if (invitation.email !== person.email) return fail("forbidden", "this invitation is for another email");
       this.invitations.use(invitation.invitation_id, iso(nowMs));
       this.members.add({ user_id: person.user_id, email: person.email, role: invitation.role }, iso(nowMs));
-      return { ok: true as const, account: this.members.membership(person.user_id)! };
+      return { ok: true as const, account: this.members.membership(person.user_id, record.info()!)! };
     });
   }
 }

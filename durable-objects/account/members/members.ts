@@ -41,11 +41,10 @@ export class Members {
       ORDER BY role = 'owner' DESC, joined_at, user_id`.map(toView);
   }
 
-  /** The account as one of the person's accounts: its id and name, and their role. */
-  membership(userId: string): AccountMembership | null {
-    const [row] = this.sql<AccountMembership>`SELECT account.id AS id, account.name AS name, members.role AS role
-      FROM members, account WHERE members.user_id = ${userId}`;
-    return row ?? null;
+  /** `account` as one of the person's accounts: its id and name, and their role; null when they are no member. */
+  membership(userId: string, account: { id: string; name: string }): AccountMembership | null {
+    const member = this.find(userId);
+    return member ? { id: account.id, name: account.name, role: member.role } : null;
   }
 
   /** Adds the person unless they are a member already (who keeps their role); true when added. */
