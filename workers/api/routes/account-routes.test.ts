@@ -11,11 +11,13 @@ describe("GET /v1/me", () => {
     const { status, body, headers } = await callJson("GET", "/v1/me", { key });
     expect(status).toBe(200);
     expect(headers.get("x-request-id")).toMatch(/^req_/);
-    expect(Object.keys(body).sort()).toEqual(["account", "balance_micros"]);
+    expect(Object.keys(body).sort()).toEqual(["account", "accounts", "balance_micros", "user"]);
     expect(body.balance_micros).toBe(12_345_678);
     const account = body.account as Record<string, unknown>;
-    expect(Object.keys(account).sort()).toEqual(["created_at", "email", "id", "low_balance_micros", "referral_code"]);
+    expect(Object.keys(account).sort()).toEqual(["created_at", "email", "id", "low_balance_micros", "name", "referral_code", "role"]);
     expect(account.email).toBeNull();
+    // Made by the operator: no owner's email to be called by until named, and its key (made by no member) acts as an owner.
+    expect(account).toMatchObject({ name: id, role: "owner" });
     expect(account.id).toBe(id);
     expect(account.referral_code).toMatch(/^[A-Z2-7]{8}$/);
     expect(account.created_at).toMatch(ISO);

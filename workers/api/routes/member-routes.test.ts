@@ -215,3 +215,24 @@ describe("one person in two accounts", () => {
     expect(await accountStub(b.id).membership(person.user_id)).toMatchObject({ id: b.id, role: "admin" });
   });
 });
+
+describe("the account's name", () => {
+  it("is its owner's email until PATCH /v1/account names it (trimmed); /v1/me and the member's listing show it", async () => {
+    const { id, owner } = await ownedAccount();
+    expect(await callJson("GET", "/v1/me", { key: owner.key })).toMatchObject({ body: { account: { name: owner.email, role: "owner" } } });
+    const named = await callJson("PATCH", "/v1/account", { key: owner.key, body: { name: "  Acme research " } });
+    expect(named).toMatchObject({ status: 200, body: { account: { id, name: "Acme research" } } });
+    expect(await accountStub(id).membership(owner.user_id)).toEqual({ id, name: "Acme research", role: "owner" });
+  });
+
+  it("refuses an empty or longer than 64 characters name, and a body setting nothing, with 400 naming the rule, changing nothing", async () => {
+    const { owner } = await ownedAccount();
+    for (const name of ["   ", "n".repeat(65), 5]) {
+      expect(await callJson("PATCH", "/v1/account", { key: owner.key, body: { name } }), String(name))
+        .toMatchObject({ status: 400, body: { error: "invalid", message: "name: must be 1 to 64 characters" } });
+    }
+    expect(await callJson("PATCH", "/v1/account", { key: owner.key, body: {} }))
+      .toMatchObject({ status: 400, body: { error: "invalid", message: expect.stringContaining("must set low_balance_micros, name or both") } });
+    expect(await callJson("GET", "/v1/me", { key: owner.key })).toMatchObject({ body: { account: { name: owner.email } } });
+  });
+});
