@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { personSessionOwner } from "../../core/credentials.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { DataKind, type ServerMessage } from "../../protocol/index.ts";
 import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
@@ -252,7 +253,7 @@ describe("ending sessions", () => {
     const ownTerminal = await terminal(instance, session);
     const otherTerminal = await terminal(instance, other);
     const hash = await sha256Hex(session);
-    const sessionId = await runInDurableObject(env.ACCOUNTS.getByName(id), (_, state) =>
+    const sessionId = await runInDurableObject(env.PERSONS.getByName(personSessionOwner(session)!), (_, state) =>
       state.storage.sql.exec<{ id: string }>("SELECT id FROM sessions WHERE hash = ?", hash).one().id);
 
     await env.MACHINES.getByName(String(instance.machine_id)).applyDirectives([{ kind: "end_app_sessions", account_id: id, session_ids: [sessionId] }]);
