@@ -47,7 +47,7 @@ describe("self-service on the real stack", () => {
     expect(signup.status).toBe(201);
     expect(signup.body).toMatchObject({ account: { email: address }, balance_micros: 20_000_000 });
     // Plain HTTP on 127.0.0.1: the cookie is not Secure, or the browser would never send it back.
-    expect(browser.lastSetCookie).toMatch(/^gpr_session=gps_acc-[a-z2-7]{16}_[a-z2-7]{32}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(browser.lastSetCookie).toMatch(/^gpr_session=gps_usr-[a-z2-7]{16}_[a-z2-7]{32}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
     expect((await browser.send("GET", "/v1/me")).body).toEqual(signup.body);
 
     const key = await browser.send<{ id: string; key: string }>("POST", "/v1/keys", { name: "laptop" });

@@ -47,8 +47,11 @@ const WRONG_AUTHORIZATIONS = [
   ...[unheld(apiKeys, NO_ACCOUNT), unheld(instanceTokens, NO_ACCOUNT), unheld(agentTokens, 1)].map((token) => `Bearer ${token}`),
   "Bearer test-admin-token-not", "Bearer a, Bearer b",
 ];
-/** Session cookies no operation accepts: an unheld session, an empty one, and two with bad percent-encoding. */
-const WRONG_SESSION_COOKIES = [`gpr_session=${unheld(sessionTokens, NO_ACCOUNT)}`, "gpr_session=", "gpr_session=%zz%E0%A4%A; gpr_session=x"];
+const NO_PERSON = `usr-${"a".repeat(16)}`;
+/** Session cookies no operation accepts: unheld sessions (a person's, and one of before teams), an empty one, and two with bad percent-encoding. */
+const WRONG_SESSION_COOKIES = [
+  `gpr_session=${unheld(sessionTokens, NO_PERSON)}`, `gpr_session=${unheld(sessionTokens, NO_ACCOUNT)}`, "gpr_session=", "gpr_session=%zz%E0%A4%A; gpr_session=x",
+];
 
 export function requestArbitrary(document: OpenApiDocument, operation: Operation): fc.Arbitrary<RequestPlan> {
   const pathParams = operation.parameters.filter((p) => p.in === "path");
