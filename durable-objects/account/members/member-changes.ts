@@ -7,6 +7,7 @@
 import { clock, iso } from "../../../core/clock.ts";
 import { personOf, type Env } from "../../../core/env.ts";
 import { fail, type Failure } from "../../../core/errors.ts";
+import { errorText, log } from "../../../core/log.ts";
 import type { MemberView, Role } from "../../contracts/members.ts";
 import type { Sql } from "../../sql.ts";
 import type { AccountRecord } from "../account-record.ts";
@@ -65,8 +66,14 @@ export class MemberChanges {
       return { revoked, pushes: revoked > 0 ? pushKeySet(sql, directives, record.id()) : [] };
     });
     if ("ok" in removed) return removed;
-    // Their person moves the sessions that were on this account to another of theirs, and names them.
-    await ends.sessionsEnded(await personOf(env, userId).leftAccount(record.id()));
+    // Their person moves the sessions that were on this account to another of theirs, and names them. The
+    // removal holds without it (this object refuses them from now on); only their open terminals and web
+    // apps wait for the person's object, until their sessions end.
+    const sessions = await personOf(env, userId).leftAccount(record.id()).catch((error: unknown) => {
+      log("warn", "a removed member's person could not be told", { account_id: record.id(), user_id: userId, error: errorText(error) });
+      return [];
+    });
+    await ends.sessionsEnded(sessions);
     return (await directives.confirm(removed.pushes, KEYS_PENDING)) ?? { ok: true, revoked_keys: removed.revoked };
   }
 }
