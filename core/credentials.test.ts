@@ -2,7 +2,7 @@
 // credential format the proxy recognises; any other instance, account or secret gives another. Web
 // app tickets and sessions name the instance they open.
 import { describe, expect, it } from "vitest";
-import { appSessionTokens, appTickets, instanceTokenFor, instanceTokens } from "./credentials.ts";
+import { appSessionTokens, appTickets, instanceTokenFor, instanceTokens, invitationTokens, personSessionOwner, sessionTokens } from "./credentials.ts";
 
 const ACCOUNT = "acc-abcdefghijklmnop";
 
@@ -50,5 +50,27 @@ describe("web app tickets and sessions", () => {
     expect(appTickets.ownerOf(appSessionTokens.issue(INSTANCE))).toBeNull();
     expect(appTickets.ownerOf(`gpt_acc-abcdefghijklmnop_${"a".repeat(32)}`)).toBeNull();
     expect(appTickets.ownerOf(`${ticket}x`)).toBeNull();
+  });
+});
+
+describe("session and invitation tokens", () => {
+  const PERSON = "usr-abcdefghijklmnop";
+
+  it("a person's session names the person, whose object checks it; one of before teams names its account's person", () => {
+    const session = sessionTokens.issue(PERSON);
+    expect(session).toMatch(/^gps_usr-[a-z2-7]{16}_[a-z2-7]{32}$/);
+    expect(personSessionOwner(session)).toBe(PERSON);
+    expect(personSessionOwner(`gps_${ACCOUNT}_${"a".repeat(32)}`)).toBe(PERSON);
+    for (const other of [`gps_key-abcdefghijklmnop_${"a".repeat(32)}`, `gpk_${ACCOUNT}_${"a".repeat(32)}`, `${session}x`, "gps_usr-abc_x"]) {
+      expect(personSessionOwner(other)).toBeNull();
+    }
+  });
+
+  it("an invitation names its account and is no other credential", () => {
+    const invitation = invitationTokens.issue(ACCOUNT);
+    expect(invitation).toMatch(/^gpv_acc-[a-z2-7]{16}_[a-z2-7]{32}$/);
+    expect(invitationTokens.ownerOf(invitation)).toBe(ACCOUNT);
+    expect(invitationTokens.ownerOf(`gpv_${PERSON}_${"a".repeat(32)}`)).toBeNull();
+    expect(personSessionOwner(invitation)).toBeNull();
   });
 });
