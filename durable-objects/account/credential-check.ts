@@ -19,7 +19,6 @@ const NOT_A_MEMBER = "you are not a member of this account (any more): switch to
 
 export type Caller = (
   | { kind: "key"; keySha256: string }
-  | { kind: "session"; sessionId: string }
   | { kind: "person"; userId: string; sessionId: string }
 ) & { role: Role };
 
