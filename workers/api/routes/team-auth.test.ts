@@ -139,4 +139,19 @@ describe("POST /v1/auth/switch", () => {
     expect(me).toMatchObject({ status: 200, body: { account: { id: colleague.id }, accounts: [{ id: colleague.id }] } });
     expect((await asBrowser("POST", "/v1/auth/switch", colleague.session, { body: { account_id: owner.id } })).status).toBe(403);
   });
+
+  it("a person removed from their only account belongs to none: their session and a new sign-in are 403 forbidden until invited again", async () => {
+    const owner = await signUp();
+    const email = uniqueEmail("only-account");
+    const joined = await accept({ token: await invite(owner, email), password: PASSWORD });
+    const session = sessionCookie(joined)!;
+    const { user } = (await joined.json()) as { user: { id: string } };
+    expect((await asBrowser("DELETE", `/v1/members/${user.id}`, owner.session)).status).toBe(204);
+    expect(await asBrowser("GET", "/v1/me", session)).toMatchObject({ status: 403, body: { error: "forbidden", message: expect.stringContaining("no account") } });
+    const login = await call("POST", "/v1/auth/login", { body: { email, password: PASSWORD } });
+    expect(login.status).toBe(403);
+    expect(sessionCookie(login)).toBeNull();
+    expect((await accept({ token: await invite(owner, email) }, session)).status).toBe(200);
+    expect((await asBrowser("GET", "/v1/me", session)).body).toMatchObject({ account: { id: owner.id }, accounts: [{ id: owner.id }] });
+  });
 });
