@@ -20,7 +20,7 @@ function dumpStorage(stub: DurableObjectStub): Promise<string> {
 }
 
 describe("secrets at rest", () => {
-  it("the AccountDO, the PersonDO and the EmailDO store no password, session or API key in clear", async () => {
+  it("the AccountDO, the PersonDO and the EmailDO store no password, session, invitation or API key in clear", async () => {
     const account = await signUp();
     const laptop = await signIn(account.email, account.password);
     const newPassword = "another long passphrase";
@@ -28,11 +28,12 @@ describe("secrets at rest", () => {
     const phone = await signIn(account.email, newPassword);
     const ownKey = (await asBrowser("POST", "/v1/keys", account.session, { body: { name: "mine" } })).body.key as string;
     const operatorKey = (await admin("POST", `/accounts/${account.id}/keys`, { name: "ops" })).body.key as string;
+    const invitation = new URL((await asBrowser("POST", "/v1/members/invitations", account.session, { body: { email: "invited@example.com", role: "viewer" } })).body.url as string).hash.slice(1);
     expect((await callJson("GET", "/v1/me", { key: ownKey })).status).toBe(200);
 
     const stored = (await dumpStorage(env.ACCOUNTS.getByName(account.id))) + (await dumpStorage(env.PERSONS.getByName(account.userId))) +
       (await dumpStorage(env.EMAILS.getByName(account.email)));
-    const secrets = [account.password, newPassword, account.session, laptop, phone, ownKey, operatorKey];
+    const secrets = [account.password, newPassword, account.session, laptop, phone, ownKey, operatorKey, invitation];
     for (const secret of secrets) {
       expect(stored).not.toContain(secret);
       expect(stored).not.toContain(secret.split("_").at(-1)!);
@@ -42,6 +43,7 @@ describe("secrets at rest", () => {
     expect(stored).toContain(await sha256Hex(phone));
     expect(stored).not.toContain(await sha256Hex(laptop));
     expect(stored).toContain(await sha256Hex(ownKey));
+    expect(stored).toContain(await sha256Hex(invitation));
     const password = await runInDurableObject(env.PERSONS.getByName(account.userId), (_, state) =>
       state.storage.sql.exec<{ algorithm: string; iterations: number; salt: string; hash: string }>("SELECT * FROM password").toArray());
     expect(password).toEqual([{ algorithm: "PBKDF2-SHA256", iterations: 100_000, salt: expect.stringMatching(/^[0-9a-f]{32}$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/), updated_at: expect.any(String) }]);
