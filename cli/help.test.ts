@@ -44,7 +44,7 @@ async function leafCommands(prefix: string[] = []): Promise<string[][]> {
 describe("gpu --help", () => {
   it("works on every command, and each that prints an API answer takes --json", async () => {
     const leaves = await leafCommands();
-    expect(leaves.map((words) => words.join(" "))).toEqual(expect.arrayContaining(["ls", "keys create", "webhooks deliveries", "ssh-keys add", "ssh-proxy", "cp", "volumes snapshots"]));
+    expect(leaves.map((words) => words.join(" "))).toEqual(expect.arrayContaining(["ls", "keys create", "webhooks deliveries", "ssh-keys add", "ssh-proxy", "cp", "volumes snapshots", "members invite", "accounts switch"]));
     for (const words of leaves) {
       const command = words.join(" ");
       const { code, stdout } = await gpu(...words, "--help");
@@ -55,7 +55,7 @@ describe("gpu --help", () => {
   });
 
   it("the commands that change something take --quiet, which leaves stdout empty", async () => {
-    for (const command of ["cp", "stop", "start", "rm", "idle-stop", "volumes rm", "volumes grow", "volumes save"]) {
+    for (const command of ["cp", "stop", "start", "rm", "idle-stop", "volumes rm", "volumes grow", "volumes save", "members role", "members rm", "accounts switch"]) {
       expect((await gpu(...command.split(" "), "--help")).stdout, command).toMatch(/-q, --quiet +print nothing on stdout/);
     }
   });

@@ -1,6 +1,7 @@
 // The `gpu` program: its commands (one file each under commands/), parsing by commander, and the
 // one place where a failure becomes a message on stderr and a non-zero exit status.
 import { Command, CommanderError } from "@commander-js/extra-typings";
+import { accountsCommand } from "./commands/accounts.ts";
 import { balanceCommand } from "./commands/balance.ts";
 import { catalogCommand } from "./commands/catalog.ts";
 import { cpCommand } from "./commands/cp.ts";
@@ -15,6 +16,7 @@ import { ledgerCommand } from "./commands/ledger.ts";
 import { topupCommand } from "./commands/topup.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logsCommand } from "./commands/logs.ts";
+import { membersCommand } from "./commands/members.ts";
 import { lsCommand } from "./commands/ls.ts";
 import { metricsCommand } from "./commands/metrics.ts";
 import { openCommand } from "./commands/open.ts";
@@ -35,7 +37,7 @@ import type { IoStreams } from "./iostreams.ts";
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
   stopCommand, startCommand, rmCommand, renameCommand, idleStopCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
-  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand, cpCommand, volumesCommand,
+  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand, cpCommand, volumesCommand, membersCommand, accountsCommand,
 ];
 
 function buildProgram(f: Factory) {
