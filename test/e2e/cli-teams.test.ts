@@ -141,6 +141,11 @@ describe("gpu accounts", () => {
       code: 1, stdout: "", stderr: "error: GPU_API_KEY is set, and it wins over the saved keys: unset it to switch accounts\n",
     });
     expect(readFileSync(file, "utf8")).toBe(before);
+    // A key given by GPU_API_KEY is the one in use, saved or not.
+    const dev = stack.setup.account.id;
+    expect(await runGpu(["accounts", "ls"], { ...env, GPU_API_KEY: stack.key })).toEqual({
+      code: 0, stdout: `*\t${dev}\tdev@localhost\towner\n\t${own}\tdev@localhost\towner\n\t${dev}\tdev@localhost\tdeveloper\n`, stderr: "",
+    });
 
     // Removed from the team: its key no longer works, and the list says so and shows the rest.
     expect((await gpu("members", "rm", address, "--yes")).code).toBe(0);
