@@ -31,7 +31,7 @@ const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
 /** An instance without what its host's samples and probes change from one read to the next (readiness, GPU utilisation). */
 const withoutLive = ({ gpu_util_percent: _util, ...instance }: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "idle-stop", "open", "forward", "balance", "keys", "ledger", "usage"];
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "idle-stop", "open", "forward", "balance", "keys", "ledger", "usage", "members", "accounts"];
 
 describe("installing and configuring", () => {
   it("`npx gpu` in the repo runs the package's bin on the repo's Node 22, even with the machine's older node first in PATH", async () => {
