@@ -45,6 +45,10 @@ const NO_SUCCESS_HERE: Record<string, string> = {
     "GET /v1/volumes/{id}", "PATCH /v1/volumes/{id}", "DELETE /v1/volumes/{id}", "POST /v1/volumes/{id}/save", "GET /v1/volumes/{id}/files",
     "PUT /v1/volumes/{id}/files", "GET /v1/volumes/{id}/snapshots", "POST /v1/volumes/{id}/snapshots", "DELETE /v1/volumes/{id}/snapshots/{snapshot_id}",
   ].map((key) => [key, "the fuzz fixture holds no volume, so no id or name it sends names one: 404; volume-routes.test.ts and volume-files-routes.test.ts cover each success"])),
+  ...Object.fromEntries([
+    "PATCH /v1/members/{user_id}", "DELETE /v1/members/{user_id}", "DELETE /v1/members/invitations/{id}", "POST /v1/auth/accept-invitation",
+  ].map((key) => [key, "the fuzz fixture has no other member and no invitation, so no id or token it sends names one: 404 (its one member is the last owner: 409); member-routes.test.ts and team-auth.test.ts cover each success"])),
+  "POST /v1/auth/switch": "the fuzz fixture's caller is a key, not a person's session cookie: 401; team-auth.test.ts covers the switch",
 };
 
 const MIN_RUNS_FOR_SUCCESS = 20;

@@ -60,7 +60,9 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   // Stripe calls its webhook with a signature, not a key: the route verifies it.
   const billingCaller = callerAuth();
   app.use("/v1/billing/*", (c, next) => (c.req.path === STRIPE_WEBHOOK_PATH ? next() : billingCaller(c, next)));
-  app.use("/v1/auth/*", authBudget());
+  // The switch between one's own accounts is a signed-in person's choice, not an attempt to guess a login.
+  const attempts = authBudget();
+  app.use("/v1/auth/*", (c, next) => (c.req.path === "/v1/auth/switch" ? next() : attempts(c, next)));
   app.use("/v1/auth/signup", refuseForeignOrigin());
   app.use("/v1/auth/login", refuseForeignOrigin());
   app.use("/v1/auth/accept-invitation", refuseForeignOrigin());

@@ -65,7 +65,7 @@ describe("operator API", () => {
     const response = await call("POST", "/admin/v1/accounts", { key: "test-admin-token-at-least-32-bytes-long" });
     expect(response.status).toBe(201);
     expect(await response.json()).toEqual({
-      id: expect.stringMatching(/^acc-[a-z2-7]{16}$/), referral_code: expect.any(String), created_at: expect.any(String), email: null, balance_micros: 0, low_balance_micros: 5_000_000, max_gpus: 16, frozen: false, frozen_reason: null,
+      id: expect.stringMatching(/^acc-[a-z2-7]{16}$/), referral_code: expect.any(String), created_at: expect.any(String), email: null, name: expect.stringMatching(/^acc-/), balance_micros: 0, low_balance_micros: 5_000_000, max_gpus: 16, frozen: false, frozen_reason: null,
     });
   });
 

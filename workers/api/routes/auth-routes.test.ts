@@ -353,4 +353,13 @@ describe("auth budget (AUTH_RATE_LIMIT_PER_MIN)", () => {
     const fine = await fetchWith(limited, post("/v1/auth/login", { email: other.email, password: other.password }, { "cf-connecting-ip": "203.0.113.99" }));
     expect(fine.status).toBe(200);
   });
+
+  it("leaves out the switch between one's accounts: a signed-in person's choice guesses nothing, and a dashboard may switch often", async () => {
+    const person = await signUp();
+    const headers = { "cf-connecting-ip": "198.51.100.9", cookie: `gpr_session=${person.session}`, origin: BASE };
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await fetchWith(limited, post("/v1/auth/switch", { account_id: person.id }, headers))).status);
+    expect(statuses).toEqual(Array(12).fill(200));
+    expect((await fetchWith(limited, post("/v1/auth/login", { email: uniqueEmail(), password: PASSWORD }, headers))).status).toBe(401);
+  });
 });
