@@ -1,10 +1,13 @@
-// AccountDO, one per account: a table of contents, each call handed to the part that owns it. Authority for: the
-// account row, its API keys, password hash and sessions, balance, ledger, the Stripe payments and disputes applied to it and its freeze, its
-// instances (status, desired state, billing, when an idle one is stopped), their events and idempotency keys, its webhooks and their deliveries,
-// its volumes (their versions, attachments, snapshots and which stored objects they keep: volumes/);
-// not for GPUs (MachineDO), prices (FleetDO; frozen here per instance) nor emails (EmailDO). A credential is checked
-// on the same call as what it allows; key changes, stops, destroys and sign-outs wait for their MachineDOs' acks,
-// and the end of a key, a session or an SSH key ends what it opened on them (credential-ends.ts).
+// AccountDO, one per account: a table of contents, each call handed to the part that owns it, grouped by
+// capability, each folder owning its tables. Authority for: the account row; its members, their roles
+// and invitations (members/); its API and SSH keys and which caller is who (credentials/); its balance,
+// ledger, the Stripe payments and disputes applied to it and its freeze (money/); its instances
+// (status, desired state, billing, when an idle one is stopped), their events and idempotency keys
+// (instances/); its webhooks and their deliveries (webhooks/); its volumes (volumes/). Not for GPUs
+// (MachineDO), prices (FleetDO; frozen here per instance), people's passwords and sessions (PersonDO)
+// nor emails (EmailDO). A caller and their role are checked on the same call as what they allow; key
+// changes, stops, destroys and removals wait for their MachineDOs' acks, and the end of a key, a
+// session, a membership or an SSH key ends what it opened (credentials/credential-ends.ts).
 import { DurableObject } from "cloudflare:workers";
 import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
@@ -22,36 +25,36 @@ import type { WebhookAnswer, WebhookCall } from "../contracts/webhooks.ts";
 import { callerRefused } from "../contracts/refusals.ts";
 import { SingleAlarm } from "../outbox/single-alarm.ts";
 import { sqlFor, type Sql } from "../sql.ts";
-import { freezeForWarning, frozenReason, setFrozen } from "./account-freeze.ts";
+import { freezeForWarning, frozenReason, setFrozen } from "./money/account-freeze.ts";
 import { AccountRecord, noSuchAccount } from "./account-record.ts";
-import { AppOpeners } from "./app-openers.ts";
-import { Callers, openerOf } from "./credential-check.ts";
-import { CredentialEnds } from "./credential-ends.ts";
-import { Expiry } from "./expiry.ts";
-import { limitGpus, maxGpus } from "./gpu-limit.ts";
-import { IdleStop } from "./idle-stop.ts";
-import { InstanceActions, type InstanceChanges } from "./instance-actions.ts";
-import type { Instance } from "./instance-row.ts";
-import { InstanceViews, noInstance, type InstanceResult } from "./instance-views.ts";
-import { KeyChanges } from "./key-changes.ts";
-import type { CreatedKey, KeySummary } from "./keys.ts";
-import { LaunchTimeout } from "./launch-timeout.ts";
-import type { LedgerPageOf } from "./ledger-page.ts";
+import { AppOpeners } from "./instances/app-openers.ts";
+import { Callers, openerOf } from "./credentials/credential-check.ts";
+import { CredentialEnds } from "./credentials/credential-ends.ts";
+import { Expiry } from "./instances/expiry.ts";
+import { limitGpus, maxGpus } from "./instances/gpu-limit.ts";
+import { IdleStop } from "./instances/idle-stop.ts";
+import { InstanceActions, type InstanceChanges } from "./instances/instance-actions.ts";
+import type { Instance } from "./instances/instance-row.ts";
+import { InstanceViews, noInstance, type InstanceResult } from "./instances/instance-views.ts";
+import { KeyChanges } from "./credentials/key-changes.ts";
+import type { CreatedKey, KeySummary } from "./credentials/keys.ts";
+import { LaunchTimeout } from "./instances/launch-timeout.ts";
+import type { LedgerPageOf } from "./money/ledger-page.ts";
 import { MachineDirectives } from "./machine-directives.ts";
 import type { NewOwnedAccount } from "./members/account-creation.ts";
 import { notValid } from "./members/invitations.ts";
 import { makerOf, mayRevoke } from "./members/member-keys.ts";
 import { Team } from "./members/team.ts";
-import { MachineReports } from "./reports.ts";
+import { MachineReports } from "./instances/reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
-import { Settlement } from "./settlement.ts";
-import { usageReport, type UsageQuery, type UsageReport } from "./usage.ts";
-import { SshKeys, type SshKeyCall, type SshKeyResult } from "./ssh-keys.ts";
+import { Settlement } from "./money/settlement.ts";
+import { usageReport, type UsageQuery, type UsageReport } from "./money/usage.ts";
+import { SshKeys, type SshKeyCall, type SshKeyResult } from "./credentials/ssh-keys.ts";
 import { Volumes } from "./volumes/volumes.ts";
-import { WebhookEndpoints } from "./webhook-endpoints.ts";
-import { forgetLegacyLogin, legacyLogin } from "./legacy-login.ts";
-import { abandonSignupUnlessCreated } from "./signup-fence.ts";
+import { WebhookEndpoints } from "./webhooks/webhook-endpoints.ts";
+import { forgetLegacyLogin, legacyLogin } from "./credentials/legacy-login.ts";
+import { abandonSignupUnlessCreated } from "./members/signup-fence.ts";
 
 export class AccountDO extends DurableObject<Env> {
   private readonly record: AccountRecord;

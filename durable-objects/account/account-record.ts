@@ -5,7 +5,7 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { newReferralCode } from "../../core/ids.ts";
 import type { AccountInfo } from "../contracts/accounts.ts";
 import type { Sql } from "../sql.ts";
-import { changeBalance } from "./ledger.ts";
+import { changeBalance } from "./money/ledger.ts";
 
 export class AccountRecord {
   private readonly sql: Sql;

@@ -4,14 +4,14 @@
 import { addColumnIfMissing } from "../add-column.ts";
 import { replaceLegacyOutbox } from "../outbox/outbox.ts";
 import type { Sql } from "../sql.ts";
-import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./launch-timeout.ts";
-import { foldLegacyCharges } from "./ledger-folding.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./instances/launch-timeout.ts";
+import { foldLegacyCharges } from "./money/ledger-folding.ts";
 import { createMemberSchema } from "./members/schema.ts";
-import { createSshKeySchema } from "./ssh-keys.ts";
+import { createSshKeySchema } from "./credentials/ssh-keys.ts";
 import { createVolumeSchema } from "./volumes/schema.ts";
 import { createStorageChargeSchema } from "./volumes/storage-charges.ts";
 import { createVolumeUploadSchema } from "./volumes/uploads.ts";
-import { createWebhookSchema } from "./webhook-schema.ts";
+import { createWebhookSchema } from "./webhooks/webhook-schema.ts";
 
 export function createAccountSchema(sql: Sql): void {
   // account-record.ts; its balance is changed by ledger.ts alone.

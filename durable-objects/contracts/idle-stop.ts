@@ -1,7 +1,7 @@
 // What the AccountDO and the MachineDO share about usage and idle stop. The MachineDO is the
 // authority on what it sees (GPU samples, proxied and app traffic, whether its host is connected);
 // the AccountDO, on each instance's setting and status, decides when an instance is stopped for
-// being idle (durable-objects/account/idle-stop.ts).
+// being idle (durable-objects/account/instances/idle-stop.ts).
 
 /** Every GPU of an instance under this utilisation (percent) counts as idle. */
 export const IDLE_GPU_PERCENT = 5;

@@ -1,5 +1,5 @@
 // SSH keys as the Worker asks the AccountDO about them. The AccountDO is the authority for an
-// account's keys (durable-objects/account/ssh-keys.ts); the Worker parses and fingerprints a key
+// account's keys (durable-objects/account/credentials/ssh-keys.ts); the Worker parses and fingerprints a key
 // line (core/ssh-public-key.ts) before it asks, so the object stores only keys that parsed.
 import type { SshKeyType } from "../../core/ssh-public-key.ts";
 

@@ -6,8 +6,8 @@ import { iso } from "../../../core/clock.ts";
 import { fail, type Failure } from "../../../core/errors.ts";
 import { newReferralCode } from "../../../core/ids.ts";
 import type { Sql } from "../../sql.ts";
-import { changeBalance } from "../ledger.ts";
-import { mayCreateAccount } from "../signup-fence.ts";
+import { changeBalance } from "../money/ledger.ts";
+import { mayCreateAccount } from "./signup-fence.ts";
 import type { Members } from "./members.ts";
 
 export interface NewOwnedAccount {

@@ -5,7 +5,7 @@ import { clock, iso } from "../../../core/clock.ts";
 import { fail, type Failure } from "../../../core/errors.ts";
 import type { AccountMembership, InvitationFor, InvitationView, Role } from "../../contracts/members.ts";
 import type { AccountRecord } from "../account-record.ts";
-import type { Caller } from "../credential-check.ts";
+import type { Caller } from "../credentials/credential-check.ts";
 import { invitationHash, Invitations, newInvitationToken } from "./invitations.ts";
 import type { Members } from "./members.ts";
 

@@ -4,7 +4,7 @@
 // with a key has that key's maker. A member's keys end with the membership.
 import { INSTANCE_USE_ROLES, type Role } from "../../contracts/members.ts";
 import type { Sql } from "../../sql.ts";
-import type { Caller } from "../credential-check.ts";
+import type { Caller } from "../credentials/credential-check.ts";
 
 /** The role live key `keySha256` acts with; null when there is no such key, or its maker is no member any more. */
 export function keyRole(sql: Sql, keySha256: string): Role | null {

@@ -4,7 +4,7 @@
 import { clock } from "../../../core/clock.ts";
 import type { Failure } from "../../../core/errors.ts";
 import type { Role } from "../../contracts/members.ts";
-import type { RoleSource } from "../credential-check.ts";
+import type { RoleSource } from "../credentials/credential-check.ts";
 import { createForOwner, type NewOwnedAccount } from "./account-creation.ts";
 import { Invitations } from "./invitations.ts";
 import { Joining } from "./joining.ts";

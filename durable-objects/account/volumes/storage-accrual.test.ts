@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MS_PER_HOUR } from "../accrual.ts";
+import { MS_PER_HOUR } from "../money/accrual.ts";
 import { accrueStorage, HOURS_PER_MONTH, msUntilStorageExhausted, storageMonthMicros } from "./storage-accrual.ts";
 
 const PRICE = 70_000;

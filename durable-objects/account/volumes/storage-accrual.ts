@@ -4,7 +4,7 @@
 // remainder (in micro-dollar byte-milliseconds per GB-month) is carried to the next period, as an
 // instance's is (accrual.ts), so the sum never depends on how the time was sliced; it can pass 2^53,
 // so it is a BigInt, stored as decimal text.
-import { MS_PER_HOUR } from "../accrual.ts";
+import { MS_PER_HOUR } from "../money/accrual.ts";
 
 export const HOURS_PER_MONTH = 730;
 const BYTES_PER_GB = 1_000_000_000n;

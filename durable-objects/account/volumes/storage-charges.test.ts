@@ -13,7 +13,7 @@ import { keepBytes } from "../../../test/support/workerd/kept-bytes.ts";
 import { expectLedgerBalanced } from "../../../test/support/workerd/ledger-audit.ts";
 import { advanceClock, freezeClockInEachTest } from "../../../test/support/workerd/test-clock.ts";
 import { storeSave } from "../../../test/support/workerd/volume-content.ts";
-import type { LedgerEntry } from "../ledger-page.ts";
+import type { LedgerEntry } from "../money/ledger-page.ts";
 
 interface Volume { id: string; stored_bytes: number; price_month_micros: number }
 

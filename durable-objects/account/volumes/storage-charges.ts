@@ -9,9 +9,9 @@ import type { Env } from "../../../core/env.ts";
 import { volumePriceGbMonthMicros } from "../../../core/volume-prices.ts";
 import { addColumnIfMissing } from "../../add-column.ts";
 import type { Sql } from "../../sql.ts";
-import { hourOf, hourSpans } from "../charge-rows.ts";
-import { MS_PER_HOUR } from "../accrual.ts";
-import { growCharge, openStorageCharge } from "../ledger.ts";
+import { hourOf, hourSpans } from "../money/charge-rows.ts";
+import { MS_PER_HOUR } from "../money/accrual.ts";
+import { growCharge, openStorageCharge } from "../money/ledger.ts";
 import { accrueStorage, msUntilStorageExhausted } from "./storage-accrual.ts";
 import { bytesText } from "./volume-rows.ts";
 

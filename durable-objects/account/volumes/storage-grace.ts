@@ -10,7 +10,7 @@ import type { Env } from "../../../core/env.ts";
 import { log } from "../../../core/log.ts";
 import type { AlarmCapability } from "../../outbox/single-alarm.ts";
 import type { Sql } from "../../sql.ts";
-import { recordWebhookEvent } from "../webhook-events.ts";
+import { recordWebhookEvent } from "../webhooks/webhook-events.ts";
 import type { VolumeStore } from "./volume-store.ts";
 
 const DAY_MS = 86_400_000;

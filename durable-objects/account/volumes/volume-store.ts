@@ -11,7 +11,7 @@ import { volumePrefix, VOLUME_ID_PATTERN } from "../../../protocol/volumes.ts";
 import {
   VOLUME_NAME, VOLUME_SIZE_GB, type NewVolume, type VolumeAnswer, type VolumeCall, type VolumeContent, type VolumeView,
 } from "../../contracts/volumes.ts";
-import type { InstanceRow } from "../instance-row.ts";
+import type { InstanceRow } from "../instances/instance-row.ts";
 import { freeingStep, mountsNow, readWriteHolder } from "./attachments.ts";
 import { chunkBytes, keepManifest } from "./chunk-refs.ts";
 import { VolumeSnapshots } from "./snapshots.ts";
