@@ -6,6 +6,7 @@
 // key is checked by its account itself, and acts with the role of the member who made it (all rights
 // for a key made before teams, or by the operator).
 import { z } from "zod";
+import type { Scope } from "./scopes.ts";
 
 export const ROLES = ["owner", "admin", "developer", "billing", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
@@ -31,12 +32,16 @@ export interface PersonCaller {
  * What a caller presents to its AccountDO with each call: an API key (or, for the proxy, an instance's
  * token) or a vouched person, and the roles the route admits (workers/api/roles/route-roles.ts). The
  * AccountDO checks both on the same call as the operation: a caller without one of `may` gets 403
- * `forbidden` naming the roles that may.
+ * `forbidden` naming the roles that may, a key whose scopes do not grant `needs` 403 naming the scope.
  */
 export interface Credential {
   token?: string;
   person?: PersonCaller;
   may: readonly Role[];
+  /** The scope the route needs of an API key (contracts/scopes.ts); null: any live key. */
+  needs: Scope | null;
+  /** The client's address as the Worker saw it (CF-Connecting-IP), for the audit log; null where there is none. */
+  ip: string | null;
 }
 
 /** GET /v1/members' item. */

@@ -17,7 +17,7 @@ export async function meView(env: Env, credential: Credential, accountId: string
 }
 
 /** /me for a person just signed in, joined or switched: any of the roles may read it. */
-export const meOfPerson = (env: Env, person: PersonCaller, accountId: string) => meView(env, { person, may: ROLES }, accountId);
+export const meOfPerson = (env: Env, person: PersonCaller, accountId: string) => meView(env, { person, may: ROLES, needs: null, ip: null }, accountId);
 
 async function accountsOf(env: Env, userId: string): Promise<AccountMembership[]> {
   const ids = await personOf(env, userId).accountIds();

@@ -9,6 +9,7 @@ import { sha256Hex } from "../../core/hash.ts";
 import type { ProxyCredential } from "../../durable-objects/contracts/proxy-request.ts";
 import type { Admission } from "./forward-to-instance.ts";
 import { INSTANCE_USE_ROLES } from "../../durable-objects/contracts/members.ts";
+import { callerIp } from "../http/caller-ip.ts";
 
 /** The request's Bearer credential as sent, the account it claims and what the MachineDO is shown of it; 401 when it is neither kind. */
 export async function presentedBearer(request: Request): Promise<{ bearer: string; accountId: string; credential: ProxyCredential }> {
@@ -21,7 +22,7 @@ export async function presentedBearer(request: Request): Promise<{ bearer: strin
 /** The admission of the request's Bearer credential to instance `instanceId`; 401 when it is neither kind. */
 export async function bearerAdmission(request: Request, env: Env, instanceId: string): Promise<Admission> {
   const { bearer, accountId, credential } = await presentedBearer(request);
-  return { credential, askAccount: () => accountOf(env, accountId).openProxy({ token: bearer, may: INSTANCE_USE_ROLES }, instanceId) };
+  return { credential, askAccount: () => accountOf(env, accountId).openProxy({ token: bearer, may: INSTANCE_USE_ROLES, needs: "instances:use", ip: callerIp(request) }, instanceId) };
 }
 
 /** Who the credential claims to be (its account) and what the MachineDO is shown of it; null when it is neither kind. */

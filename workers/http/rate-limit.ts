@@ -7,6 +7,7 @@
 // no such binding: its one isolate's bucket already sees every request.
 import { ApiError } from "../../core/errors.ts";
 import { TokenBuckets } from "../../core/token-bucket.ts";
+import { callerIp } from "./caller-ip.ts";
 
 /** The window of every rate limiting binding (`simple.period` in wrangler.toml; the deploy check holds them equal). */
 export const LOCATION_PERIOD_S = 10;
@@ -86,5 +87,5 @@ async function admit(ip: string, bucket: RateLimiter, location: LocationLimiter 
 }
 
 export function clientIp(request: Request): string {
-  return request.headers.get("cf-connecting-ip") ?? request.headers.get("x-real-ip") ?? "local";
+  return callerIp(request) ?? "local";
 }

@@ -11,6 +11,7 @@ import { pathProxyPolicy } from "../../protocol/mux/headers.ts";
 import { presentedBearer } from "../forward/bearer-admission.ts";
 import { forwardToInstance } from "../forward/forward-to-instance.ts";
 import { INSTANCE_USE_ROLES } from "../../durable-objects/contracts/members.ts";
+import { callerIp } from "../http/caller-ip.ts";
 
 const SSH_PATH = /^\/v1\/instances\/([^/?#]+)\/ssh(?:\?[^#]*)?$/;
 
@@ -27,7 +28,7 @@ export async function sshRequest(request: Request, env: Env, instanceId: string,
     throw new ApiError("bad_request", "GET /v1/instances/{id}/ssh is a WebSocket upgrade carrying SSH: connect with `gpu ssh <id>` (or `gpu ssh-proxy <id>` as a ProxyCommand)");
   }
   const { bearer, accountId, credential } = await presentedBearer(request);
-  const answer = unwrap(await accountOf(env, accountId).sshKeysFor({ token: bearer, may: INSTANCE_USE_ROLES }, { op: "allowed", instance_id: instanceId }));
+  const answer = unwrap(await accountOf(env, accountId).sshKeysFor({ token: bearer, may: INSTANCE_USE_ROLES, needs: "instances:use", ip: callerIp(request) }, { op: "allowed", instance_id: instanceId }));
   const keys = "allowed" in answer ? answer.allowed.map(({ id, type, blob }) => ({ id, type, blob })) : [];
   const prefix = `/v1/instances/${instanceId}/ssh`;
   return forwardToInstance(request, env, {
@@ -35,7 +36,7 @@ export async function sshRequest(request: Request, env: Env, instanceId: string,
     port: SSH_STREAM_PORT,
     target: "/",
     policy: pathProxyPolicy(prefix),
-    admission: { credential, askAccount: () => accountOf(env, accountId).openProxy({ token: bearer, may: INSTANCE_USE_ROLES }, instanceId) },
+    admission: { credential, askAccount: () => accountOf(env, accountId).openProxy({ token: bearer, may: INSTANCE_USE_ROLES, needs: "instances:use", ip: callerIp(request) }, instanceId) },
     requestId,
     session: { kind: "ssh", keys },
   });

@@ -14,6 +14,7 @@ import { rawPathAndQuery } from "../http/raw-url.ts";
 import { sessionInCookies } from "../http/browser-session.ts";
 import { SSH_STREAM_PORT } from "./ssh.ts";
 import { INSTANCE_USE_ROLES } from "../../durable-objects/contracts/members.ts";
+import { callerIp } from "../http/caller-ip.ts";
 
 const TERMINAL_PATH = /^\/v1\/instances\/([^/?#]+)\/terminal(?:\?[^#]*)?$/;
 
@@ -38,7 +39,7 @@ export async function terminalRequest(request: Request, env: Env, instanceId: st
   const live = await personOf(env, session.personId).session(session.token);
   if (!live) throw new ApiError("unauthorized", "the session has ended: sign in again");
   if (live.account_id === null) throw new ApiError("forbidden", "you belong to no account now");
-  const credential = { person: live.person, may: INSTANCE_USE_ROLES };
+  const credential = { person: live.person, may: INSTANCE_USE_ROLES, needs: "instances:use" as const, ip: callerIp(request) };
   const { opener } = unwrap(await accountOf(env, live.account_id).openProxy(credential, instanceId, "session"));
   return forwardToInstance(request, env, {
     instanceId,

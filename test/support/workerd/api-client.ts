@@ -60,4 +60,4 @@ export async function newAccount(balance = 100_000_000): Promise<{ id: string; k
 }
 
 /** An API key as a Worker route hands it to its AccountDO, for tests that call the object directly: every role's route. */
-export const keyCredential = (key: string): Credential => ({ token: key, may: ROLES });
+export const keyCredential = (key: string): Credential => ({ token: key, may: ROLES, needs: null, ip: null });

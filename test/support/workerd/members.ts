@@ -15,7 +15,7 @@ export interface Person extends PersonCaller {
 export const newPerson = (tag = "member"): PersonCaller => ({ user_id: `usr-${randomBase32(16)}`, session_id: `ses-${randomBase32(12)}`, email: uniqueEmail(tag) });
 
 /** The person as the Worker vouches for them to an account, for every role's route. */
-export const personCredential = (person: PersonCaller, may: readonly Role[] = ROLES): Credential => ({ person, may });
+export const personCredential = (person: PersonCaller, may: readonly Role[] = ROLES): Credential => ({ person, may, needs: null, ip: null });
 
 export const accountStub = (accountId: string) => env.ACCOUNTS.getByName(accountId);
 

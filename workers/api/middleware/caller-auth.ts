@@ -8,6 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { apiKeys, bearerToken } from "../../../core/credentials.ts";
 import { personOf } from "../../../core/env.ts";
 import { ApiError } from "../../../core/errors.ts";
+import { callerIp } from "../../http/caller-ip.ts";
 import type { ApiEnv } from "../context.ts";
 import { isUnsafeMethod, requireSameOrigin } from "../session/same-origin.ts";
 import { clearSessionCookie, sessionFrom, setSessionCookie } from "../session/session-cookie.ts";
@@ -21,7 +22,7 @@ export function callerAuth(): MiddlewareHandler<ApiEnv> {
       const key = bearerToken(c.req.header("authorization"));
       const accountId = key ? apiKeys.ownerOf(key) : null;
       if (!key || !accountId) throw new ApiError("unauthorized", "missing or malformed API key: send Authorization: Bearer <API_KEY>");
-      c.set("credential", { token: key, may: [] });
+      c.set("credential", { token: key, may: [], needs: null, ip: callerIp(c.req.raw) });
       c.set("accountId", accountId);
       return next();
     }
@@ -36,7 +37,7 @@ export function callerAuth(): MiddlewareHandler<ApiEnv> {
     if (live.account_id === null) {
       throw new ApiError("forbidden", "you belong to no account now: ask an account's owner or admin for an invitation, or sign up");
     }
-    c.set("credential", { person: live.person, may: [] });
+    c.set("credential", { person: live.person, may: [], needs: null, ip: callerIp(c.req.raw) });
     c.set("accountId", live.account_id);
     await next();
     // The browser keeps the cookie as long as the server keeps the session.

@@ -5,7 +5,8 @@ import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Role } from "../../../durable-objects/contracts/members.ts";
 import type { ApiEnv } from "../context.ts";
-import { rolesOf } from "../roles/route-roles.ts";
+import type { Scope } from "../../../durable-objects/contracts/scopes.ts";
+import { rolesOf, scopeOf } from "../roles/route-roles.ts";
 import { errors, type ErrorStatus } from "../schemas/common.ts";
 
 /** Who may call a /v1 route: an API key, or a signed-in browser with its session cookie. */
@@ -21,21 +22,24 @@ export function callerRoute<P extends string, R extends Omit<RouteConfig, "path"
   route: R,
 ) {
   const roles = rolesOf(route.method, route.path);
-  const description = `${route.description ?? ""}${route.description ? "\n\n" : ""}Roles that may: ${roles.join(", ")}.`;
+  const needs = scopeOf(route.method, route.path);
+  const scopeLine = needs === null ? "Any API key's scopes." : `An API key needs the scope ${needs}.`;
+  const description = `${route.description ?? ""}${route.description ? "\n\n" : ""}Roles that may: ${roles.join(", ")}. ${scopeLine}`;
   return createRoute({
     security: callerSecurity,
     ...route,
     description,
     "x-roles": roles,
-    middleware: [mayCall(roles)],
+    "x-scope": needs,
+    middleware: [mayCall(roles, needs)],
     responses: { ...errors(401, 403, ...ownErrors), ...route.responses },
   });
 }
 
-/** Hands the route's roles to the account with the credential, which checks them on the same call. */
-function mayCall(roles: readonly Role[]): MiddlewareHandler<ApiEnv> {
+/** Hands the route's roles and scope to the account with the credential, which checks them on the same call. */
+function mayCall(roles: readonly Role[], needs: Scope | null): MiddlewareHandler<ApiEnv> {
   return async function mayCall(c, next) {
-    c.set("credential", { ...c.var.credential, may: roles });
+    c.set("credential", { ...c.var.credential, may: roles, needs });
     await next();
   };
 }

@@ -4,7 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { roleRefusalMessage } from "../../../durable-objects/contracts/members.ts";
-import { currentKeySet } from "../../../durable-objects/account/key-set.ts";
+import { currentKeySet } from "../../../durable-objects/account/credentials/key-set.ts";
 import { sqlFor } from "../../../durable-objects/sql.ts";
 import { callJson } from "../../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
@@ -210,7 +210,7 @@ describe("one person in two accounts", () => {
     expect((await ledgerOf(inB.key)).map((e) => e.amount_micros)).toEqual([70_000_000]);
 
     // A's key is A's alone: it opens nothing of B's, even naming B's id (its account is in the key).
-    expect(await accountStub(b.id).listInstances({ token: inA.key, may: ["developer"] })).toMatchObject({ ok: false, code: "unauthorized" });
+    expect(await accountStub(b.id).listInstances({ token: inA.key, may: ["developer"], needs: null, ip: null })).toMatchObject({ ok: false, code: "unauthorized" });
     expect(await accountStub(a.id).membership(person.user_id)).toMatchObject({ id: a.id, role: "developer" });
     expect(await accountStub(b.id).membership(person.user_id)).toMatchObject({ id: b.id, role: "admin" });
   });
