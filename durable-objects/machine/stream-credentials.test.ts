@@ -1,7 +1,8 @@
 // The end of a credential ends the streams it opened, and only those, through the real Worker,
 // AccountDO and MachineDO in workerd with a fake agent: revoking an API key ends the SSH connections,
 // proxied WebSockets and followed logs it opened; a sign-out, a password change and a sign-out
-// everywhere end the terminals, logs and web apps' WebSockets of the sessions they end; removing an SSH key ends the
+// everywhere end the terminals, logs and web apps' WebSockets of the sessions they end; removing a member ends what their
+// sessions and keys opened; removing an SSH key ends the
 // connections that authenticated with it. Each is told why (1008 and a reason, or a comment in a log's
 // events), the agent is told to close its end, and the same streams of another credential of the same
 // account stay open. The end is delivered with the change: it has happened when the change is answered.
@@ -11,13 +12,13 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { personSessionOwner } from "../../core/credentials.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { DataKind, type ServerMessage } from "../../protocol/index.ts";
-import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
+import { admin, BASE, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { machinesUnreachable } from "../../test/support/workerd/unreachable-machines.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { appCall, appSession } from "../../test/support/workerd/app-client.ts";
 import { runningInstance, type RunningInstance } from "../../test/support/workerd/proxy-host.ts";
-import { asBrowser, browser, PASSWORD, signIn, signUp } from "../../test/support/workerd/session-client.ts";
+import { asBrowser, browser, PASSWORD, sessionCookie, signIn, signUp, uniqueEmail } from "../../test/support/workerd/session-client.ts";
 import { MACHINE_PROXY_URL, machineProxyInit, refusalOf, type ProxyRequest } from "../contracts/proxy-request.ts";
 import { CREDENTIAL_ENDED } from "./stream-credentials.ts";
 
@@ -229,6 +230,29 @@ describe("ending sessions", () => {
     expect((await call("POST", "/v1/auth/logout", { headers: browser(session) })).status).toBe(204);
     await expectEnded(ownApp, CREDENTIAL_ENDED.session);
     await expectOpen(keyApp);
+  });
+
+  it("removing a member ends the terminals and followed logs their sessions opened and the SSH their keys opened; the owner's stay open", async () => {
+    const { session: ownerSession, instance } = await signedUpWithInstance();
+    const email = uniqueEmail("leaving");
+    const invited = await asBrowser("POST", "/v1/members/invitations", ownerSession, { body: { email, role: "developer" } });
+    const token = new URL(invited.body.url as string).hash.slice(1);
+    const joined = await call("POST", "/v1/auth/accept-invitation", { body: { token, password: PASSWORD }, headers: { origin: BASE } });
+    const memberSession = sessionCookie(joined)!;
+    const userId = ((await joined.json()) as { user: { id: string } }).user.id;
+    const memberKey = (await asBrowser("POST", "/v1/keys", memberSession, { body: { name: "member's" } })).body.key as string;
+    const memberTerminal = await terminal(instance, memberSession);
+    const memberLogs = await followLogs(instance, browser(memberSession));
+    const memberSsh = await ssh(instance, memberKey);
+    const ownerTerminal = await terminal(instance, ownerSession);
+
+    const removed = await call("DELETE", `/v1/members/${userId}`, { headers: browser(ownerSession) });
+    expect(removed.status).toBe(204);
+    expect(removed.headers.get("revoked-keys")).toBe("1");
+    await expectEnded(memberTerminal, CREDENTIAL_ENDED.session);
+    await expectLogEnded(memberLogs, CREDENTIAL_ENDED.session);
+    await expectEnded(memberSsh, CREDENTIAL_ENDED.key);
+    await expectOpen(ownerTerminal);
   });
 
   it("a password change ends every other session's terminal and keeps its own; signing out everywhere then ends that one too", async () => {
