@@ -10,6 +10,7 @@ import type { SshKeyType } from "../../../core/ssh-public-key.ts";
 import { MAX_SSH_KEYS, type AllowedSshKey, type SshKeyAnswer, type SshKeyCall, type SshKeyItem } from "../../contracts/ssh-keys.ts";
 import type { Sql } from "../../sql.ts";
 import type { CredentialEnds } from "./credential-ends.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export type { SshKeyCall };
 export type SshKeyResult = SshKeyAnswer | Failure;
@@ -39,7 +40,11 @@ export class SshKeys {
     if (call.op === "list") return { ok: true, items: this.rows().map(toItem) };
     if (call.op === "add") return this.add(call);
     if (call.op === "allowed") return { ok: true, allowed: this.allowed() };
-    const remove = () => this.sql<{ id: string }>`DELETE FROM ssh_keys WHERE id = ${call.id} RETURNING id`.length > 0;
+    const remove = () => {
+      const [removed] = this.sql<{ name: string; fingerprint: string }>`DELETE FROM ssh_keys WHERE id = ${call.id} RETURNING name, fingerprint`;
+      if (removed) recordAudit(this.sql, { action: "ssh_key.remove", target: { type: "ssh_key", id: call.id }, detail: `"${removed.name}" (${removed.fingerprint})` });
+      return removed !== undefined;
+    };
     return this.ends.sshKeyRemoved(call.id, remove, `no SSH key ${call.id} in this account`);
   }
 
@@ -56,6 +61,7 @@ export class SshKeys {
       if (this.rows().length >= MAX_SSH_KEYS) return `an account holds at most ${MAX_SSH_KEYS} SSH keys; remove one first`;
       this.sql`INSERT INTO ssh_keys (id, name, type, blob, fingerprint, created_at)
           VALUES (${id}, ${call.name}, ${call.type}, ${call.blob}, ${call.fingerprint}, ${iso(clock.now())})`;
+      recordAudit(this.sql, { action: "ssh_key.add", target: { type: "ssh_key", id }, detail: `"${call.name}" (${call.fingerprint})` });
       return null;
     });
     return refusal ? fail("conflict", refusal) : { ok: true, key: toItem(this.rows().find((row) => row.id === id)!) };

@@ -8,6 +8,7 @@ import { sha256Hex } from "../../../core/hash.ts";
 import { randomBase32 } from "../../../core/ids.ts";
 import type { InvitationFor, InvitationView, Role } from "../../contracts/members.ts";
 import type { Sql } from "../../sql.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
 export const MAX_PENDING_INVITATIONS = 100;
@@ -50,8 +51,10 @@ export class Invitations {
 
   /** False when `id` names no pending invitation. */
   revoke(id: string, nowMs: number): boolean {
-    return this.sql`UPDATE invitations SET revoked = 1
-      WHERE id = ${id} AND used_at IS NULL AND revoked = 0 AND expires_ms > ${nowMs} RETURNING id`.length > 0;
+    const [revoked] = this.sql<{ email: string; role: Role }>`UPDATE invitations SET revoked = 1
+      WHERE id = ${id} AND used_at IS NULL AND revoked = 0 AND expires_ms > ${nowMs} RETURNING email, role`;
+    if (revoked) recordAudit(this.sql, { action: "invitation.revoke", target: { type: "invitation", id }, detail: `${revoked.email} as ${revoked.role}` });
+    return revoked !== undefined;
   }
 
   /** The live invitation whose token hashes to `tokenHash` (invitationHash), or 404 `not_found` for anything else. */

@@ -8,8 +8,11 @@ import type { AccountRecord } from "../account-record.ts";
 import type { Caller } from "../credentials/credential-check.ts";
 import { invitationHash, Invitations, newInvitationToken } from "./invitations.ts";
 import type { Members } from "./members.ts";
+import type { Sql } from "../../sql.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export interface JoiningParts {
+  sql: Sql;
   transaction<T>(fn: () => T): T;
   record: AccountRecord;
 }
@@ -32,7 +35,9 @@ export class Joining {
     return this.parts.transaction(() => {
       if (this.members.isMemberEmail(invited.email)) return fail("conflict", `${invited.email} is a member of this account already`);
       const invitation = this.invitations.create(invited, hash, clock.now());
-      return "ok" in invitation ? invitation : { ok: true as const, invitation, token };
+      if ("ok" in invitation) return invitation;
+      recordAudit(this.parts.sql, { action: "member.invite", target: { type: "invitation", id: invitation.id }, detail: `${invited.email} as ${invited.role}` });
+      return { ok: true as const, invitation, token };
     });
   }
 
@@ -51,6 +56,7 @@ export class Joining {
       if (invitation.email !== person.email) return fail("forbidden", "this invitation is for another email");
       this.invitations.use(invitation.invitation_id, iso(nowMs));
       this.members.add({ user_id: person.user_id, email: person.email, role: invitation.role }, iso(nowMs));
+      recordAudit(this.parts.sql, { action: "member.join", target: { type: "user", id: person.user_id }, detail: `${person.email} as ${invitation.role}` });
       return { ok: true as const, account: this.members.membership(person.user_id, record.info()!)! };
     });
   }

@@ -16,6 +16,7 @@ import type { CredentialEnds } from "../credentials/credential-ends.ts";
 import { pushKeySet } from "../credentials/key-set.ts";
 import type { MachineDirectives } from "../machine-directives.ts";
 import { hasLiveKeys, revokeKeysOf } from "./member-keys.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 import { Members, toView } from "./members.ts";
 
 const KEYS_PENDING =
@@ -47,6 +48,7 @@ export class MemberChanges {
       const refused = ownerRule(actor, member.role, role, role === "owner" ? "make" : "demote") ?? lastOwnerRule(this.members, member.role, role);
       if (refused) return refused;
       this.members.setRole(userId, role);
+      if (member.role !== role) recordAudit(sql, { action: "member.role", target: { type: "user", id: userId }, detail: `${member.email}: ${member.role} → ${role}` });
       return { pushes: member.role !== role && hasLiveKeys(sql, userId) ? pushKeySet(sql, directives, record.id()) : [] };
     });
     if ("ok" in changed) return changed;
@@ -63,6 +65,7 @@ export class MemberChanges {
       if (refused) return refused;
       const revoked = revokeKeysOf(sql, userId, iso(clock.now()));
       this.members.delete(userId);
+      recordAudit(sql, { action: "member.remove", target: { type: "user", id: userId }, detail: `${member.email} (${member.role}), ${revoked} API key(s) revoked` });
       return { revoked, pushes: revoked > 0 ? pushKeySet(sql, directives, record.id()) : [] };
     });
     if ("ok" in removed) return removed;

@@ -11,6 +11,7 @@ import { Joining } from "./joining.ts";
 import { MemberChanges, type MemberChangeParts } from "./member-changes.ts";
 import { keyRole } from "./member-keys.ts";
 import { Members } from "./members.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export class Team implements RoleSource {
   readonly members: Members;
@@ -38,6 +39,9 @@ export class Team implements RoleSource {
   }
 
   rename(name: string): void {
-    this.parts.sql`UPDATE account SET name = ${name}`;
+    this.parts.transaction(() => {
+      this.parts.sql`UPDATE account SET name = ${name}`;
+      recordAudit(this.parts.sql, { action: "account.update", target: { type: "account", id: null }, detail: `name "${name}"` });
+    });
   }
 }

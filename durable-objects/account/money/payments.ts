@@ -14,6 +14,7 @@ import { settleAll } from "./billing.ts";
 import { applyDispute } from "./disputes.ts";
 import { changeBalance } from "./ledger.ts";
 import { recordWebhookEvent } from "../webhooks/webhook-events.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export interface PaymentParts {
   sql: Sql;
@@ -72,6 +73,7 @@ export class Payments {
     settleAll(sql, clock.now());
     const balance = changeBalance(sql, { kind: "payment", amountMicros: event.amount_micros, note: `Stripe Checkout ${event.session_id}`, at });
     sql`INSERT INTO payments (stripe_id, amount_micros, updated_at) VALUES (${event.session_id}, ${event.amount_micros}, ${at})`;
+    recordAudit(sql, { action: "payment.credit", target: { type: "payment", id: event.session_id }, detail: `${event.amount_micros} micros by card` });
     recordWebhookEvent(sql, "payment.succeeded", { checkout_session_id: event.session_id, amount_micros: event.amount_micros, balance_micros: balance }, clock.now());
     return true;
   }
@@ -84,6 +86,7 @@ export class Payments {
     settleAll(sql, clock.now());
     const balance = changeBalance(sql, { kind: "refund", amountMicros: -due, note: `Stripe refund of ${event.charge_id}`, at });
     sql`INSERT OR REPLACE INTO payments (stripe_id, amount_micros, updated_at) VALUES (${event.charge_id}, ${event.refunded_micros}, ${at})`;
+    recordAudit(sql, { action: "payment.refund", target: { type: "payment", id: event.charge_id }, detail: `${due} micros refunded` });
     recordWebhookEvent(sql, "payment.refunded", { charge_id: event.charge_id, amount_micros: due, balance_micros: balance }, clock.now());
     return true;
   }

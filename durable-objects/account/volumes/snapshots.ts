@@ -9,6 +9,7 @@ import { chunkBytes } from "./chunk-refs.ts";
 import { chargeStorageUntil } from "./storage-charges.ts";
 import { toSnapshotView, type SnapshotRow, type VolumeRow } from "./volume-rows.ts";
 import type { VolumeParts } from "./volume-parts.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export class VolumeSnapshots {
   private readonly parts: VolumeParts;
@@ -34,6 +35,7 @@ export class VolumeSnapshots {
       };
       sql`INSERT INTO volume_snapshots (id, volume_id, name, version, manifest, stored_bytes, created_at)
           VALUES (${row.id}, ${row.volume_id}, ${row.name}, ${row.version}, ${row.manifest}, ${row.stored_bytes}, ${row.created_at})`;
+      recordAudit(sql, { action: "volume.snapshot", target: { type: "volume", id: volume.id }, detail: `${volume.name}: snapshot ${row.name} (${row.id})` });
       return { ok: true, snapshot: toSnapshotView(row) };
     });
   }
@@ -48,6 +50,7 @@ export class VolumeSnapshots {
       chargeStorageUntil(sql, this.parts.env, volume.id, clock.now());
       if (row.manifest !== null) this.parts.garbage.dropManifest(this.parts.accountId(), volume.id, row.manifest);
       sql`UPDATE volumes SET stored_bytes = ${chunkBytes(sql, volume.id)} WHERE id = ${volume.id}`;
+      recordAudit(sql, { action: "volume.delete_snapshot", target: { type: "volume", id: volume.id }, detail: `${volume.name}: snapshot ${row.name} (${row.id})` });
       return { ok: true };
     });
   }

@@ -19,6 +19,7 @@ import { chargeStorageUntil } from "./storage-charges.ts";
 import { storedContent, type StoredContent } from "./stored-content.ts";
 import { findVolume, noVolume, toVolumeView, type VolumeRow } from "./volume-rows.ts";
 import type { VolumeParts } from "./volume-parts.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export class VolumeStore {
   private readonly parts: VolumeParts;
@@ -107,6 +108,7 @@ export class VolumeStore {
       keepManifest(sql, id, from.manifest, from.content.chunks);
       sql`UPDATE volumes SET stored_bytes = ${chunkBytes(sql, id)} WHERE id = ${id}`;
     }
+    recordAudit(sql, { action: "volume.create", target: { type: "volume", id }, detail: `${input.name}, ${input.size_gb} GB${from ? ", from a snapshot" : ""}` });
     return { ok: true, volume: this.view(findVolume(sql, id)!) };
   }
 
@@ -134,6 +136,7 @@ export class VolumeStore {
         sql`UPDATE volumes SET name = ${name} WHERE id = ${volume.id}`;
       }
       if (size !== undefined) sql`UPDATE volumes SET size_gb = ${size} WHERE id = ${volume.id}`;
+      recordAudit(sql, { action: "volume.update", target: { type: "volume", id: volume.id }, detail: `${name ?? volume.name}, ${size ?? volume.size_gb} GB` });
       return { ok: true, volume: this.view(findVolume(sql, volume.id)!) };
     });
     if (updated.ok && size !== undefined && size > volume.size_gb) await this.resizeOnHosts(volume.id);
@@ -165,6 +168,7 @@ export class VolumeStore {
       sql`DELETE FROM volume_snapshots WHERE volume_id = ${volume.id}`;
       sql`DELETE FROM volume_chunk_refs WHERE volume_id = ${volume.id}`;
       sql`DELETE FROM volumes WHERE id = ${volume.id}`;
+      recordAudit(sql, { action: "volume.delete", target: { type: "volume", id: volume.id }, detail: volume.name });
       this.parts.garbage.queuePrefix(volume.id, volumePrefix(this.parts.accountId(), volume.id));
       return null;
     });

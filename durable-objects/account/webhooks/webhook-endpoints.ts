@@ -12,6 +12,7 @@ import { newEventId } from "./webhook-events.ts";
 import { sealSecret } from "./webhook-secret-box.ts";
 import { WebhookSender } from "./webhook-sender.ts";
 import type { SingleAlarm } from "../../outbox/single-alarm.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 /** How long a rotated-out secret still signs, so receivers can switch over. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -40,7 +41,10 @@ export class WebhookEndpoints {
     if (call.op === "list") return { ok: true, items: this.rows().map(toEndpoint) };
     if (call.op === "create") return this.create(call);
     if (call.op === "low_balance") {
-      this.parts.sql`UPDATE account SET low_balance_micros = ${call.micros}`;
+      this.parts.transaction(() => {
+        this.parts.sql`UPDATE account SET low_balance_micros = ${call.micros}`;
+        recordAudit(this.parts.sql, { action: "account.update", target: { type: "account", id: null }, detail: `low balance alert at ${call.micros} micros` });
+      });
       return { ok: true };
     }
     const row = this.row(call.id);
@@ -65,6 +69,7 @@ export class WebhookEndpoints {
       if (this.rows().length >= MAX_WEBHOOKS) return false;
       sql`INSERT INTO webhooks (id, url, events, description, enabled, created_at, secret)
           VALUES (${id}, ${call.url}, ${JSON.stringify(call.events)}, ${call.description}, 1, ${iso(clock.now())}, ${sealed})`;
+      recordAudit(sql, { action: "webhook.create", target: { type: "webhook", id }, detail: `${call.url} (${call.events.join(" ")})` });
       return true;
     });
     if (!created) return fail("conflict", `an account has at most ${MAX_WEBHOOKS} webhooks; delete one first`);
@@ -76,9 +81,12 @@ export class WebhookEndpoints {
     const enabled = call.enabled ?? row.enabled === 1;
     // Enabling again clears why it was disabled; its deliveries still pending resume.
     const reason = enabled ? null : row.disabled_reason;
-    sql`UPDATE webhooks SET url = ${call.url ?? row.url}, events = ${call.events ? JSON.stringify(call.events) : row.events},
-          description = ${call.description ?? row.description}, enabled = ${enabled ? 1 : 0}, disabled_reason = ${reason}
-        WHERE id = ${row.id}`;
+    this.parts.transaction(() => {
+      sql`UPDATE webhooks SET url = ${call.url ?? row.url}, events = ${call.events ? JSON.stringify(call.events) : row.events},
+            description = ${call.description ?? row.description}, enabled = ${enabled ? 1 : 0}, disabled_reason = ${reason}
+          WHERE id = ${row.id}`;
+      recordAudit(sql, { action: "webhook.update", target: { type: "webhook", id: row.id }, detail: `${call.url ?? row.url}${enabled ? "" : " (disabled)"}` });
+    });
     return { ok: true, endpoint: toEndpoint(this.row(row.id)!) };
   }
 
@@ -88,6 +96,7 @@ export class WebhookEndpoints {
       sql`DELETE FROM webhooks WHERE id = ${row.id}`;
       sql`DELETE FROM webhook_deliveries WHERE webhook_id = ${row.id}`;
       sql`DELETE FROM webhook_events WHERE id NOT IN (SELECT event_id FROM webhook_deliveries)`;
+      recordAudit(sql, { action: "webhook.delete", target: { type: "webhook", id: row.id }, detail: row.url });
     });
     return { ok: true };
   }
@@ -95,8 +104,11 @@ export class WebhookEndpoints {
   private async rotate(row: EndpointRow): Promise<WebhookAnswer> {
     const secret = newWebhookSecret();
     const sealed = await sealSecret(this.parts.env.INSTANCE_TOKEN_SECRET, row.id, secret);
-    this.parts.sql`UPDATE webhooks SET previous_secret = secret, previous_until_ms = ${clock.now() + ROTATION_OVERLAP_MS}, secret = ${sealed}
-                   WHERE id = ${row.id}`;
+    this.parts.transaction(() => {
+      this.parts.sql`UPDATE webhooks SET previous_secret = secret, previous_until_ms = ${clock.now() + ROTATION_OVERLAP_MS}, secret = ${sealed}
+                     WHERE id = ${row.id}`;
+      recordAudit(this.parts.sql, { action: "webhook.rotate_secret", target: { type: "webhook", id: row.id }, detail: row.url });
+    });
     return { ok: true, secret };
   }
 
