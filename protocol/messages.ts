@@ -89,6 +89,8 @@ export const instanceUsage = z.object({
   instance_id: instanceId,
   /** CPU time over the last interval in percent of one core (200: two cores busy); null until two readings exist. */
   cpu_percent: reading,
+  /** The container's CPU time since it started, in seconds (the engine's cumulative counter); absent from older agents. */
+  cpu_seconds: reading.optional(),
   memory_used_mib: reading,
   gpus: z.array(gpuSample).max(MAX_SAMPLED_GPUS),
 });

@@ -32,6 +32,7 @@ import {
   isCredentialsEndedDirective, isKeySetDirective, type AppTicketRequest, type CredentialsEnded, type DesiredStateChange, type EndAppSessions,
   type MachineDirective, type ReserveRequest,
 } from "../contracts/object-messages.ts";
+import type { CurrentUsageAnswer } from "../contracts/current-usage.ts";
 import type { IdleAnswer, IdleQuery } from "../contracts/idle-stop.ts";
 import { FILES_PATH } from "../contracts/files-request.ts";
 import { LOGS_PATH } from "../contracts/logs-request.ts";
@@ -194,6 +195,11 @@ export class MachineDO extends DurableObject<Env> {
   /** Per instance, its GPUs' mean utilisation in the host's last sample (null: none current), for the instance object. */
   currentGpuUtil(instanceIds: string[]): Record<string, number | null> {
     return this.idle.currentGpuUtil(instanceIds);
+  }
+
+  /** Per instance, its figures in the host's last sample (null: none current), for GET /v1/metrics: one call for all of a machine's. */
+  currentUsage(instanceIds: string[]): CurrentUsageAnswer {
+    return this.idle.currentUsage(instanceIds);
   }
 
   /** Per instance, since when it has been idle (null: not idle now, or its host away). */

@@ -2,6 +2,7 @@
 // interval's summary as the coarser tiers store it (per measure: the sum of its readings, their
 // highest and their count, so summaries merge exactly whatever their size), and the API's points.
 import type { ContainerPoint, GpuPoint } from "../../core/metrics.ts";
+import type { CurrentUsage } from "../contracts/current-usage.ts";
 import type { InstanceUsage } from "../../protocol/messages.ts";
 
 type Value = number | null;
@@ -11,10 +12,14 @@ export type Agg = [sum: number, max: number, count: number];
 
 /** A GPU in a 10-s sample: its index, then utilisation, memory used, memory total, power, temperature. */
 export type RawGpu = [index: number, ...values: Value[]];
-/** An instance in a 10-s sample: its GPUs, and its container's [cpu, memory]. */
+/**
+ * An instance in a 10-s sample: its GPUs, its container's [cpu, memory], and its container's CPU seconds
+ * so far when the agent gave them (a counter: only the latest is wanted, so summaries leave it out).
+ */
 export interface RawPart {
   g: RawGpu[];
   c: Value[];
+  s?: number;
 }
 
 /** A GPU over an interval: its index, then the measures of RawGpu summarised. */
@@ -27,9 +32,22 @@ export interface AggPart {
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export function rawPart(usage: InstanceUsage): RawPart {
-  return {
+  const part: RawPart = {
     g: usage.gpus.map((gpu) => [gpu.index, gpu.util_percent, gpu.memory_used_mib, gpu.memory_total_mib, gpu.power_w, gpu.temperature_c]),
     c: [usage.cpu_percent, usage.memory_used_mib],
+  };
+  if (usage.cpu_seconds != null) part.s = usage.cpu_seconds;
+  return part;
+}
+
+/** The figures of one sample as GET /v1/metrics shows them. */
+export function currentUsage(raw: RawPart): CurrentUsage {
+  return {
+    gpus: raw.g.map(([index, util, used, total, power, temperature]) => ({
+      index, util_percent: util ?? null, memory_used_mib: used ?? null, memory_total_mib: total ?? null, power_w: power ?? null, temperature_c: temperature ?? null,
+    })),
+    cpu_seconds: raw.s ?? null,
+    memory_used_mib: raw.c[1] ?? null,
   };
 }
 

@@ -81,6 +81,12 @@ export class MetricsStore implements AlarmCapability {
     return { at_ms: last.t_ms, util_percent: meanUtil(JSON.parse(last.part) as RawPart) };
   }
 
+  /** The machine's last sample: the start of its interval and each instance's figures in it; null when none is kept. */
+  lastSample(): { at_ms: number; parts: Body<RawPart> } | null {
+    const [last] = this.sql<{ t_ms: number; body: string }>`SELECT t_ms, body FROM metrics WHERE tier = 0 ORDER BY t_ms DESC LIMIT 1`;
+    return last ? { at_ms: last.t_ms, parts: JSON.parse(last.body) as Body<RawPart> } : null;
+  }
+
   /**
    * The highest utilisation any of the instance's GPUs reached from the interval holding `sinceMs` on,
    * read at the finest tier that reaches back that far (so it may count a little before `sinceMs`,

@@ -27,7 +27,7 @@ const container = (instanceId: string, gpuIndices: number[], cpuNs: number, requ
 });
 
 describe("the metrics sampler", () => {
-  it("sends one message per sample naming every running container with its own GPUs; CPU is a rate from the second reading on", async () => {
+  it("sends one message per sample naming every running container with its own GPUs; CPU is a rate from the second reading on, and its seconds so far from the first", async () => {
     let cpu = 0;
     const { metrics, sent, advance } = sampler(async () => [container(A, [0, 2], cpu), container(B, [1], cpu / 2)]);
     await metrics.sampleOnce();
@@ -41,6 +41,7 @@ describe("the metrics sampler", () => {
       [B, null, 2048, [1]],
     ]);
     expect(second!.instances.map((i) => i.cpu_percent)).toEqual([150, 75]);
+    expect([first, second].map((message) => message!.instances.map((i) => i.cpu_seconds))).toEqual([[0, 0], [15, 7.5]]);
   });
 
   it("sends nothing while no container runs, and skips a sample the engine does not answer, saying why", async () => {

@@ -62,6 +62,7 @@ export class MetricsSampler {
       const usage = instanceUsage.safeParse({
         instance_id: container.instanceId,
         cpu_percent: this.#cpu.percent(container.instanceId, container.cpuNs, atMs),
+        cpu_seconds: container.cpuNs === null ? null : Math.round(container.cpuNs / 1e7) / 100,
         memory_used_mib: container.memoryBytes === null ? null : Math.round((container.memoryBytes / MIB) * 100) / 100,
         gpus: readings.filter((gpu) => container.gpuIndices.includes(gpu.index)),
       });
