@@ -14,6 +14,7 @@ import type { Env } from "../../core/env.ts";
 import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, AccountLimitChanges, OperatorAccount } from "../contracts/accounts.ts";
+import type { KeyRequest, ScopeRoles } from "../contracts/api-keys.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
 import type { AccountMembership, Credential, InvitationFor, InvitationView, MemberView, PersonCaller, Role } from "../contracts/members.ts";
 import type { LegacyLogin } from "../contracts/persons.ts";
@@ -28,7 +29,7 @@ import { sqlFor, type Sql } from "../sql.ts";
 import { freezeForWarning, frozenReason, setFrozen } from "./money/account-freeze.ts";
 import { AccountRecord, noSuchAccount } from "./account-record.ts";
 import { AppOpeners } from "./instances/app-openers.ts";
-import { Callers, openerOf } from "./credentials/credential-check.ts";
+import { Callers, openerOf, reaches } from "./credentials/credential-check.ts";
 import { CredentialEnds } from "./credentials/credential-ends.ts";
 import { Expiry } from "./instances/expiry.ts";
 import { limitGpus, maxGpus } from "./instances/gpu-limit.ts";
@@ -38,6 +39,7 @@ import type { Instance } from "./instances/instance-row.ts";
 import { InstanceViews, noInstance, type InstanceResult } from "./instances/instance-views.ts";
 import { KeyChanges } from "./credentials/key-changes.ts";
 import type { CreatedKey, KeySummary } from "./credentials/keys.ts";
+import { checkKeyRequest } from "./credentials/key-rights.ts";
 import { LaunchTimeout } from "./instances/launch-timeout.ts";
 import type { LedgerPageOf } from "./money/ledger-page.ts";
 import { MachineDirectives } from "./machine-directives.ts";
@@ -130,8 +132,10 @@ export class AccountDO extends DurableObject<Env> {
     return this.operatorView();
   }
 
-  async createApiKey(name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
-    return this.record.info() ? this.changed(await this.queue.run(() => this.keys.create(name, null))) : noSuchAccount();
+  async createApiKey(request: KeyRequest): Promise<Ok<{ key: CreatedKey }> | Failure> {
+    if (!this.record.info()) return noSuchAccount();
+    const made = checkKeyRequest(request, { role: null, key: null }, clock.now(), (id) => this.views.visible(id) !== undefined);
+    return "ok" in made ? made : this.changed(await this.queue.run(() => this.keys.create(made, null)));
   }
 
   listApiKeys(): Ok<{ items: KeySummary[] }> | Failure {
@@ -156,20 +160,27 @@ export class AccountDO extends DurableObject<Env> {
     return read.ok ? { ok: true, account: { ...read.account, role: admitted.caller.role } } : read;
   }
 
+  /** A key needs account:write for it besides the route's scope. */
   async renameAccount(credential: Credential, name: string): Promise<Ok<object> | Failure> {
-    return (await this.callers.refusal(credential)) ?? (this.team.rename(name), { ok: true });
+    const admitted = await this.callers.admitted(credential, undefined, "account:write");
+    return "refused" in admitted ? admitted.refused : (this.team.rename(name), { ok: true });
   }
 
+  /** A key kept to some instances launches none (it could not reach it). */
   launch(key: Credential, plan: LaunchPlan, idem: Idempotency | null): Promise<InstanceResult> {
-    return this.change(key, () => this.instances.launch(plan, idem));
+    return this.change(key, () => this.instances.launch(plan, idem), null);
   }
 
+  /** The instances the caller reaches. */
   async listInstances(key: Credential): Promise<Ok<{ items: Instance[] }> | Failure> {
-    return (await this.callers.refusal(key)) ?? ((await this.settlement.settleForRead()) ?? { ok: true, items: await this.views.list() });
+    const admitted = await this.callers.admitted(key);
+    if ("refused" in admitted) return admitted.refused;
+    const unsettled = await this.settlement.settleForRead();
+    return unsettled ?? { ok: true, items: (await this.views.list()).filter((instance) => reaches(admitted.caller, instance.id)) };
   }
 
   async getInstance(key: Credential, id: string): Promise<InstanceResult> {
-    return (await this.callers.refusal(key)) ?? this.views.get(id);
+    return (await this.callers.refusal(key, id)) ?? this.views.get(id);
   }
 
   async instanceEvents(key: Credential, id: string): Promise<Ok<{ items: { message: string; created_at: string }[] }> | Failure> {
@@ -184,7 +195,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /** A caller's stop, start or destroy (instance-actions.ts). */
   changeInstance(key: Credential, id: string, action: "stop" | "start" | "destroy"): Promise<InstanceResult> {
-    return this.change(key, () => this.instances[action](id));
+    return this.change(key, () => this.instances[action](id), id);
   }
 
   /**
@@ -198,7 +209,7 @@ export class AccountDO extends DurableObject<Env> {
     const byToken = caller === "bearer" && credential.token !== undefined && (await this.views.isTokenOf(id, credential.token));
     let opener: Opener | null = null;
     if (!byToken) {
-      const admitted = await this.callers.admitted(credential);
+      const admitted = await this.callers.admitted(credential, id);
       if ("refused" in admitted) return admitted.refused;
       const { kind } = admitted.caller;
       if (caller === "session" ? kind === "key" : caller === "bearer" && kind !== "key") return callerRefused();
@@ -211,7 +222,7 @@ export class AccountDO extends DurableObject<Env> {
   /** A web app's one-time ticket, for any caller; in the queue, so a sign-out cannot slip in (app-openers.ts). */
   async openApp(credential: Credential, id: string, port: number): Promise<Ok<{ ticket: string; expires_ms: number }> | Failure> {
     return this.queue.run(async () => {
-      const admitted = await this.callers.admitted(credential);
+      const admitted = await this.callers.admitted(credential, id);
       if ("refused" in admitted) return admitted.refused;
       const row = this.views.visible(id);
       return row ? this.apps.open(admitted.caller, row, port) : noInstance(id);
@@ -239,11 +250,14 @@ export class AccountDO extends DurableObject<Env> {
     return (await this.callers.refusal(credential)) ?? { ok: true, items: this.keys.list() };
   }
 
-  /** The key is made by the caller's member (members/member-keys.ts) and acts with their role. */
-  async createKeyFor(credential: Credential, name: string): Promise<Ok<{ key: CreatedKey }> | Failure> {
+  /** The key is made by the caller's member (members/member-keys.ts), acts with their role, and holds at most it and the calling key (key-rights.ts). */
+  async createKeyFor(credential: Credential, request: KeyRequest, scopeRoles: ScopeRoles): Promise<Ok<{ key: CreatedKey }> | Failure> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
-    return this.changed(await this.queue.run(() => this.keys.create(name, makerOf(this.store.sql, admitted.caller))));
+    const { caller } = admitted;
+    const maker = { role: { role: caller.role, scopeRoles }, key: caller.kind === "key" ? caller.rights : null };
+    const made = checkKeyRequest(request, maker, clock.now(), (id) => this.views.visible(id) !== undefined);
+    return "ok" in made ? made : this.changed(await this.queue.run(() => this.keys.create(made, makerOf(this.store.sql, caller))));
   }
 
   async revokeKeyFor(credential: Credential, keyId: string): Promise<Ok<object> | Failure> {
@@ -375,7 +389,8 @@ export class AccountDO extends DurableObject<Env> {
 
   async sshKeysFor(credential: Credential, call: SshKeyCall): Promise<SshKeyResult> {
     const byToken = call.op === "allowed" && credential.token !== undefined && (await this.views.isTokenOf(call.instance_id, credential.token));
-    return (byToken ? null : await this.callers.refusal(credential)) ?? this.changed(await this.sshKeys.handle(call));
+    const refused = byToken ? null : await this.callers.refusal(credential, call.op === "allowed" ? call.instance_id : undefined);
+    return refused ?? this.changed(await this.sshKeys.handle(call));
   }
 
   async webhooksFor(credential: Credential, call: WebhookCall): Promise<WebhookAnswer | Failure> {
@@ -400,9 +415,9 @@ export class AccountDO extends DurableObject<Env> {
     await this.alarms.ring();
   }
 
-  /** A caller's change, in the queue. */
-  private async change<T>(credential: Credential, action: () => Promise<T>): Promise<T | Failure> {
-    return (await this.callers.refusal(credential)) ?? this.changed(await this.queue.run(action));
+  /** A caller's change to instance `instanceId` (null: a new one), in the queue. */
+  private async change<T>(credential: Credential, action: () => Promise<T>, instanceId: string | null): Promise<T | Failure> {
+    return (await this.callers.refusal(credential, instanceId)) ?? this.changed(await this.queue.run(action));
   }
 
   /** After a state change: deliver to the machines now and keep the alarm right; passes `result` on. */

@@ -7,6 +7,7 @@ import type { Sql } from "../sql.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./instances/launch-timeout.ts";
 import { foldLegacyCharges } from "./money/ledger-folding.ts";
 import { createMemberSchema } from "./members/schema.ts";
+import { addKeyRightsColumns } from "./credentials/keys.ts";
 import { createSshKeySchema } from "./credentials/ssh-keys.ts";
 import { createVolumeSchema } from "./volumes/schema.ts";
 import { createStorageChargeSchema } from "./volumes/storage-charges.ts";
@@ -22,6 +23,8 @@ export function createAccountSchema(sql: Sql): void {
     id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, hash TEXT NOT NULL,
     created_at TEXT NOT NULL, last_used_at TEXT, revoked_at TEXT)`;
   sql`CREATE TABLE IF NOT EXISTS key_set (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`;
+  // keys.ts: each key's scopes, instances, expiry and monthly limit.
+  addKeyRightsColumns(sql);
   // ledger.ts writes it (charge-rows.ts its charges), ledger-page.ts and usage.ts read it.
   sql`CREATE TABLE IF NOT EXISTS ledger (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, amount_micros INTEGER NOT NULL,

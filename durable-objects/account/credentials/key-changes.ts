@@ -8,7 +8,7 @@ import { isKeySetDirective } from "../../contracts/object-messages.ts";
 import type { Sql } from "../../sql.ts";
 import type { AccountRecord } from "../account-record.ts";
 import { pushKeySet } from "./key-set.ts";
-import { createKey, isRevoked, listKeys, revokeKey, type CreatedKey, type KeySummary } from "./keys.ts";
+import { createKey, isRevoked, listKeys, revokeKey, type CreatedKey, type KeySummary, type NewKey } from "./keys.ts";
 import type { MachineDirectives } from "../machine-directives.ts";
 
 const REVOKE_PENDING = "the key is revoked, but a host of this account's instances has not confirmed it yet; the change is being applied, retry the request to confirm it";
@@ -32,10 +32,10 @@ export class KeyChanges {
     return listKeys(this.parts.sql);
   }
 
-  /** `createdBy`: the member who makes it (null: the operator). */
-  async create(name: string, createdBy: string | null): Promise<{ ok: true; key: CreatedKey } | Failure> {
+  /** `made`: checked (key-rights.ts); `createdBy`: the member who makes it (null: the operator). */
+  async create(made: NewKey, createdBy: string | null): Promise<{ ok: true; key: CreatedKey } | Failure> {
     const { sql, record, directives } = this.parts;
-    const key = await createKey(sql, record.id(), name, iso(clock.now()), createdBy);
+    const key = await createKey(sql, record.id(), made, iso(clock.now()), createdBy);
     if ("ok" in key) return key;
     const pushes = this.parts.transaction(() => pushKeySet(sql, directives, record.id()));
     // Waited for, so the key opens the proxy on the fast path at once; a host that does not answer in

@@ -3,6 +3,7 @@
 // call on; a key made before teams or by the operator has no maker and acts as an owner. A key made
 // with a key has that key's maker. A member's keys end with the membership.
 import { INSTANCE_USE_ROLES, type Role } from "../../contracts/members.ts";
+import { grants, type KeyScopes } from "../../contracts/scopes.ts";
 import type { Sql } from "../../sql.ts";
 import type { Caller } from "../credentials/credential-check.ts";
 
@@ -38,10 +39,17 @@ export function hasLiveKeys(sql: Sql, userId: string): boolean {
   return sql`SELECT 1 FROM api_keys WHERE created_by = ${userId} AND revoked_at IS NULL`.length > 0;
 }
 
-/** The hashes of the live keys that may use instances (their maker's role is in INSTANCE_USE_ROLES): the proxy's key set (key-set.ts). */
+/**
+ * The hashes of the live keys that may use every instance of the account: their maker's role is in
+ * INSTANCE_USE_ROLES, their scopes grant instances:use, and they are kept to no instances and never
+ * expire: the proxy's key set (key-set.ts). A key kept to some instances or expiring is left out, so
+ * the proxy's slow path (AccountDO.openProxy) judges each of its requests on the account's clock.
+ */
 export function instanceUseKeyHashes(sql: Sql): string[] {
-  return sql<{ hash: string }>`SELECT api_keys.hash FROM api_keys LEFT JOIN members ON members.user_id = api_keys.created_by
-    WHERE api_keys.revoked_at IS NULL
+  return sql<{ hash: string; scopes: string }>`SELECT api_keys.hash, api_keys.scopes FROM api_keys LEFT JOIN members ON members.user_id = api_keys.created_by
+    WHERE api_keys.revoked_at IS NULL AND api_keys.instance_ids IS NULL AND api_keys.expires_at IS NULL
       AND (api_keys.created_by IS NULL OR members.role IN (SELECT value FROM json_each(${JSON.stringify(INSTANCE_USE_ROLES)})))
-    ORDER BY api_keys.hash`.map((row) => row.hash);
+    ORDER BY api_keys.hash`
+    .filter((row) => grants(JSON.parse(row.scopes) as KeyScopes, "instances:use"))
+    .map((row) => row.hash);
 }

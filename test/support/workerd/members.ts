@@ -4,6 +4,7 @@
 import { env } from "cloudflare:workers";
 import { newAccountId, randomBase32 } from "../../../core/ids.ts";
 import { ROLES, type Credential, type PersonCaller, type Role } from "../../../durable-objects/contracts/members.ts";
+import { SCOPE_ROLES } from "../../../workers/api/roles/route-roles.ts";
 import { keyCredential } from "./api-client.ts";
 import { uniqueEmail } from "./session-client.ts";
 
@@ -21,7 +22,7 @@ export const accountStub = (accountId: string) => env.ACCOUNTS.getByName(account
 
 /** A key `person` makes in `accountId`. */
 export async function keyOf(accountId: string, person: PersonCaller): Promise<string> {
-  const made = await accountStub(accountId).createKeyFor(personCredential(person), "member's");
+  const made = await accountStub(accountId).createKeyFor(personCredential(person), { name: "member's" }, SCOPE_ROLES);
   if (!made.ok) throw new Error(`key of ${person.user_id}: ${made.message}`);
   return made.key.key;
 }

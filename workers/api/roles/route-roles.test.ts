@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ROLES, roleRefusalMessage, type Role } from "../../../durable-objects/contracts/members.ts";
 import { call, callJson } from "../../../test/support/workerd/api-client.ts";
 import { joined, ownedAccount, type Person } from "../../../test/support/workerd/members.ts";
+import { PARAMS, REQUESTS } from "../../../test/support/workerd/route-samples.ts";
 import { ROUTE_ROLES } from "./route-roles.ts";
 
 interface Operation {
@@ -13,32 +14,6 @@ interface Operation {
   requestBody?: unknown;
   "x-roles"?: Role[];
 }
-
-/** A request each route takes as far as its account (valid, naming nothing that exists): a route with a body needs one here. */
-const REQUESTS: Record<string, { body?: unknown; rawBody?: string; query?: string; headers?: Record<string, string> }> = {
-  "PATCH /account": { body: { name: "Acme" } },
-  "POST /instances": { body: { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" } },
-  "PATCH /instances/{id}": { body: { label: "x" } },
-  "GET /instances/{id}/files": { query: "?path=/tmp" },
-  "PUT /instances/{id}/files": { query: "?path=/tmp", rawBody: "", headers: { "content-type": "application/x-tar" } },
-  "POST /volumes": { body: { name: "roles", size_gb: 1 } },
-  "PATCH /volumes/{id}": { body: { name: "renamed" } },
-  "POST /volumes/{id}/snapshots": { body: {} },
-  "GET /volumes/{id}/files": { query: "?path=/" },
-  "PUT /volumes/{id}/files": { query: "?path=/", rawBody: "", headers: { "content-type": "application/x-tar" } },
-  "POST /keys": { body: {} },
-  "POST /ssh-keys": { body: { public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@laptop" } },
-  "POST /billing/checkout": { body: { amount_micros: 10_000_000 } },
-  "POST /webhooks": { body: { url: "https://hooks.example.com/gpu" } },
-  "PATCH /webhooks/{id}": { body: { enabled: true } },
-  "POST /members/invitations": { body: { email: "invited@example.com", role: "viewer" } },
-  "PATCH /members/{user_id}": { body: { role: "viewer" } },
-};
-
-/** Path parameters that name nothing in the account. */
-const PARAMS: Record<string, string> = {
-  id: "i-aaaaaaaaaaaaaaaa", port: "8080", snapshot_id: "snap_aaaaaaaaaaaaaaaa", delivery_id: "dlv_aaaaaaaaaaaaaaaa", user_id: "usr-aaaaaaaaaaaaaaaa",
-};
 
 const document = async () => (await callJson<{ paths: Record<string, Record<string, Operation>> }>("GET", "/v1/openapi.json")).body;
 

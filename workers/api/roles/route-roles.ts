@@ -4,8 +4,9 @@
 // call through the account (the AccountDO, the authority for roles, refuses with 403 forbidden), and
 // shows it in the OpenAPI document as the operation's `x-roles`. An API key acts with the role of the
 // member who made it.
-import { INSTANCE_USE_ROLES, type Role } from "../../../durable-objects/contracts/members.ts";
-import type { Scope } from "../../../durable-objects/contracts/scopes.ts";
+import type { ScopeRoles } from "../../../durable-objects/contracts/api-keys.ts";
+import { INSTANCE_USE_ROLES, ROLES, type Role } from "../../../durable-objects/contracts/members.ts";
+import { SCOPES, type Scope } from "../../../durable-objects/contracts/scopes.ts";
 
 /** Reading the account: instances, volumes' listings, the ledger, logs and metrics, the members. */
 const ANYONE: readonly Role[] = ["owner", "admin", "developer", "billing", "viewer"];
@@ -144,6 +145,21 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope | null>> = {
   "POST /members/invitations": "account:write",
   "DELETE /members/invitations/{id}": "account:write",
 };
+
+/**
+ * Per scope, the roles that may call at least one route needing exactly it: a key is its maker's role ∩
+ * its scopes, so a scope outside this is refused at the key's making (a developer's billing:write).
+ */
+export const SCOPE_ROLES: ScopeRoles = rolesPerScope();
+
+function rolesPerScope(): ScopeRoles {
+  const table = {} as Record<Scope, readonly Role[]>;
+  for (const scope of SCOPES) {
+    const routes = Object.keys(ROUTE_SCOPES).filter((route) => ROUTE_SCOPES[route] === scope);
+    table[scope] = ROLES.filter((role) => routes.some((route) => ROUTE_ROLES[route]!.includes(role)));
+  }
+  return table;
+}
 
 /** The scope `method path` needs of an API key; throws for a route the table lacks. */
 export function scopeOf(method: string, path: string): Scope | null {

@@ -5,7 +5,8 @@ import { newAccountId } from "../../../core/ids.ts";
 import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
 import { defaultMaxGpus } from "../../../durable-objects/contracts/accounts.ts";
-import { AccountLimitsBody, AdminAccount, Balance, CreateAccountBody, CreatedKey, CreateKeyBody, CreditBody, KeyList } from "../schemas/account.ts";
+import { AccountLimitsBody, AdminAccount, Balance, CreateAccountBody, CreditBody } from "../schemas/account.ts";
+import { CreatedKey, CreateKeyBody, KeyList } from "../schemas/keys.ts";
 import { ErrorBody, json, jsonBody } from "../schemas/common.ts";
 import { GpuModelBody, gpuModelId, GpuModelEntry } from "../schemas/gpu.ts";
 import { CreatedMachine, CreateMachineBody, MachineIdParam, MachineList, ReplacedAgentToken } from "../schemas/machine.ts";
@@ -89,7 +90,9 @@ const credit = adminRoute([400, 404], {
 });
 const createKey = adminRoute([400, 404, 409], {
   method: "post", path: "/accounts/{id}/keys", summary: "Create an API key; the key is shown once",
-  description: "Creates an API key for the account. Only its hash is stored: the key is in this answer and nowhere else.",
+  description:
+    "Creates an API key for the account, with the scopes, instances, expiry and monthly limit asked (as POST /v1/keys; made by no member, " +
+    "it acts as an owner). Only its hash is stored: the key is in this answer and nowhere else.",
   request: { params: AccountParam, body: jsonBody(CreateKeyBody, false) },
   responses: { 201: json(CreatedKey, "The key") },
 });
@@ -140,8 +143,8 @@ export const adminRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook
     return c.json({ balance_micros: result.balance_micros }, 200);
   })
   .openapi(createKey, async (c) => {
-    const { name } = optional(c.req.valid("json"));
-    const { key } = unwrap(await accountOf(c.env, c.req.valid("param").id).createApiKey(name ?? ""));
+    const body = optional(c.req.valid("json"));
+    const { key } = unwrap(await accountOf(c.env, c.req.valid("param").id).createApiKey({ ...body, name: body.name ?? "" }));
     return c.json(key, 201);
   })
   .openapi(listKeys, async (c) => {

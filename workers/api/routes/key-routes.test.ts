@@ -15,6 +15,7 @@ describe("/v1/keys", () => {
       name: "laptop",
       prefix: expect.any(String),
       created_at: expect.stringMatching(ISO),
+      scopes: ["*"], instance_ids: null, expires_at: null, monthly_limit_micros: null,
     });
     const newKey = created.body.key as string;
     expect(newKey.startsWith(created.body.prefix as string)).toBe(true);
@@ -26,6 +27,7 @@ describe("/v1/keys", () => {
     expect(listed.body.items).toHaveLength(2);
     expect(listed.body.items[1]).toEqual({
       id: created.body.id, name: "laptop", prefix: created.body.prefix, created_at: created.body.created_at, last_used_at: expect.stringMatching(ISO),
+      scopes: ["*"], instance_ids: null, expires_at: null, monthly_limit_micros: null,
     });
     expect(JSON.stringify(listed.body)).not.toContain(newKey);
     expect(JSON.stringify(listed.body)).not.toContain(key);

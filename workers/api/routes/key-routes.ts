@@ -3,9 +3,10 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { accountOf } from "../../../core/env.ts";
 import { unwrap } from "../../../core/errors.ts";
 import type { ApiEnv } from "../context.ts";
-import { CreatedKey, CreateKeyBody, KeyList } from "../schemas/account.ts";
+import { CreatedKey, CreateKeyBody, KeyList } from "../schemas/keys.ts";
 import { json, jsonBody } from "../schemas/common.ts";
 import { validationHook } from "../validation.ts";
+import { SCOPE_ROLES } from "../roles/route-roles.ts";
 import { callerRoute } from "./caller-route.ts";
 
 const KeyIdParam = z.object({
@@ -14,13 +15,17 @@ const KeyIdParam = z.object({
 
 const listRoute = callerRoute([], {
   method: "get", path: "/keys", summary: "The account's live API keys",
-  description: "Each key's prefix, name and last use (to the minute); never the key itself.",
+  description: "Each key's prefix, name, last use (to the minute), scopes, instances, expiry and monthly limit; never the key itself.",
   responses: { 200: json(KeyList, "Live keys, oldest first") },
 });
 
 const createKeyRoute = callerRoute([400, 409], {
   method: "post", path: "/keys", summary: "Create an API key; the key is shown this once",
-  description: "An account holds at most 50 live keys; the 51st is 409 conflict.",
+  description:
+    "`scopes` (default `[\"*\"]`: all the caller's rights), `instance_ids` (the only instances it reaches), `expires_at` (at most 365 days " +
+    "ahead) and `monthly_limit_micros`. A key holds at most its maker's role: a scope none of whose routes that role may call is 403 " +
+    "forbidden naming it; a key made with a key holds at most that key's scopes, instances and expiry (403 forbidden naming what is " +
+    "beyond it). An expired key answers 401 saying when it expired. An account holds at most 50 live keys; the 51st is 409 conflict.",
   // An empty POST is the same as `{}`.
   request: { body: jsonBody(CreateKeyBody, false) },
   responses: { 201: json(CreatedKey, "The key") },
@@ -41,8 +46,9 @@ export const keyRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook }
     return c.json({ items }, 200);
   })
   .openapi(createKeyRoute, async (c) => {
-    const name = c.req.valid("json")?.name ?? "";
-    const { key } = unwrap(await accountOf(c.env, c.var.accountId).createKeyFor(c.var.credential, name));
+    const body = c.req.valid("json") ?? {};
+    const request = { ...body, name: body.name ?? "" };
+    const { key } = unwrap(await accountOf(c.env, c.var.accountId).createKeyFor(c.var.credential, request, SCOPE_ROLES));
     return c.json(key, 201);
   })
   .openapi(revokeRoute, async (c) => {

@@ -59,8 +59,11 @@ const webhookRoute = createRoute({
 });
 
 export const paymentRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHook })
-  .openapi(configRoute, (c) =>
-    c.json({ payments_enabled: stripeClient(c.env) !== null, currency: "usd" as const, ...paymentBounds(c.env), funding_help: c.env.FUNDING_HELP ?? "" }, 200))
+  .openapi(configRoute, async (c) => {
+    // Asked of the account for a key's scope (billing:read): every role may read it.
+    unwrap(await accountOf(c.env, c.var.accountId).authenticate(c.var.credential));
+    return c.json({ payments_enabled: stripeClient(c.env) !== null, currency: "usd" as const, ...paymentBounds(c.env), funding_help: c.env.FUNDING_HELP ?? "" }, 200);
+  })
   .openapi(checkoutRoute, async (c) => {
     // The caller and their role first: whether payments are on is not a refused caller's business.
     unwrap(await accountOf(c.env, c.var.accountId).authenticate(c.var.credential));

@@ -1,5 +1,5 @@
 // GET /me (account fields grouped under `account`, apart from the balance; the person and their
-// accounts), API keys, and the operator's account bodies.
+// accounts), and the operator's account bodies (API keys: keys.ts).
 import { z } from "@hono/zod-openapi";
 import type { AccountInfo } from "../../../durable-objects/contracts/accounts.ts";
 import { ROLES, type AccountMembership, type Role } from "../../../durable-objects/contracts/members.ts";
@@ -104,39 +104,3 @@ export const CreditBody = z
 export const Balance = z
   .object({ balance_micros: z.number().int().openapi({ description: "The balance after the change, in micro-dollars" }) })
   .openapi("Balance");
-
-export const CreateKeyBody = z
-  .object({ name: z.string().max(100).optional().openapi({ description: "A name to tell the key apart by; \"\" when left out" }) })
-  .strict()
-  .openapi("CreateKey");
-
-const keyId = z.string().openapi({ description: "The key's id: `key-` and 12 lowercase base32 characters; revoke the key by it" });
-const keyName = z.string().openapi({ description: "The name given at creation; \"\" when none" });
-const shownPrefix = z.string().openapi({ description: "The key's first 29 characters (`gpk_`, the account id, `_` and 4 of the secret): enough to recognise it, not to use it" });
-const keyCreatedAt = timestamp.openapi({ description: "When the key was created" });
-
-export const CreatedKey = z
-  .object({
-    id: keyId,
-    key: z.string().openapi({ description: "The key itself: shown this once" }),
-    name: keyName,
-    prefix: shownPrefix,
-    created_at: keyCreatedAt,
-  })
-  .openapi("CreatedKey");
-
-export const KeyList = z
-  .object({
-    items: z
-      .array(
-        z.object({
-          id: keyId,
-          name: keyName,
-          prefix: shownPrefix,
-          created_at: keyCreatedAt,
-          last_used_at: timestamp.nullable().openapi({ description: "When the key was last used, to the minute; null when never" }),
-        }),
-      )
-      .openapi({ description: "The account's live (not revoked) keys, oldest first" }),
-  })
-  .openapi("KeyList");
