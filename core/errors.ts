@@ -8,6 +8,7 @@ export type ErrorCode =
   | "forbidden"
   | "account_frozen"
   | "insufficient_funds"
+  | "budget_exceeded"
   | "not_found"
   | "no_capacity"
   | "gpus_busy"
@@ -25,6 +26,7 @@ export const STATUS_OF = {
   forbidden: 403,
   account_frozen: 403,
   insufficient_funds: 402,
+  budget_exceeded: 402,
   not_found: 404,
   no_capacity: 409,
   gpus_busy: 409,

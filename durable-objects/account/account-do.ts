@@ -16,6 +16,7 @@ import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
 import type { AccountInfo, AccountLimitChanges, OperatorAccount } from "../contracts/accounts.ts";
 import type { KeyRequest, ScopeRoles } from "../contracts/api-keys.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
+import type { BudgetChanges, BudgetView } from "../contracts/budgets.ts";
 import type { AccountMembership, Credential, InvitationFor, InvitationView, MemberView, PersonCaller, Role } from "../contracts/members.ts";
 import type { LegacyLogin } from "../contracts/persons.ts";
 import type { Opener } from "../contracts/opener.ts";
@@ -29,7 +30,7 @@ import { sqlFor, type Sql } from "../sql.ts";
 import { freezeForWarning, frozenReason, setFrozen } from "./money/account-freeze.ts";
 import { AccountRecord, noSuchAccount } from "./account-record.ts";
 import { AppOpeners } from "./instances/app-openers.ts";
-import { Callers, openerOf, reaches } from "./credentials/credential-check.ts";
+import { Callers, openerOf, reaches, type Caller } from "./credentials/credential-check.ts";
 import { CredentialEnds } from "./credentials/credential-ends.ts";
 import { Expiry } from "./instances/expiry.ts";
 import { limitGpus, maxGpus } from "./instances/gpu-limit.ts";
@@ -153,7 +154,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   /** The account with the caller's role in it. */
-  async me(credential: Credential): Promise<Ok<{ account: AccountInfo & { role: Role } }> | Failure> {
+  async me(credential: Credential): Promise<Ok<{ account: AccountInfo & BudgetView & { role: Role } }> | Failure> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
     const read = await this.settlement.accountAsRead();
@@ -163,12 +164,17 @@ export class AccountDO extends DurableObject<Env> {
   /** A key needs account:write for it besides the route's scope. */
   async renameAccount(credential: Credential, name: string): Promise<Ok<object> | Failure> {
     const admitted = await this.callers.admitted(credential, undefined, "account:write");
-    return "refused" in admitted ? admitted.refused : (this.team.rename(name), { ok: true });
+    return "refused" in admitted ? admitted.refused : (await this.as(credential, () => this.team.rename(name)), { ok: true });
+  }
+
+  /** The monthly budget and what reaching it does (money/budgets.ts); one already reached with `stop` stops what runs before the answer. */
+  async changeBudget(credential: Credential, changes: BudgetChanges): Promise<Ok<object> | Failure> {
+    return (await this.callers.refusal(credential)) ?? this.changed((await this.as(credential, () => this.settlement.changeBudget(changes))) ?? { ok: true });
   }
 
   /** A key kept to some instances launches none (it could not reach it). */
   launch(key: Credential, plan: LaunchPlan, idem: Idempotency | null): Promise<InstanceResult> {
-    return this.change(key, () => this.instances.launch(plan, idem), null);
+    return this.change(key, (caller) => this.instances.launch(plan, idem, caller), null);
   }
 
   /** The instances the caller reaches. */
@@ -195,7 +201,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /** A caller's stop, start or destroy (instance-actions.ts). */
   changeInstance(key: Credential, id: string, action: "stop" | "start" | "destroy"): Promise<InstanceResult> {
-    return this.change(key, () => this.instances[action](id), id);
+    return this.change(key, (caller) => (action === "start" ? this.instances.start(id, caller) : this.instances[action](id)), id);
   }
 
   /**
@@ -416,8 +422,15 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   /** A caller's change to instance `instanceId` (null: a new one), in the queue. */
-  private async change<T>(credential: Credential, action: () => Promise<T>, instanceId: string | null): Promise<T | Failure> {
-    return (await this.callers.refusal(credential, instanceId)) ?? this.changed(await this.queue.run(action));
+  private async change<T>(credential: Credential, action: (caller: Caller) => Promise<T>, instanceId: string | null): Promise<T | Failure> {
+    const admitted = await this.callers.admitted(credential, instanceId);
+    if ("refused" in admitted) return admitted.refused;
+    return this.changed(await this.as(credential, () => this.queue.run(() => action(admitted.caller))));
+  }
+
+  /** `work` as the credential's holder, the actor of the audit entries it records (audit/actors.ts); only once they are admitted. */
+  private async as<T>(credential: Credential, work: () => T | Promise<T>): Promise<T> {
+    return actingAs(await actingFor(this.store.sql, credential), work);
   }
 
   /** After a state change: deliver to the machines now and keep the alarm right; passes `result` on. */

@@ -14,6 +14,8 @@ import type { Sql } from "../../sql.ts";
 import type { AccountRecord } from "../account-record.ts";
 import { settleAll, settleInstance } from "../money/billing.ts";
 import { frozenRefusal } from "../money/account-freeze.ts";
+import { budgetRefusal, keyIdOf, type BudgetStop } from "../money/budgets.ts";
+import type { Caller } from "../credentials/credential-check.ts";
 import { IDEMPOTENCY_TTL_MS } from "./expiry.ts";
 import { gpuLimitRefusal } from "./gpu-limit.ts";
 import { addEvent, findInstance, type InstanceRow } from "./instance-row.ts";
@@ -42,10 +44,12 @@ export class InstanceActions {
     this.parts = parts;
   }
 
-  async launch(plan: LaunchPlan, idem: Idempotency | null): Promise<InstanceResult> {
+  /** `caller`'s launch: an API key's is recorded on the instance, whose spend counts against the key's monthly limit (budgets.ts). */
+  async launch(plan: LaunchPlan, idem: Idempotency | null, caller: Caller): Promise<InstanceResult> {
     const { sql, env, views } = this.parts;
     if (idem) {
       const [seen] = sql<{ body_hash: string; instance_id: string }>`
+    const keyId = keyIdOf(sql, caller);
         SELECT body_hash, instance_id FROM idempotency WHERE key = ${idem.key} AND created_ms > ${clock.now() - IDEMPOTENCY_TTL_MS}`;
       if (seen) {
         if (seen.body_hash !== idem.bodyHash) return fail("conflict", "Idempotency-Key was already used with a different request body");
@@ -53,8 +57,8 @@ export class InstanceActions {
         if (row) return { ok: true, instance: await views.show(row) };
       }
     }
-    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(plan.price_hour_micros) ?? gpuLimitRefusal(sql, env, plan.gpu_count)
-      ?? attachmentRefusal(sql, plan.volumes);
+    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(plan.price_hour_micros) ?? budgetRefusal(sql, env, [keyId], clock.now())
+      ?? gpuLimitRefusal(sql, env, plan.gpu_count) ?? attachmentRefusal(sql, plan.volumes);
     if (refused) return refused;
     const placement = await fleetOf(env).placementCandidates({ ...plan, volume_versions: latestVersions(sql, plan.volumes) });
     if (!placement.ok) return placement;
@@ -71,10 +75,10 @@ export class InstanceActions {
         if (taken) return taken;
         sql`INSERT INTO instances (id, label, status, status_message, desired_state, gpu_model, gpu_count, template, model,
               image, disk_gb, ports, env, token, price_hour_micros, machine_id, machine_online, created_at, created_ms,
-              started_at, destroyed_ms, generation, billed_until_ms, carry, idle_stop_minutes, idle_from_ms)
+              started_at, destroyed_ms, generation, billed_until_ms, carry, idle_stop_minutes, idle_from_ms, launched_by_key)
             VALUES (${id}, ${plan.label}, 'creating', '', 'running', ${plan.gpu_model}, ${plan.gpu_count}, ${plan.template},
               ${plan.model}, ${plan.image}, ${plan.disk_gb}, ${JSON.stringify(plan.ports)}, ${JSON.stringify(plan.env)}, '',
-              ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0, ${plan.idle_stop_minutes}, ${nowMs})`;
+              ${plan.price_hour_micros}, NULL, 1, ${iso(nowMs)}, ${nowMs}, NULL, NULL, 1, NULL, 0, ${plan.idle_stop_minutes}, ${nowMs}, ${keyId})`;
         return attachVolumes(sql, id, plan.volumes);
       });
       if (!attached.ok) return attached;
@@ -123,12 +127,14 @@ export class InstanceActions {
     return (await this.parts.directives.confirm([delivery], pendingMessage("destroyed"))) ?? this.shown(id);
   }
 
-  async start(id: string): Promise<InstanceResult> {
+  /** A start by `caller`: refused past the account's budget, the calling key's limit or the limit of the key that launched it. */
+  async start(id: string, caller: Caller): Promise<InstanceResult> {
     const { sql, env } = this.parts;
     const row = findInstance(sql, id);
     if (!row) return noInstance(id);
     if (row.status !== "stopped" && row.status !== "error") return fail("conflict", `cannot start an instance whose status is ${row.status}`);
-    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(row.price_hour_micros) ?? gpuLimitRefusal(sql, env, row.gpu_count);
+    const refused = frozenRefusal(sql) ?? this.shortOfOneHour(row.price_hour_micros)
+      ?? budgetRefusal(sql, env, [keyIdOf(sql, caller), row.launched_by_key], clock.now()) ?? gpuLimitRefusal(sql, env, row.gpu_count);
     if (refused) return refused;
     const generation = row.generation + 1;
     // Its volumes as they are now: a read-only one restored at the latest version, a grown one saved up to its new size.
@@ -177,7 +183,15 @@ export class InstanceActions {
                                              AND status IN ('running', 'starting', 'creating') AND machine_id IS NOT NULL`;
     return rows.map((row) => {
       recordWebhookEvent(this.parts.sql, "instance.stopped_for_funds", { instance_id: row.id }, clock.now());
-      return this.changeDesired(row, "stopped", "Stopped: the account balance is used up");
+      return actingAs(SYSTEM, () => this.changeDesired(row, "stopped", "Stopped: the account balance is used up"));
+    });
+  }
+
+  /** Inside a transaction: stops the instances a reached budget stops (money/budgets.ts); what their hosts must acknowledge. */
+  stopForBudget(stops: BudgetStop[]): Delivery[] {
+    return stops.map(({ row, reason, keyId }) => {
+      recordWebhookEvent(this.parts.sql, "instance.stopped_for_budget", { instance_id: row.id, budget: keyId === null ? "account" : "key", key_id: keyId }, clock.now());
+      return actingAs(SYSTEM, () => this.changeDesired(row, "stopped", `Stopped: ${reason}; GPUs released, volumes kept`, `stopped: ${reason}`));
     });
   }
 

@@ -50,13 +50,15 @@ export interface InstanceRow {
   ssh_host_key: string | null;
   /** The volumes it was launched with, as JSON (volumes/attachments.ts). */
   volumes: string;
+  /** The API key that launched it, whose monthly limit its spend counts against (money/budgets.ts); null: a person. */
+  launched_by_key: string | null;
 }
 
 /** The public instance object: the row without its bookkeeping, JSON columns decoded, readiness in its ports. */
 export type Instance = Omit<
   InstanceRow,
   | "ports" | "env" | "machine_id" | "machine_online" | "created_ms" | "destroyed_ms" | "generation" | "billed_until_ms" | "carry" | "readiness"
-  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq" | "idle_from_ms" | "idle_check_ms" | "ssh_host_key" | "volumes"
+  | "launch_deadline_ms" | "memory_mib" | "milli_cpus" | "open_charge_seq" | "idle_from_ms" | "idle_check_ms" | "ssh_host_key" | "volumes" | "launched_by_key"
 > & {
   ports: InstancePort[];
   env: Record<string, string>;

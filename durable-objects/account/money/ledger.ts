@@ -34,14 +34,15 @@ export interface ChargeSpan {
   note: string;
 }
 
-/** A new charge row of `amountMicros` (≤ 0) for `span`; its sequence number. */
+/** A new charge row of `amountMicros` (≤ 0) for `span`, with the key that launched its instance (budgets.ts); its sequence number. */
 export function openCharge(sql: Sql, amountMicros: number, span: ChargeSpan): number {
   const after = balanceAfter(sql, amountMicros);
   const [row] = sql<{ seq: number }>`
     INSERT INTO ledger (kind, amount_micros, balance_after_micros, instance_id, note, created_at,
-                        span_start_ms, span_end_ms, label, gpu_model, gpu_count)
+                        span_start_ms, span_end_ms, label, gpu_model, gpu_count, launched_by_key)
     VALUES ('charge', ${amountMicros}, ${after}, ${span.instanceId}, ${span.note}, ${new Date(span.startMs).toISOString()},
-            ${span.startMs}, ${span.endMs}, ${span.label}, ${span.gpuModel}, ${span.gpuCount})
+            ${span.startMs}, ${span.endMs}, ${span.label}, ${span.gpuModel}, ${span.gpuCount},
+            (SELECT launched_by_key FROM instances WHERE id = ${span.instanceId}))
     RETURNING seq`;
   return row!.seq;
 }

@@ -1,7 +1,8 @@
 // Settling the account's billing (instances' running time, billing.ts; volumes' stored bytes,
 // volumes/storage-charges.ts), and what a used-up balance does: every instance meant to run is
 // stopped, its host told through the outbox, and the volumes' grace begins (volumes/storage-grace.ts);
-// a balance above zero again ends that grace. The alarm settles at least every minute (billing.ts);
+// a balance above zero again ends that grace. A reached budget that stops (budgets.ts) stops what it
+// covers on this same path. The alarm settles at least every minute (billing.ts);
 // a caller's request that notices a used-up balance is answered only once the hosts have the stops,
 // so the proxy refuses the very next request. Reads (the balance, the ledger) show what has accrued
 // up to now without writing.
@@ -14,6 +15,8 @@ import type { AccountInfo } from "../../contracts/accounts.ts";
 import type { Sql } from "../../sql.ts";
 import type { AccountRecord } from "../account-record.ts";
 import { balanceAt, nextSettlementMs, settleAll } from "./billing.ts";
+import type { BudgetChanges, BudgetView } from "../../contracts/budgets.ts";
+import { budgetStops, budgetView, changeBudget, nextBudgetStopMs } from "./budgets.ts";
 import { STOP_PENDING_MESSAGE, type InstanceActions } from "../instances/instance-actions.ts";
 import { balanceOf, changeBalance, MAX_BALANCE_MICROS } from "./ledger.ts";
 import { ledgerPage, type LedgerPageOf } from "./ledger-page.ts";
@@ -45,7 +48,8 @@ export class Settlement implements AlarmCapability {
   nextAlarmMs(nowMs: number): number | null {
     const { sql, env } = this.parts;
     const balance = balanceOf(sql);
-    const due = [nextSettlementMs(sql, nowMs), nextStorageSettlementMs(sql, env, nowMs, balance), graceDueMs(sql, balance, nowMs)].filter((at) => at !== null);
+    const due = [nextSettlementMs(sql, nowMs), nextStorageSettlementMs(sql, env, nowMs, balance), graceDueMs(sql, balance, nowMs), nextBudgetStopMs(sql, env, nowMs)]
+      .filter((at) => at !== null);
     return due.length === 0 ? null : Math.min(...due);
   }
 
@@ -55,7 +59,7 @@ export class Settlement implements AlarmCapability {
 
   /**
    * Charges accrued time and storage; a used-up balance stops what runs and begins the volumes' grace,
-   * one above zero ends it. Returns the stops, for their hosts.
+   * one above zero ends it; a reached budget that stops stops what it covers. Returns the stops, for their hosts.
    */
   settleNow(): Delivery[] {
     const { sql, env } = this.parts;
@@ -65,7 +69,7 @@ export class Settlement implements AlarmCapability {
       settleStorage(sql, env, nowMs);
       const balance = balanceOf(sql);
       applyBalanceToVolumes(sql, env, balance, nowMs);
-      return balance <= 0 ? this.parts.instances.stopForLackOfFunds() : [];
+      return balance <= 0 ? this.parts.instances.stopForLackOfFunds() : this.parts.instances.stopForBudget(budgetStops(sql, nowMs));
     });
   }
 
@@ -96,6 +100,17 @@ export class Settlement implements AlarmCapability {
   }
 
   /** A page of the ledger (ledger-page.ts): it writes nothing, unless the balance is used up (settleForRead). */
+  /** /v1/me's budget and month's spend, settled up to now without writing. */
+  budgetView(): BudgetView {
+    return budgetView(this.parts.sql, this.parts.env, clock.now());
+  }
+
+  /** The budget changed, and settled for it: a budget that stops, already reached, stops what runs before the answer. */
+  async changeBudget(changes: BudgetChanges): Promise<Failure | null> {
+    this.parts.transaction(() => changeBudget(this.parts.sql, changes, clock.now()));
+    return this.settleForRequest();
+  }
+
   async ledgerPage(limit: number, before: number | null): Promise<({ ok: true } & LedgerPageOf) | Failure> {
     return (await this.settleForRead()) ?? { ok: true, ...ledgerPage(this.parts.sql, this.parts.env, clock.now(), limit, before) };
   }

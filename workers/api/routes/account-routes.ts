@@ -39,10 +39,12 @@ const catalogRoute = read("/catalog", Catalog, "The catalog", {
 });
 
 const settingsRoute = callerRoute([400], {
-  method: "patch", path: "/account", summary: "Change the account's settings: its name, the balance.low threshold",
+  method: "patch", path: "/account", summary: "Change the account's settings: its name, the balance.low threshold, the monthly budget",
   description:
     "`name`: what its members call it (the account switcher shows it). `low_balance_micros`: a `balance.low` webhook is sent each time " +
-    "the balance falls below it (0: never). Each left out stays as it is. Answers as GET /me.",
+    "the balance falls below it (0: never). `monthly_budget_micros` (null: none) and `budget_action`: at 50, 80 and 100 % of the budget " +
+    "in a UTC month a `budget.threshold` webhook is sent, once each; at 100 % launches and starts answer 402 `budget_exceeded`, and " +
+    "with `stop` every running instance is stopped before this answers (volumes kept). Each left out stays as it is. Answers as GET /me.",
   request: { body: jsonBody(AccountSettingsBody) },
   responses: { 200: json(Me, "The account") },
 });
@@ -53,9 +55,10 @@ export const accountRoutes = new OpenAPIHono<ApiEnv>({ defaultHook: validationHo
   })
   .openapi(settingsRoute, async (c) => {
     const stub = accountOf(c.env, c.var.accountId);
-    const { name, low_balance_micros } = c.req.valid("json");
+    const { name, low_balance_micros, monthly_budget_micros, budget_action } = c.req.valid("json");
     if (name !== undefined) unwrap(await stub.renameAccount(c.var.credential, name));
     if (low_balance_micros !== undefined) unwrap(await stub.webhooksFor(c.var.credential, { op: "low_balance", micros: low_balance_micros }));
+    if (monthly_budget_micros !== undefined || budget_action !== undefined) unwrap(await stub.changeBudget(c.var.credential, { monthly_budget_micros, budget_action }));
     return c.json(await meView(c.env, c.var.credential, c.var.accountId), 200);
   })
   .openapi(gpusRoute, async (c) => {

@@ -4,6 +4,8 @@ import { z } from "@hono/zod-openapi";
 import type { AccountInfo } from "../../../durable-objects/contracts/accounts.ts";
 import { ROLES, type AccountMembership, type Role } from "../../../durable-objects/contracts/members.ts";
 import { timestamp } from "./common.ts";
+import type { BudgetView } from "../../../durable-objects/contracts/budgets.ts";
+import { budgetAction, budgetSettings, monthlyBudget, monthSpend } from "./budget.ts";
 import { accountName as accountNameRule } from "./members.ts";
 
 const accountId = z.string().openapi({ description: "The account's id: `acc-` and 16 lowercase base32 characters; its keys and sessions carry it" });
@@ -21,10 +23,11 @@ export const Me = z
     account: z
       .object({
         id: accountId, name: accountName, referral_code: referralCode, created_at: accountCreatedAt, email: accountEmail,
-        low_balance_micros: lowBalance, role,
+        low_balance_micros: lowBalance, monthly_budget_micros: monthlyBudget, budget_action: budgetAction, role,
       })
       .openapi({ description: "The account the caller acts on, apart from its balance" }),
     balance_micros: z.number().int().openapi({ description: "The balance in micro-dollars (1,000,000 = $1), settled up to this request" }),
+    month_spend_micros: monthSpend,
     user: z
       .object({
         id: z.string().openapi({ description: "The person's id: `usr-` and 16 lowercase base32 characters" }),
@@ -40,11 +43,11 @@ export const Me = z
 
 /** The /me shape: the account's fields grouped apart from the balance, who the caller is, and their accounts. */
 export function meBody(
-  { balance_micros, ...account }: AccountInfo & { role: Role },
+  { balance_micros, month_spend_micros, ...account }: AccountInfo & BudgetView & { role: Role },
   user: { id: string; email: string } | null,
   accounts: AccountMembership[],
 ): z.infer<typeof Me> {
-  return { account, balance_micros, user, accounts };
+  return { account, balance_micros, month_spend_micros, user, accounts };
 }
 
 const micros = z.number().int("must be an integer number of micro-dollars").min(-1e15).max(1e15);
@@ -54,9 +57,10 @@ export const AccountSettingsBody = z
     low_balance_micros: z.number().int("must be an integer number of micro-dollars").min(0).max(1e15).optional()
       .openapi({ description: "The balance.low threshold in micro-dollars; 0 turns the alert off" }),
     name: accountNameRule.optional(),
+    ...budgetSettings,
   })
   .strict()
-  .refine((body) => body.low_balance_micros !== undefined || body.name !== undefined, "must set low_balance_micros, name or both")
+  .refine((body) => Object.values(body).some((value) => value !== undefined), "must set name, low_balance_micros, monthly_budget_micros or budget_action")
   .openapi("AccountSettings");
 
 export const CreateAccountBody = z
