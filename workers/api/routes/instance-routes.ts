@@ -29,7 +29,8 @@ const launchRoute = callerRoute([400, 402, 409], {
     "Places the instance on one machine with `gpu_count` free GPUs of `gpu_model` and starts creating it: 201 with " +
     "status `creating`, then `running` (or `error` with the reason in `status_message`). The balance must cover one " +
     "hour of its price (`price_hour_micros` of the GPU model x `gpu_count`, frozen at launch). An `Idempotency-Key` " +
-    "makes a retried launch with the same body return the first instance for 24 hours. 403 account_frozen while the operator holds the account " +
+    "makes a retried launch with the same body return the first instance for 24 hours. 402 budget_exceeded once the month's spend reaches " +
+    "the account's `monthly_budget_micros` or the calling key's `monthly_limit_micros`. 403 account_frozen while the operator holds the account " +
     "(after a fraud warning on one of its payments).",
   request: { headers: IdempotencyHeader, body: jsonBody(LaunchBody) },
   responses: { 201: json(Instance, "The new instance, status creating"), ...launchForbidden },
@@ -70,7 +71,8 @@ const stopRoute = action("post", "/instances/{id}/stop", "Stop, keeping data",
   [404, 409]);
 const startRoute = action("post", "/instances/{id}/start", "Start a stopped instance",
   "Starts a stopped (or failed) instance again on the same machine: status `starting`, then `running`. 409 gpus_busy when its " +
-  "GPUs were taken meanwhile, 402 when the balance does not cover one hour, 403 account_frozen while the account is frozen, 409 conflict in any other status.",
+  "GPUs were taken meanwhile, 402 when the balance does not cover one hour (insufficient_funds) or the month's budget, the calling key's or " +
+  "the launching key's monthly limit is reached (budget_exceeded), 403 account_frozen while the account is frozen, 409 conflict in any other status.",
   [402, 404, 409], launchForbidden);
 const destroyRoute = action("delete", "/instances/{id}", "Destroy the instance and its data",
   "Removes the container and its data for good; billing stops. Allowed in any status but destroyed (409 conflict).",

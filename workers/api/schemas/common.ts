@@ -37,7 +37,7 @@ export function errors(...statuses: ErrorStatus[]) {
     400: "Malformed request (bad_request) or invalid parameter (invalid)",
     401: `${CALLER_REFUSED} (unauthorized)`,
     403: "The caller's role may not do this (the message names the roles that may), or a session's change came without this service's Origin (forbidden)",
-    402: "Balance does not cover one hour (insufficient_funds)",
+    402: "Balance does not cover one hour (insufficient_funds), or the account's monthly budget or the key's monthly limit is reached (budget_exceeded)",
     404: "No such instance or key in the account (not_found)",
     409: "no_capacity, gpus_busy, conflict or not_running",
     413: "Request body larger than 512 MB (payload_too_large)",
