@@ -5,6 +5,7 @@ export const instanceKey = (id: string) => ["instances", id] as const;
 export const eventsKey = (id: string) => ["instances", id, "events"] as const;
 export const apiKeysKey = ["api-keys"] as const;
 export const ledgerKey = ["ledger"] as const;
+export const auditKey = ["audit-log"] as const;
 export const usageKey = ["usage"] as const;
 export const paymentConfigKey = ["payment-config"] as const;
 export const pricingKey = ["pricing"] as const;

@@ -12,6 +12,7 @@ export const ROLES = ["owner", "admin", "developer", "billing", "viewer"] as con
 const WORKERS: readonly Role[] = ["owner", "admin", "developer"];
 const PAYERS: readonly Role[] = ["owner", "admin", "billing"];
 const MANAGERS: readonly Role[] = ["owner", "admin"];
+const AUDITORS: readonly Role[] = ["owner", "admin", "billing"];
 
 export const DASHBOARD_ROUTE_ROLES = {
   "POST /instances": WORKERS,
@@ -34,6 +35,8 @@ export const DASHBOARD_ROUTE_ROLES = {
   "DELETE /ssh-keys/{id}": WORKERS,
 
   "POST /billing/checkout": PAYERS,
+
+  "GET /audit-log": AUDITORS,
 
   "POST /webhooks": MANAGERS,
   "PATCH /webhooks/{id}": MANAGERS,

@@ -3,6 +3,7 @@
 // call that route).
 import type { ReactNode } from "react";
 import { mayCall, type GuardedRoute, type Role } from "../api/roles.ts";
+import { AuditPage } from "../pages/audit/audit-page.tsx";
 import { BillingPage } from "../pages/billing/billing-page.tsx";
 import { InstancePage } from "../pages/instance/instance-page.tsx";
 import { InstancesPage } from "../pages/instances/instances-page.tsx";
@@ -54,6 +55,7 @@ export const SIGNED_IN_ROUTES: readonly Route[] = [
   { path: "/settings/webhooks", nav: "Webhooks", page: () => <WebhooksPage /> },
   { path: "/billing", nav: "Billing", page: () => <BillingPage /> },
   { path: "/settings/members", nav: "Members", may: "POST /members/invitations", page: () => <MembersPage /> },
+  { path: "/settings/audit", nav: "Audit log", may: "GET /audit-log", page: () => <AuditPage /> },
   { path: "/settings/password", nav: "Password", page: () => <PasswordPage /> },
 ];
 

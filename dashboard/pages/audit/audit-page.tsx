@@ -1,0 +1,58 @@
+// /settings/audit: who changed what in the account, newest first, a page at a time (the API's cursor
+// leads to older entries; the cursors already followed lead back), narrowed to an actor and an action.
+import { useState, type FormEvent } from "react";
+import { fieldError } from "../../api/api-errors.ts";
+import { useAuditPage, type AuditFilter } from "../../api/audit.ts";
+import { Field } from "../../components/field.tsx";
+import { PageTitle } from "../../components/page-title.tsx";
+import { LoadError, Loading } from "../../components/query-state.tsx";
+import { AuditTable } from "./audit-table.tsx";
+
+const ANY: AuditFilter = { actor: "", action: "" };
+
+export function AuditPage() {
+  const [draft, setDraft] = useState<AuditFilter>(ANY);
+  const [filter, setFilter] = useState<AuditFilter>(ANY);
+  // The cursors of the pages before this one; the last is this page's (null: the newest page).
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors.at(-1) ?? null;
+  const page = useAuditPage(cursor, filter);
+  const nextCursor = page.data?.next_cursor ?? null;
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    setFilter({ actor: draft.actor.trim(), action: draft.action.trim() });
+    setCursors([null]);
+  };
+
+  return (
+    <section>
+      <PageTitle title="Audit log" />
+      <p>
+        Every change to the account: by a person, an API key, the operator or the service itself (stops when the balance runs out, when idle or
+        when the budget is reached), with the address it came from. Entries are kept 400 days.
+      </p>
+      <form onSubmit={apply} noValidate className="inline" aria-label="Filter">
+        <Field label="Actor" hint="an email, a key's name, user, key, operator or system" error={fieldError(page.error, "actor")}>
+          {(control) => <input {...control} value={draft.actor} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} />}
+        </Field>
+        <Field label="Action" hint="e.g. instance.launch, or instance for all of them" error={fieldError(page.error, "action")}>
+          {(control) => <input {...control} value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })} />}
+        </Field>
+        <button type="submit">Filter</button>
+      </form>
+      {page.isPending && <Loading what="the audit log" />}
+      {page.isError && <LoadError what="the audit log" error={page.error} />}
+      {page.data?.items.length === 0 && cursors.length === 1 && <p className="empty">No entries.</p>}
+      {page.data && page.data.items.length > 0 && <AuditTable entries={page.data.items} />}
+      <nav aria-label="Audit log pages" className="actions">
+        <button type="button" disabled={cursors.length === 1 || page.isFetching} onClick={() => setCursors((list) => list.slice(0, -1))}>
+          Newer entries
+        </button>
+        <button type="button" disabled={!nextCursor || page.isPlaceholderData} onClick={() => setCursors((list) => [...list, nextCursor])}>
+          Older entries
+        </button>
+        <span className="muted">Page {cursors.length}</span>
+      </nav>
+    </section>
+  );
+}
