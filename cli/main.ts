@@ -2,6 +2,7 @@
 // one place where a failure becomes a message on stderr and a non-zero exit status.
 import { Command, CommanderError } from "@commander-js/extra-typings";
 import { accountsCommand } from "./commands/accounts.ts";
+import { auditCommand } from "./commands/audit.ts";
 import { balanceCommand } from "./commands/balance.ts";
 import { catalogCommand } from "./commands/catalog.ts";
 import { cpCommand } from "./commands/cp.ts";
@@ -37,7 +38,7 @@ import type { IoStreams } from "./iostreams.ts";
 const COMMANDS = [
   loginCommand, gpusCommand, catalogCommand, launchCommand, lsCommand, showCommand, eventsCommand, logsCommand, metricsCommand, topCommand,
   stopCommand, startCommand, rmCommand, renameCommand, idleStopCommand, openCommand, forwardCommand, balanceCommand, keysCommand, ledgerCommand, usageCommand, topupCommand, webhooksCommand,
-  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand, cpCommand, volumesCommand, membersCommand, accountsCommand,
+  sshKeysCommand, sshCommand, sshProxyCommand, sshConfigCommand, cpCommand, volumesCommand, membersCommand, accountsCommand, auditCommand,
 ];
 
 function buildProgram(f: Factory) {

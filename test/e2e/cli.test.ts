@@ -31,7 +31,7 @@ const gpu = (...args: string[]) => runGpu(args, env);
 const read = (id: string) => ok(stack.client.GET("/v1/instances/{id}", { params: { path: { id } } }));
 /** An instance without what its host's samples and probes change from one read to the next (readiness, GPU utilisation). */
 const withoutLive = ({ gpu_util_percent: _util, ...instance }: Instance) => ({ ...instance, ports: instance.ports.map(({ ready: _ready, ready_at: _at, ...port }) => port) });
-const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "idle-stop", "open", "forward", "balance", "keys", "ledger", "usage", "members", "accounts"];
+const COMMANDS = ["login", "gpus", "catalog", "launch", "ls", "show", "events", "logs", "metrics", "top", "stop", "start", "rm", "rename", "idle-stop", "open", "forward", "balance", "keys", "ledger", "usage", "members", "accounts", "audit"];
 
 describe("installing and configuring", () => {
   it("`npx gpu` in the repo runs the package's bin on the repo's Node 22, even with the machine's older node first in PATH", async () => {
@@ -334,6 +334,20 @@ describe("API keys and the ledger", () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(await gpu("ledger", "--limit", "0")).toMatchObject({ code: 1, stderr: expect.stringContaining("limit: must be an integer from 1 to 200 (invalid, HTTP 400)") });
+  });
+
+  it("audit prints who changed what, newest first, narrowed by --actor and --action; --json is the API's page; a bad limit is refused", async () => {
+    expect((await gpu("keys", "create", "--name", "audited")).code).toBe(0);
+    const id = (await keys()).items.find((k) => k.name === "audited")!.id;
+    await gpu("keys", "revoke", id, "--yes");
+    const page = JSON.parse((await gpu("audit", "--action", "key", "--limit", "2", "--json")).stdout) as { items: { action: string; target: { id: string } }[] };
+    expect(page).toEqual(await ok(stack.client.GET("/v1/audit-log", { params: { query: { action: "key", limit: 2 } } })));
+    expect(page.items.map((e) => [e.action, e.target.id])).toEqual([["key.revoke", id], ["key.create", id]]);
+    const text = await gpu("audit", "--action", "key.revoke", "--limit", "1");
+    expect(text.stdout).toMatch(new RegExp(`^\\S+\\tkey [^\\t]+\\tkey\\.revoke\\t${id}\\t"audited" \\(gpk_[^)]+\\)\\t[^\\t]*\\n$`));
+    const operator = JSON.parse((await gpu("audit", "--actor", "operator", "--json")).stdout) as { items: { actor: { type: string } }[] };
+    expect(operator.items.every((e) => e.actor.type === "operator")).toBe(true);
+    expect(await gpu("audit", "--limit", "0")).toMatchObject({ code: 1, stderr: expect.stringContaining("limit: must be an integer from 1 to 200 (invalid, HTTP 400)") });
   });
 
   it("usage prints this month per instance (tab-separated in a pipe), --by day adds the day, --json is the API's answer; a bad month is refused", async () => {
