@@ -35,6 +35,7 @@ export const DASHBOARD_ROUTE_ROLES = {
   "DELETE /ssh-keys/{id}": WORKERS,
 
   "POST /billing/checkout": PAYERS,
+  "PATCH /account": PAYERS,
 
   "GET /audit-log": AUDITORS,
 

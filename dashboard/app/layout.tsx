@@ -1,11 +1,12 @@
 // The signed-in frame: the service's name, the navigation (the pages the member's role may use), who is
-// signed in, the account switcher and "Sign out".
+// signed in, the account switcher and "Sign out"; the budget's banner once this month's spend is half of it.
 import type { ReactNode } from "react";
 import { useSignOut, type Me } from "../api/account.ts";
 import { formError } from "../api/api-errors.ts";
 import { FormError } from "../components/form-error.tsx";
 import { Link, navigate } from "../router/router.tsx";
 import { AccountSwitcher } from "./account-switcher.tsx";
+import { BudgetBanner } from "./budget-banner.tsx";
 import { mayOpen, SIGNED_IN_ROUTES } from "./routes.tsx";
 
 export function Layout({ me, children }: { me: Me; children: ReactNode }) {
@@ -34,6 +35,7 @@ export function Layout({ me, children }: { me: Me; children: ReactNode }) {
         </div>
       </header>
       <FormError message={formError(signOut.error, [])} />
+      <BudgetBanner me={me} />
       <main>{children}</main>
     </>
   );

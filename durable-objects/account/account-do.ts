@@ -13,6 +13,7 @@ import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
 import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
+import type { AuditPage, AuditQuery } from "../contracts/audit.ts";
 import type { AccountInfo, AccountLimitChanges, OperatorAccount } from "../contracts/accounts.ts";
 import type { KeyRequest, ScopeRoles } from "../contracts/api-keys.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
@@ -58,6 +59,9 @@ import { Volumes } from "./volumes/volumes.ts";
 import { WebhookEndpoints } from "./webhooks/webhook-endpoints.ts";
 import { forgetLegacyLogin, legacyLogin } from "./credentials/legacy-login.ts";
 import { abandonSignupUnlessCreated } from "./members/signup-fence.ts";
+import { actingAs, actingFor, OPERATOR, personActing } from "./audit/actors.ts";
+import { auditPage, describeChanges, recordAudit } from "./audit/audit-log.ts";
+import { AuditPruning } from "./audit/audit-pruning.ts";
 
 export class AccountDO extends DurableObject<Env> {
   private readonly record: AccountRecord;
@@ -101,7 +105,7 @@ export class AccountDO extends DurableObject<Env> {
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
     this.volumes = new Volumes(sql, env, transaction, () => this.record.id(), () => this.alarms.backstop());
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.sweep, this.volumes.uploads, this.volumes.garbage, this.volumes.grace);
+    this.alarms.register(this.settlement, new Expiry(sql), new AuditPruning(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.sweep, this.volumes.uploads, this.volumes.garbage, this.volumes.grace);
   }
 
   // ---- operator API ----
@@ -110,7 +114,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   credit(amountMicros: number, note: string): Ok<{ balance_micros: number }> | Failure {
-    return this.record.info() ? this.changed(this.settlement.credit(amountMicros, note)) : noSuchAccount();
+    return this.record.info() ? this.changed(actingAs(OPERATOR, () => this.settlement.credit(amountMicros, note))) : noSuchAccount();
   }
 
   /** The account as the operator sees it: its GPU limit, and whether (and why) it is frozen. */
@@ -126,17 +130,18 @@ export class AccountDO extends DurableObject<Env> {
   setLimits(changes: AccountLimitChanges): Ok<{ account: OperatorAccount }> | Failure {
     const { sql } = this.store;
     if (!this.record.info()) return noSuchAccount();
-    this.store.transaction(() => {
+    actingAs(OPERATOR, () => this.store.transaction(() => {
       if (changes.max_gpus !== undefined) limitGpus(sql, changes.max_gpus);
       if (changes.frozen !== undefined) setFrozen(sql, changes.frozen);
-    });
+      recordAudit(sql, { action: "account.limits", target: { type: "account", id: null }, detail: describeChanges(changes) });
+    }));
     return this.operatorView();
   }
 
   async createApiKey(request: KeyRequest): Promise<Ok<{ key: CreatedKey }> | Failure> {
     if (!this.record.info()) return noSuchAccount();
     const made = checkKeyRequest(request, { role: null, key: null }, clock.now(), (id) => this.views.visible(id) !== undefined);
-    return "ok" in made ? made : this.changed(await this.queue.run(() => this.keys.create(made, null)));
+    return "ok" in made ? made : this.changed(await this.queue.run(() => actingAs(OPERATOR, () => this.keys.create(made, null))));
   }
 
   listApiKeys(): Ok<{ items: KeySummary[] }> | Failure {
@@ -144,7 +149,7 @@ export class AccountDO extends DurableObject<Env> {
   }
 
   async revokeApiKey(keyId: string): Promise<Ok<object> | Failure> {
-    return this.record.info() ? this.changed(await this.queue.run(() => this.keys.revoke(keyId, `no live key ${keyId}`))) : noSuchAccount();
+    return this.record.info() ? this.changed(await this.queue.run(() => actingAs(OPERATOR, () => this.keys.revoke(keyId, `no live key ${keyId}`)))) : noSuchAccount();
   }
 
   // ---- caller API (each checks the caller's credential: an API key or a session) ----
@@ -196,7 +201,7 @@ export class AccountDO extends DurableObject<Env> {
 
   async updateInstance(key: Credential, id: string, changes: InstanceChanges): Promise<InstanceResult> {
     const found = await this.getInstance(key, id);
-    return found.ok ? this.changed(await this.queue.run(() => this.instances.update(id, changes))) : found;
+    return found.ok ? this.changed(await this.as(key, () => this.queue.run(() => this.instances.update(id, changes)))) : found;
   }
 
   /** A caller's stop, start or destroy (instance-actions.ts). */
@@ -263,14 +268,19 @@ export class AccountDO extends DurableObject<Env> {
     const { caller } = admitted;
     const maker = { role: { role: caller.role, scopeRoles }, key: caller.kind === "key" ? caller.rights : null };
     const made = checkKeyRequest(request, maker, clock.now(), (id) => this.views.visible(id) !== undefined);
-    return "ok" in made ? made : this.changed(await this.queue.run(() => this.keys.create(made, makerOf(this.store.sql, caller))));
+    return "ok" in made ? made : this.changed(await this.as(credential, () => this.queue.run(() => this.keys.create(made, makerOf(this.store.sql, caller)))));
   }
 
   async revokeKeyFor(credential: Credential, keyId: string): Promise<Ok<object> | Failure> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
     if (!mayRevoke(this.store.sql, admitted.caller, keyId)) return fail("forbidden", "a developer may revoke only the API keys they made");
-    return this.changed(await this.queue.run(() => this.keys.revoke(keyId, `no live key ${keyId} in this account`)));
+    return this.changed(await this.as(credential, () => this.queue.run(() => this.keys.revoke(keyId, `no live key ${keyId} in this account`))));
+  }
+
+  /** The audit log, newest first (audit/audit-log.ts). */
+  async auditLog(credential: Credential, query: AuditQuery): Promise<Ok<AuditPage> | Failure> {
+    return (await this.callers.refusal(credential)) ?? { ok: true, ...auditPage(this.store.sql, query) };
   }
 
   async ledger(credential: Credential, limit: number, before: number | null): Promise<Ok<LedgerPageOf> | Failure> {
@@ -289,7 +299,7 @@ export class AccountDO extends DurableObject<Env> {
   /** The invitation and its token, shown this once (the route makes it a link). */
   async invite(credential: Credential, invited: { email: string; role: Role }): Promise<Ok<{ invitation: InvitationView; token: string }> | Failure> {
     const admitted = await this.callers.admitted(credential);
-    return "refused" in admitted ? admitted.refused : this.team.joining.invite(admitted.caller, invited);
+    return "refused" in admitted ? admitted.refused : this.as(credential, () => this.team.joining.invite(admitted.caller, invited));
   }
 
   async listInvitations(credential: Credential): Promise<Ok<{ items: InvitationView[] }> | Failure> {
@@ -299,20 +309,20 @@ export class AccountDO extends DurableObject<Env> {
   async revokeInvitation(credential: Credential, id: string): Promise<Ok<object> | Failure> {
     const refused = await this.callers.refusal(credential);
     if (refused) return refused;
-    return this.team.joining.invitations.revoke(id, clock.now()) ? { ok: true } : fail("not_found", `no pending invitation ${id} in this account`);
+    return (await this.as(credential, () => this.team.joining.invitations.revoke(id, clock.now()))) ? { ok: true } : fail("not_found", `no pending invitation ${id} in this account`);
   }
 
   async changeMember(credential: Credential, userId: string, role: Role): Promise<Ok<{ member: MemberView }> | Failure> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
-    return this.changed(await this.queue.run(() => this.team.changes.changeRole(admitted.caller, userId, role)));
+    return this.changed(await this.as(credential, () => this.queue.run(() => this.team.changes.changeRole(admitted.caller, userId, role))));
   }
 
   /** `revoked_keys`: how many of their API keys were revoked with the membership. */
   async removeMember(credential: Credential, userId: string): Promise<Ok<{ revoked_keys: number }> | Failure> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
-    return this.changed(await this.queue.run(() => this.team.changes.remove(admitted.caller, userId)));
+    return this.changed(await this.as(credential, () => this.queue.run(() => this.team.changes.remove(admitted.caller, userId))));
   }
 
   // ---- from the EmailDO and PersonDOs: sign-up's account, joining, sessions ----
@@ -333,7 +343,7 @@ export class AccountDO extends DurableObject<Env> {
 
   /** The person joins with the invitation's role (a member already keeps theirs); the token is used up. */
   acceptInvitation(token: string, person: Pick<PersonCaller, "user_id" | "email">): Promise<Ok<{ account: AccountMembership }> | Failure> {
-    return this.record.info() ? this.team.joining.accept(token, person) : Promise.resolve(notValid());
+    return this.record.info() ? actingAs(personActing(person), () => this.team.joining.accept(token, person)) : Promise.resolve(notValid());
   }
 
   /** A person's sessions ended (a sign-out, a password change): what they opened on this account's hosts ends too. */
@@ -344,12 +354,12 @@ export class AccountDO extends DurableObject<Env> {
 
   // ---- volumes (volumes/): the caller's calls, and the files route's ----
   async volumesFor(credential: Credential, call: VolumeCall): Promise<VolumeAnswer | Failure> {
-    return (await this.callers.refusal(credential)) ?? this.changed(await this.volumes.store.handle(call));
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.as(credential, () => this.volumes.store.handle(call)));
   }
 
   /** Empty, or (`from`) holding a snapshot's content the files route has copied under the new volume's prefix. */
   async createVolume(credential: Credential, volume: NewVolume): Promise<Ok<{ volume: VolumeView }> | Failure> {
-    return (await this.callers.refusal(credential)) ?? this.changed(await this.volumes.store.create(volume));
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.as(credential, () => this.volumes.store.create(volume)));
   }
 
   async snapshotSource(credential: Credential, snapshotId: string): Promise<Ok<{ source: SnapshotSource }> | Failure> {
@@ -396,11 +406,11 @@ export class AccountDO extends DurableObject<Env> {
   async sshKeysFor(credential: Credential, call: SshKeyCall): Promise<SshKeyResult> {
     const byToken = call.op === "allowed" && credential.token !== undefined && (await this.views.isTokenOf(call.instance_id, credential.token));
     const refused = byToken ? null : await this.callers.refusal(credential, call.op === "allowed" ? call.instance_id : undefined);
-    return refused ?? this.changed(await this.sshKeys.handle(call));
+    return refused ?? this.changed(await this.as(credential, () => this.sshKeys.handle(call)));
   }
 
   async webhooksFor(credential: Credential, call: WebhookCall): Promise<WebhookAnswer | Failure> {
-    return (await this.callers.refusal(credential)) ?? this.changed(await this.webhooks.handle(call));
+    return (await this.callers.refusal(credential)) ?? this.changed(await this.as(credential, () => this.webhooks.handle(call)));
   }
 
   // ---- from MachineDOs ----

@@ -8,6 +8,7 @@ import { DEFAULT_LAUNCH_TIMEOUT_MS } from "./instances/launch-timeout.ts";
 import { foldLegacyCharges } from "./money/ledger-folding.ts";
 import { createBudgetSchema } from "./money/budget-schema.ts";
 import { createMemberSchema } from "./members/schema.ts";
+import { createAuditSchema } from "./audit/audit-log.ts";
 import { addKeyRightsColumns } from "./credentials/keys.ts";
 import { createSshKeySchema } from "./credentials/ssh-keys.ts";
 import { createVolumeSchema } from "./volumes/schema.ts";
@@ -63,11 +64,11 @@ export function createAccountSchema(sql: Sql): void {
   createVolumeUploadSchema(sql);
   // members/: the account's members, invitations and name, and who made each API key.
   createMemberSchema(sql);
-}
   // audit/: who changed what, kept 400 days.
   createAuditSchema(sql);
   // money/budgets.ts: the monthly budget, keys' limits, which key launched what, and the thresholds crossed (after the webhooks' tables, whose events its trigger writes).
   createBudgetSchema(sql);
+}
 
 /**
  * Desired-state changes had a table of their own before the outbox was shared (typed columns, the

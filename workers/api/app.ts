@@ -13,6 +13,7 @@ import { accountRoutes } from "./routes/account-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { appRoutes } from "./routes/app-routes.ts";
 import { authRoutes } from "./routes/auth-routes.ts";
+import { auditRoutes } from "./routes/audit-routes.ts";
 import { billingRoutes } from "./routes/billing-routes.ts";
 import { paymentRoutes, STRIPE_WEBHOOK_PATH } from "./routes/payment-routes.ts";
 import { pricingRoutes } from "./routes/pricing-routes.ts";
@@ -54,7 +55,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account", "/v1/volumes", "/v1/volumes/*", "/v1/members", "/v1/members/*"]) {
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account", "/v1/volumes", "/v1/volumes/*", "/v1/members", "/v1/members/*", "/v1/audit-log"]) {
     app.use(path, callerAuth());
   }
   // Stripe calls its webhook with a signature, not a key: the route verifies it.
@@ -80,6 +81,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
+  app.route("/v1", auditRoutes);
   app.route("/v1", paymentRoutes);
   app.route("/", pricingRoutes);
   app.route("/v1", webhookRoutes);

@@ -1,5 +1,6 @@
 // /billing: the balance, this month's usage (per day, per instance and per volume), and the ledger, newest first,
-// a page at a time (the API's cursor leads to older entries; the cursors already followed lead back). "Add funds" for the roles that pay.
+// a page at a time (the API's cursor leads to older entries; the cursors already followed lead back). "Add funds" and the
+// monthly budget for the roles that pay.
 import { useState } from "react";
 import { useMe } from "../../api/account.ts";
 import { useLedgerPage } from "../../api/ledger.ts";
@@ -9,6 +10,7 @@ import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
 import { formatDollars } from "../../format/money.ts";
 import { AddFunds, PaymentStatus } from "./add-funds.tsx";
+import { BudgetForm } from "./budget-form.tsx";
 import { LedgerTable } from "./ledger-table.tsx";
 import { UsageByDay } from "./usage-by-day.tsx";
 import { UsageByInstance } from "./usage-by-instance.tsx";
@@ -17,6 +19,7 @@ import { UsageByVolume } from "./usage-by-volume.tsx";
 export function BillingPage() {
   const me = useMe();
   const mayPay = useMay("POST /billing/checkout");
+  const mayBudget = useMay("PATCH /account");
   // The cursors of the pages before this one; the last is this page's (null: the newest page).
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors.at(-1) ?? null;
@@ -35,6 +38,12 @@ export function BillingPage() {
       </p>
       <PaymentStatus />
       {mayPay && <AddFunds />}
+      {mayBudget && me.data && (
+        <>
+          <h2>Monthly budget</h2>
+          <BudgetForm me={me.data} />
+        </>
+      )}
       <h2>This month</h2>
       {(byDay.isPending || byInstance.isPending) && <Loading what="this month's usage" />}
       {byDay.isError && <LoadError what="this month's usage" error={byDay.error} />}

@@ -11,6 +11,7 @@ import type { KeyRights } from "../../contracts/api-keys.ts";
 import { LAST_USED_RESOLUTION_MS } from "../../contracts/credential-lifetimes.ts";
 import type { KeyScopes } from "../../contracts/scopes.ts";
 import type { Sql } from "../../sql.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export const MAX_LIVE_KEYS = 50;
 
@@ -69,6 +70,7 @@ export async function createKey(sql: Sql, accountId: string, made: NewKey, at: s
   const instanceIds = made.instance_ids === null ? null : JSON.stringify(made.instance_ids);
   sql`INSERT INTO api_keys (id, name, prefix, hash, created_at, created_by, scopes, instance_ids, expires_at, monthly_limit_micros)
       VALUES (${id}, ${made.name}, ${prefix}, ${hash}, ${at}, ${createdBy}, ${JSON.stringify(made.scopes)}, ${instanceIds}, ${made.expires_at}, ${made.monthly_limit_micros})`;
+  recordAudit(sql, { action: "key.create", target: { type: "key", id }, detail: `"${made.name}" (${prefix}), scopes ${made.scopes.join(" ")}` });
   return { id, key, prefix, created_at: at, ...made };
 }
 
@@ -79,9 +81,10 @@ export function listKeys(sql: Sql): KeySummary[] {
 }
 
 export function revokeKey(sql: Sql, keyId: string, at: string): boolean {
-  const rows = sql<{ id: string }>`UPDATE api_keys SET revoked_at = ${at}
-                                   WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`;
-  return rows.length > 0;
+  const [revoked] = sql<{ name: string; prefix: string }>`UPDATE api_keys SET revoked_at = ${at}
+                                   WHERE id = ${keyId} AND revoked_at IS NULL RETURNING name, prefix`;
+  if (revoked) recordAudit(sql, { action: "key.revoke", target: { type: "key", id: keyId }, detail: `"${revoked.name}" (${revoked.prefix})` });
+  return revoked !== undefined;
 }
 
 export function isRevoked(sql: Sql, keyId: string): boolean {

@@ -26,6 +26,8 @@ import type { MachineDirectives } from "../machine-directives.ts";
 import { NO_READINESS } from "./port-readiness.ts";
 import { attachmentRefusal, attachVolumes, latestVersions, mountsNow } from "../volumes/attachments.ts";
 import { recordWebhookEvent } from "../webhooks/webhook-events.ts";
+import { SYSTEM, actingAs } from "../audit/actors.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 /** What the instance actions work with: the account's storage, its bindings, and the parts they use. */
 export interface InstanceParts {
@@ -98,6 +100,7 @@ export class InstanceActions {
               ssh_host_key = ${reserved.ssh_host_key ?? null}
             WHERE id = ${id}`;
         addEvent(sql, id, `Created on machine ${machineId}; waiting for the host to start the container`, iso(nowMs));
+        recordAudit(sql, { action: "instance.launch", target: { type: "instance", id }, detail: `"${plan.label}": ${plan.gpu_count} × ${plan.gpu_model}, ${plan.template}` });
         if (idem) {
           sql`INSERT OR REPLACE INTO idempotency (key, body_hash, instance_id, created_ms)
               VALUES (${idem.key}, ${idem.bodyHash}, ${id}, ${nowMs})`;
@@ -146,6 +149,7 @@ export class InstanceActions {
             launch_deadline_ms = ${nowMs + launchTimeoutMs(env)}
           WHERE id = ${id}`;
       addEvent(sql, id, "Start requested; waiting for the host to start the container", iso(nowMs));
+      recordAudit(sql, { action: "instance.start", target: { type: "instance", id }, detail: `"${row.label}"` });
     });
     return this.shown(id);
   }
@@ -159,11 +163,13 @@ export class InstanceActions {
       if (changes.label !== undefined) {
         sql`UPDATE instances SET label = ${changes.label} WHERE id = ${id}`;
         addEvent(sql, id, `Renamed to "${changes.label}"`, iso(nowMs));
+        recordAudit(sql, { action: "instance.update", target: { type: "instance", id }, detail: `renamed to "${changes.label}"` });
       }
       if (changes.idle_stop_minutes !== undefined) {
         const minutes = changes.idle_stop_minutes;
         sql`UPDATE instances SET idle_stop_minutes = ${minutes}, idle_from_ms = ${nowMs}, idle_check_ms = NULL WHERE id = ${id}`;
         addEvent(sql, id, minutes === null ? "Idle stop turned off" : `Idle stop set: stopped after ${minutes} min idle`, iso(nowMs));
+        recordAudit(sql, { action: "instance.update", target: { type: "instance", id }, detail: minutes === null ? "idle stop off" : `idle stop after ${minutes} min` });
       }
     });
     return this.shown(id);
@@ -174,7 +180,7 @@ export class InstanceActions {
    * way a caller's stop does (billing ends, GPUs released, data kept); what its host must acknowledge.
    */
   stopIdle(row: InstanceRow, minutes: number): Delivery {
-    return this.changeDesired(row, "stopped", `Stopped after ${minutes} min idle; GPUs released and billing stopped`, idleStopMessage(minutes));
+    return actingAs(SYSTEM, () => this.changeDesired(row, "stopped", `Stopped after ${minutes} min idle; GPUs released and billing stopped`, idleStopMessage(minutes)));
   }
 
   /** Inside a transaction: stops every instance meant to run, because the balance is used up; what its hosts must acknowledge. */
@@ -224,6 +230,7 @@ export class InstanceActions {
             generation = ${generation}, destroyed_ms = ${desired === "destroyed" ? nowMs : null}, readiness = ${NO_READINESS}
           WHERE id = ${row.id}`;
       addEvent(sql, row.id, message, iso(nowMs));
+      recordAudit(sql, { action: desired === "stopped" ? "instance.stop" : "instance.destroy", target: { type: "instance", id: row.id }, detail: `"${row.label}": ${message}` });
       return this.parts.directives.enqueue(String(row.machine_id!), { instance_id: row.id, desired, generation });
     });
   }

@@ -24,6 +24,7 @@ import type { MachineDirectives } from "../machine-directives.ts";
 import { Payments } from "./payments.ts";
 import { nextStorageSettlementMs, pendingStorage, settleStorage } from "../volumes/storage-charges.ts";
 import { applyBalanceToVolumes, graceDueMs } from "../volumes/storage-grace.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 export interface SettlementParts {
   sql: Sql;
@@ -99,7 +100,6 @@ export class Settlement implements AlarmCapability {
     return (await this.settleForRequest()) ?? { ok: true, account: this.parts.record.info()! };
   }
 
-  /** A page of the ledger (ledger-page.ts): it writes nothing, unless the balance is used up (settleForRead). */
   /** /v1/me's budget and month's spend, settled up to now without writing. */
   budgetView(): BudgetView {
     return budgetView(this.parts.sql, this.parts.env, clock.now());
@@ -111,6 +111,7 @@ export class Settlement implements AlarmCapability {
     return this.settleForRequest();
   }
 
+  /** A page of the ledger (ledger-page.ts): it writes nothing, unless the balance is used up (settleForRead). */
   async ledgerPage(limit: number, before: number | null): Promise<({ ok: true } & LedgerPageOf) | Failure> {
     return (await this.settleForRead()) ?? { ok: true, ...ledgerPage(this.parts.sql, this.parts.env, clock.now(), limit, before) };
   }
@@ -129,6 +130,7 @@ export class Settlement implements AlarmCapability {
       settleStorage(sql, this.parts.env, nowMs);
       if (Math.abs(balanceOf(sql) + amountMicros) > MAX_BALANCE_MICROS) return null;
       const after = changeBalance(sql, { kind: amountMicros >= 0 ? "credit" : "debit", amountMicros, note, at: iso(nowMs) });
+      recordAudit(sql, { action: amountMicros >= 0 ? "balance.credit" : "balance.debit", target: { type: "account", id: null }, detail: `${amountMicros} micros: ${note}` });
       applyBalanceToVolumes(sql, this.parts.env, after, nowMs);
       return after;
     });

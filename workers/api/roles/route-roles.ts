@@ -63,6 +63,8 @@ export const ROUTE_ROLES: Readonly<Record<string, readonly Role[]>> = {
   "GET /billing/config": ANYONE,
   "POST /billing/checkout": PAYERS,
 
+  "GET /audit-log": AUDITORS,
+
   "GET /webhooks": ANYONE,
   "POST /webhooks": MANAGERS,
   "PATCH /webhooks/{id}": MANAGERS,
@@ -128,6 +130,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope | null>> = {
   "GET /billing/usage": "billing:read",
   "GET /billing/config": "billing:read",
   "POST /billing/checkout": "billing:write",
+
+  "GET /audit-log": "account:read",
 
   "GET /webhooks": "account:read",
   "POST /webhooks": "account:write",
