@@ -41,7 +41,7 @@ export const Me = z
   })
   .openapi("Me");
 
-/** The /me shape: the account's fields grouped apart from the balance, who the caller is, and their accounts. */
+/** The /me shape: the account's fields grouped apart from the balance and the month's spend, who the caller is, and their accounts. */
 export function meBody(
   { balance_micros, month_spend_micros, ...account }: AccountInfo & BudgetView & { role: Role },
   user: { id: string; email: string } | null,
