@@ -94,6 +94,24 @@ describe.skipIf(!hasChromium)(hasChromium ? "the dashboard in Chromium" : `the d
     await keyRow.waitFor();
     expect(await page.getByTestId("new-key").count()).toBe(0);
 
+    // A key for a program that only reads instances, for 30 days: its row shows both, and the API holds it to them.
+    await page.getByLabel("Key name").fill("reader");
+    await page.getByLabel("All rights").uncheck();
+    await page.getByLabel("instances:read", { exact: true }).check();
+    await page.getByLabel("Expires").selectOption("30 days");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const readerKey = (await page.getByTestId("new-key").textContent())!;
+    const readerRow = page.getByTestId("key-row").filter({ hasText: "reader" });
+    await untilText(readerRow.getByTestId("key-scopes"), "instances:read");
+    expect(await readerRow.getByTestId("key-expires").textContent()).not.toBe("never");
+    const asReader = (method: string, path: string, body?: unknown) =>
+      fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${readerKey}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    expect((await asReader("GET", "/v1/instances")).status).toBe(200);
+    const launchByReader = await asReader("POST", "/v1/instances", { gpu_model: "rtx4090", gpu_count: 1, template: "pytorch" });
+    expect({ status: launchByReader.status, ...((await launchByReader.json()) as object) }).toMatchObject({
+      status: 403, error: "forbidden", message: expect.stringContaining("instances:write"),
+    });
+
     // Launch from the form: the price of the choice and what the balance covers, then the instance's page.
     await nav(page, "Launch").click();
     await page.getByLabel("GPU", { exact: true }).selectOption("rtx4090");

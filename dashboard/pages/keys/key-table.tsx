@@ -1,4 +1,5 @@
-// The live keys: name, prefix, creation and last use, each with "Revoke" (asked in a dialog).
+// The live keys: name, prefix, what each may do and reach, its expiry, creation and last use, each with
+// "Revoke" (asked in a dialog).
 import { useState } from "react";
 import { formError } from "../../api/api-errors.ts";
 import { useApiKeys, useRevokeApiKey, type ApiKey } from "../../api/api-keys.ts";
@@ -8,6 +9,7 @@ import { DataTable } from "../../components/data-table.tsx";
 import { FormError } from "../../components/form-error.tsx";
 import { QueryList } from "../../components/query-state.tsx";
 import { formatTime } from "../../format/time.ts";
+import { instancesText, scopesText } from "./key-rights.ts";
 
 export function KeyTable() {
   const keys = useApiKeys();
@@ -19,7 +21,7 @@ export function KeyTable() {
       {(list) => (
         <>
           <DataTable
-            columns={["Name", "Key starts with", "Created", "Last used", { text: "Revoke", visuallyHidden: true }]}
+            columns={["Name", "Key starts with", "Scopes", "Instances", "Expires", "Created", "Last used", { text: "Revoke", visuallyHidden: true }]}
             rows={list}
             rowKey={(key) => key.id}
             rowTestId="key-row"
@@ -30,6 +32,9 @@ export function KeyTable() {
                 <td>
                   <code>{key.prefix}…</code>
                 </td>
+                <td data-testid="key-scopes">{scopesText(key)}</td>
+                <td>{instancesText(key)}</td>
+                <td data-testid="key-expires">{key.expires_at ? formatTime(key.expires_at) : "never"}</td>
                 <td>{formatTime(key.created_at)}</td>
                 <td>{key.last_used_at ? formatTime(key.last_used_at) : "never"}</td>
                 <td>

@@ -11,7 +11,8 @@ export function KeysPage() {
       <PageTitle title="API keys" />
       <p>
         A key lets a program act for your account: send it as <code>Authorization: Bearer &lt;key&gt;</code>. Only a hash is stored, so the
-        key is shown once, when it is made.
+        key is shown once, when it is made. Give a key only the scopes, instances and lifetime its program needs; it never holds more
+        than your role.
       </p>
       {mayCreate && <CreateKeyForm />}
       <h2>Live keys</h2>
