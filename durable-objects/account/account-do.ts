@@ -17,6 +17,7 @@ import type { AuditPage, AuditQuery } from "../contracts/audit.ts";
 import type { AccountInfo, AccountLimitChanges, OperatorAccount } from "../contracts/accounts.ts";
 import type { KeyRequest, ScopeRoles } from "../contracts/api-keys.ts";
 import type { MachineReport } from "../contracts/object-messages.ts";
+import type { MetricsSources } from "../contracts/metrics-export.ts";
 import type { BudgetChanges, BudgetView } from "../contracts/budgets.ts";
 import type { AccountMembership, Credential, InvitationFor, InvitationView, MemberView, PersonCaller, Role } from "../contracts/members.ts";
 import type { LegacyLogin } from "../contracts/persons.ts";
@@ -49,6 +50,7 @@ import type { NewOwnedAccount } from "./members/account-creation.ts";
 import { notValid } from "./members/invitations.ts";
 import { makerOf, mayRevoke } from "./members/member-keys.ts";
 import { Team } from "./members/team.ts";
+import { metricsSources } from "./instances/metrics-sources.ts";
 import { MachineReports } from "./instances/reports.ts";
 import { createAccountSchema } from "./schema.ts";
 import { SerialQueue } from "./serial-queue.ts";
@@ -188,6 +190,14 @@ export class AccountDO extends DurableObject<Env> {
     if ("refused" in admitted) return admitted.refused;
     const unsettled = await this.settlement.settleForRead();
     return unsettled ?? { ok: true, items: (await this.views.list()).filter((instance) => reaches(admitted.caller, instance.id)) };
+  }
+
+  /** GET /v1/metrics: the balance (settled as a read), this month's spend and the running instances the caller reaches. */
+  async metricsSources(credential: Credential): Promise<Ok<{ sources: MetricsSources }> | Failure> {
+    const admitted = await this.callers.admitted(credential);
+    if ("refused" in admitted) return admitted.refused;
+    const read = await this.settlement.accountAsRead();
+    return read.ok ? { ok: true, sources: metricsSources(this.store.sql, this.env, admitted.caller, read.account.balance_micros, clock.now()) } : read;
   }
 
   async getInstance(key: Credential, id: string): Promise<InstanceResult> {

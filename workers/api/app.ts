@@ -23,6 +23,7 @@ import { keyRoutes } from "./routes/key-routes.ts";
 import { logsRoutes } from "./routes/logs-routes.ts";
 import { memberRoutes } from "./routes/member-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
+import { metricsExportRoutes } from "./routes/metrics-export-routes.ts";
 import { sshKeyRoutes } from "./routes/ssh-key-routes.ts";
 import { volumeRoutes } from "./routes/volume-routes.ts";
 import { volumeFilesRoutes } from "./routes/volume-files-routes.ts";
@@ -55,7 +56,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, { url: new URL(c.req.url).origin })));
 
   // Listed paths, not /v1/*: an unknown route is 404 whether or not a key came with it.
-  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account", "/v1/volumes", "/v1/volumes/*", "/v1/members", "/v1/members/*", "/v1/audit-log"]) {
+  for (const path of ["/v1/me", "/v1/gpus", "/v1/catalog", "/v1/instances", "/v1/instances/*", "/v1/keys", "/v1/keys/*", "/v1/webhooks", "/v1/webhooks/*", "/v1/ssh-keys", "/v1/ssh-keys/*", "/v1/account", "/v1/volumes", "/v1/volumes/*", "/v1/members", "/v1/members/*", "/v1/metrics", "/v1/audit-log"]) {
     app.use(path, callerAuth());
   }
   // Stripe calls its webhook with a signature, not a key: the route verifies it.
@@ -78,6 +79,7 @@ export function createApiApp(): OpenAPIHono<ApiEnv> {
   app.route("/v1", logsRoutes);
   app.route("/v1", filesRoutes);
   app.route("/v1", metricsRoutes);
+  app.route("/v1", metricsExportRoutes);
   app.route("/v1", appRoutes);
   app.route("/v1", keyRoutes);
   app.route("/v1", billingRoutes);
