@@ -15,6 +15,7 @@ import { msUntilExhausted } from "./accrual.ts";
 import { accruingInstances } from "./billing.ts";
 import { recordCrossingsSql } from "./budget-schema.ts";
 import { ACCOUNT, monthOf, monthSpend, settledSpend, type Spender } from "./month-spend.ts";
+import { describeChanges, recordAudit } from "../audit/audit-log.ts";
 
 /** An instance a budget stops, and why (its status message). */
 export interface BudgetStop {
@@ -42,6 +43,7 @@ export function budgetView(sql: Sql, env: Env, nowMs: number): BudgetView {
 export function changeBudget(sql: Sql, changes: BudgetChanges, nowMs: number): void {
   if (changes.monthly_budget_micros !== undefined) sql`UPDATE account SET monthly_budget_micros = ${changes.monthly_budget_micros}`;
   if (changes.budget_action !== undefined) sql`UPDATE account SET budget_action = ${changes.budget_action}`;
+  recordAudit(sql, { action: "account.update", target: { type: "account", id: null }, detail: describeChanges(changes) });
   // The month's start, a number computed here: the statement holds no input.
   sql([recordCrossingsSql(String(monthOf(nowMs).startMs))] as unknown as TemplateStringsArray);
 }

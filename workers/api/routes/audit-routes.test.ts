@@ -13,6 +13,7 @@ import { asBrowser, signUp } from "../../../test/support/workerd/session-client.
 import { advanceClock, withFrozenClock } from "../../../test/support/workerd/test-clock.ts";
 
 const DAY = 86_400_000;
+const SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIItlxsmjqcNTqg2EN9xHSoTBtP776H0EEDMMJU3iMj+r me@ed25519";
 const HOUR = 3_600_000;
 const FROM = "203.0.113.7";
 let agent: FakeAgent;
@@ -107,6 +108,42 @@ describe("the audit log", () => {
     expect(actions(members)).toEqual(["member.role", "member.join", "member.invite"]);
     expect(members.items[0]).toMatchObject({ target: { type: "user", id: developer.user_id }, detail: `${developer.email}: developer → viewer` });
     expect(members.items[1]).toMatchObject({ actor: { type: "user", id: developer.user_id, label: developer.email } });
+  });
+
+  it("webhooks, SSH keys, volumes, invitations, removals and the account's settings each write one entry when they commit, none when refused", async () => {
+    const { id, owner } = await ownedAccount();
+    const as = (method: string, path: string, body?: unknown) => callJson<{ id: string }>(method, `/v1${path}`, { key: owner.key, body });
+    const hook = (await as("POST", "/webhooks", { url: "https://hooks.example.com/gpu" })).body.id;
+    expect((await as("PATCH", `/webhooks/${hook}`, { enabled: false })).status).toBe(200);
+    expect((await as("POST", `/webhooks/${hook}/rotate-secret`)).status).toBe(200);
+    expect((await as("DELETE", `/webhooks/${hook}`)).status).toBe(204);
+    const ssh = (await as("POST", "/ssh-keys", { public_key: SSH_KEY, name: "laptop" })).body.id;
+    expect((await as("POST", "/ssh-keys", { public_key: SSH_KEY })).status).toBe(409);
+    expect((await as("DELETE", `/ssh-keys/${ssh}`)).status).toBe(204);
+    const volume = (await as("POST", "/volumes", { name: "data", size_gb: 1 })).body.id;
+    expect((await as("POST", "/volumes", { name: "data", size_gb: 1 })).status).toBe(409);
+    expect((await as("PATCH", `/volumes/${volume}`, { size_gb: 2 })).status).toBe(200);
+    expect((await as("PATCH", `/volumes/${volume}`, { size_gb: 1 })).status).toBe(400);
+    expect((await as("POST", `/volumes/${volume}/snapshots`, { name: "first" })).status).toBe(201);
+    expect((await as("DELETE", `/volumes/${volume}`)).status).toBe(204);
+    const invited = await callJson<{ id: string }>("POST", "/v1/members/invitations", { key: owner.key, body: { email: "later@example.com", role: "viewer" } });
+    expect((await as("DELETE", `/members/invitations/${invited.body.id}`)).status).toBe(204);
+    expect((await as("DELETE", `/members/invitations/${invited.body.id}`)).status).toBe(404);
+    const viewer = await joined(id, owner.key, "viewer");
+    expect((await as("DELETE", `/members/${viewer.user_id}`)).status).toBe(204);
+    expect((await as("DELETE", `/members/${owner.user_id}`)).status).toBe(409);
+    expect((await as("PATCH", "/account", { name: "Lab" })).status).toBe(200);
+    expect((await as("PATCH", "/account", { monthly_budget_micros: 5_000_000, budget_action: "notify" })).status).toBe(200);
+
+    const page = await auditLog(owner.key, "?actor=key&limit=200");
+    expect(actions(page).reverse()).toEqual([
+      "webhook.create", "webhook.update", "webhook.rotate_secret", "webhook.delete", "ssh_key.add", "ssh_key.remove",
+      "volume.create", "volume.update", "volume.snapshot", "volume.delete", "member.invite", "invitation.revoke", "member.invite",
+      "member.remove", "account.update", "account.update",
+    ]);
+    expect(page.items.slice(0, 2).map((entry) => entry.detail)).toEqual(["monthly_budget_micros 5000000, budget_action notify", 'name "Lab"']);
+    expect(page.items.find((entry) => entry.action === "member.remove")).toMatchObject({ target: { type: "user", id: viewer.user_id } });
+    expect(page.items.find((entry) => entry.action === "volume.delete")).toMatchObject({ target: { type: "volume", id: volume }, detail: "data" });
   });
 
   it("instances stopped because the balance ran out are stopped by the system", async () => {
