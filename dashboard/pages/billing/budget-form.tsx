@@ -25,7 +25,7 @@ export function BudgetForm({ me }: { me: Me }) {
     if (!wrong) setBudget.mutate({ monthly_budget_micros: micros, budget_action: action });
   };
   return (
-    <form onSubmit={submit} noValidate className="inline" aria-label="Monthly budget">
+    <form onSubmit={submit} noValidate className="inline" aria-label="Budget">
       <Field
         label="Monthly budget"
         error={typed ?? fieldError(setBudget.error, "monthly_budget_micros")}
