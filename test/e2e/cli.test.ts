@@ -302,6 +302,27 @@ describe("API keys and the ledger", () => {
     expect(body.key.startsWith(body.prefix)).toBe(true);
   });
 
+  it("keys create --scope instances:read --expires 30d: keys ls shows both; the key reads instances, and its launch is refused 403 naming instances:write", async () => {
+    const before = Date.now();
+    const created = await gpu("keys", "create", "--name", "reader", "--scope", "instances:read", "--expires", "30d");
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.stdout.trim();
+    const listed = (await keys()).items.find((k) => k.name === "reader")!;
+    expect(listed).toMatchObject({ scopes: ["instances:read"], instance_ids: null });
+    expect(Date.parse(listed.expires_at!) - before).toBeGreaterThanOrEqual(30 * 86_400_000);
+    expect(Date.parse(listed.expires_at!) - Date.now()).toBeLessThanOrEqual(30 * 86_400_000);
+    expect((await gpu("keys", "ls")).stdout).toContain(`${listed.id}\treader\t${listed.prefix}\tinstances:read\tall\t${listed.expires_at}\t`);
+
+    const asReader = { ...env, GPU_API_KEY: key };
+    expect(await runGpu(["ls", "--json"], asReader)).toMatchObject({ code: 0 });
+    const launch = await runGpu(["launch", "--gpu-model", "rtx4090", "--template", "pytorch"], asReader);
+    expect(launch).toMatchObject({ code: 1, stdout: "" });
+    expect(launch.stderr).toContain("it needs the scope instances:write (forbidden, HTTP 403)");
+    const wider = await runGpu(["keys", "create", "--scope", "instances:write"], asReader);
+    expect(wider).toMatchObject({ code: 1, stderr: expect.stringContaining("it needs the scope account:write (forbidden, HTTP 403)") });
+    expect(await gpu("keys", "create", "--expires", "2w")).toMatchObject({ code: 1, stderr: expect.stringContaining("must be a lifetime such as 12h, 30d or 1y") });
+  });
+
   it("keys revoke needs --yes in a pipe; with it the key's next request is refused", async () => {
     const key = (await gpu("keys", "create", "--name", "to-revoke")).stdout.trim();
     const id = (await keys()).items.find((k) => k.name === "to-revoke")!.id;
