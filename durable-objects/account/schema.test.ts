@@ -74,6 +74,9 @@ describe("hourly charge rows upgrade", () => {
       // Back to the shape before hourly rows: the columns gone, charges one per settlement.
       raw.exec("DROP INDEX ledger_charges_by_time");
       raw.exec("DROP INDEX ledger_storage_by_time");
+      // And before budgets, whose indexes and triggers read the span.
+      for (const index of ["ledger_charges_by_key", "ledger_spend_by_time"]) raw.exec(`DROP INDEX ${index}`);
+      for (const trigger of ["budget_charge_opened", "budget_charge_grown"]) raw.exec(`DROP TRIGGER ${trigger}`);
       for (const column of ["span_start_ms", "span_end_ms", "label", "gpu_model", "gpu_count"]) raw.exec(`ALTER TABLE ledger DROP COLUMN ${column}`);
       raw.exec("ALTER TABLE instances DROP COLUMN open_charge_seq");
       // One instance still known (price 400,000 an hour: about 6,667 a minute),

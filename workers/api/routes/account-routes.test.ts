@@ -11,10 +11,10 @@ describe("GET /v1/me", () => {
     const { status, body, headers } = await callJson("GET", "/v1/me", { key });
     expect(status).toBe(200);
     expect(headers.get("x-request-id")).toMatch(/^req_/);
-    expect(Object.keys(body).sort()).toEqual(["account", "accounts", "balance_micros", "user"]);
+    expect(Object.keys(body).sort()).toEqual(["account", "accounts", "balance_micros", "month_spend_micros", "user"]);
     expect(body.balance_micros).toBe(12_345_678);
     const account = body.account as Record<string, unknown>;
-    expect(Object.keys(account).sort()).toEqual(["created_at", "email", "id", "low_balance_micros", "name", "referral_code", "role"]);
+    expect(Object.keys(account).sort()).toEqual(["budget_action", "created_at", "email", "id", "low_balance_micros", "monthly_budget_micros", "name", "referral_code", "role"]);
     expect(account.email).toBeNull();
     // Made by the operator: no owner's email to be called by until named, and its key (made by no member) acts as an owner.
     expect(account).toMatchObject({ name: id, role: "owner" });
