@@ -159,6 +159,21 @@ describe("the audit log", () => {
     await call("DELETE", `/v1/instances/${id}`, { key: account.key });
   });
 
+  it("a budget set below the month's spend stops what runs within the key's call, and the stop is still the system's", async () => {
+    const account = await newAccount();
+    const id = await runningOn(agent, account.key);
+    await withFrozenClock(async () => {
+      advanceClock(10 * 60_000);
+      await runDurableObjectAlarm(accountStub(account.id));
+      const set = await call("PATCH", "/v1/account", { key: account.key, body: { monthly_budget_micros: 1, budget_action: "stop" }, headers: { "cf-connecting-ip": FROM } });
+      expect(set.status).toBe(200);
+    });
+    const [stop, budget] = (await auditLog(account.key, "?limit=2")).items;
+    expect(stop).toMatchObject({ action: "instance.stop", actor: { type: "system" }, target: { id }, ip: null });
+    expect(budget).toMatchObject({ action: "account.update", actor: { type: "key", label: "test" }, ip: FROM });
+    await call("DELETE", `/v1/instances/${id}`, { key: account.key });
+  });
+
   it("filters by actor (type, id or label) and action (exact or its group), newest first in pages that follow the cursor", async () => {
     const account = await newAccount();
     const made: string[] = [];
