@@ -320,7 +320,7 @@ describe("API keys and the ledger", () => {
     expect(launch.stderr).toContain("it needs the scope instances:write (forbidden, HTTP 403)");
     const wider = await runGpu(["keys", "create", "--scope", "instances:write"], asReader);
     expect(wider).toMatchObject({ code: 1, stderr: expect.stringContaining("it needs the scope account:write (forbidden, HTTP 403)") });
-    expect(await gpu("keys", "create", "--expires", "2w")).toMatchObject({ code: 1, stderr: expect.stringContaining("must be a lifetime such as 12h, 30d or 1y") });
+    expect(await gpu("keys", "create", "--expires", "2w")).toMatchObject({ code: 2, stderr: expect.stringContaining("must be a lifetime such as 12h, 30d or 1y") });
   });
 
   it("keys revoke needs --yes in a pipe; with it the key's next request is refused", async () => {
