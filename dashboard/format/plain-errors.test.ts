@@ -19,6 +19,8 @@ describe("the API's refusals in the dashboard's words", () => {
     expect(plainError(refusal("conflict", "the account may hold at most 16 GPUs at once (max_gpus) and holds 16")).action).toEqual({ label: "Your instances", to: "/instances" });
     expect(plainError(refusal("rate_limited", "x")).text).toContain("Wait a few seconds");
     expect(plainError(refusal("account_frozen", "the account is frozen")).text).toContain("on hold while one of its payments is reviewed");
+    expect(plainError(refusal("budget_exceeded", "the account's monthly_budget_micros 5000000 is reached"))).toMatchObject({ text: expect.stringContaining("This month's budget is reached"), action: { label: "Budget", to: "/billing" } });
+    expect(plainError(refusal("budget_exceeded", "API key key-aaaaaaaaaaaa's monthly_limit_micros 10 is reached")).text).toContain("This API key's monthly limit is reached");
     expect(plainError(refusal("conflict", "cannot stop an instance whose status is stopped"))).toEqual({ text: "cannot stop an instance whose status is stopped" });
   });
 });

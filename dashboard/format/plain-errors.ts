@@ -29,6 +29,10 @@ export function plainError(error: GpuApiError, money: MoneyContext = {}): PlainE
       return { text: "No machine has that many of these GPUs free right now. Try fewer GPUs, another model, or again in a few minutes.", details };
     case "gpus_busy":
       return { text: "Its GPUs are taken by someone else now. Start it again later, or launch a new instance.", details };
+    case "budget_exceeded":
+      return error.message.startsWith("API key")
+        ? { text: "This API key's monthly limit is reached by the instances it launched: its launches and their starts wait until next month.", details }
+        : { text: "This month's budget is reached: launches and starts wait until next month or a higher budget.", action: { label: "Budget", to: "/billing" }, details };
     case "account_frozen":
       return { text: "Your account is on hold while one of its payments is reviewed: launches and starts wait until the operator clears it. Running instances go on.", details };
     case "rate_limited":
