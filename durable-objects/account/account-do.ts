@@ -165,7 +165,7 @@ export class AccountDO extends DurableObject<Env> {
     const admitted = await this.callers.admitted(credential);
     if ("refused" in admitted) return admitted.refused;
     const read = await this.settlement.accountAsRead();
-    return read.ok ? { ok: true, account: { ...read.account, role: admitted.caller.role } } : read;
+    return read.ok ? { ok: true, account: { ...read.account, ...this.settlement.budgetView(), role: admitted.caller.role } } : read;
   }
 
   /** A key needs account:write for it besides the route's scope. */

@@ -49,9 +49,9 @@ export class InstanceActions {
   /** `caller`'s launch: an API key's is recorded on the instance, whose spend counts against the key's monthly limit (budgets.ts). */
   async launch(plan: LaunchPlan, idem: Idempotency | null, caller: Caller): Promise<InstanceResult> {
     const { sql, env, views } = this.parts;
+    const keyId = keyIdOf(sql, caller);
     if (idem) {
       const [seen] = sql<{ body_hash: string; instance_id: string }>`
-    const keyId = keyIdOf(sql, caller);
         SELECT body_hash, instance_id FROM idempotency WHERE key = ${idem.key} AND created_ms > ${clock.now() - IDEMPOTENCY_TTL_MS}`;
       if (seen) {
         if (seen.body_hash !== idem.bodyHash) return fail("conflict", "Idempotency-Key was already used with a different request body");
