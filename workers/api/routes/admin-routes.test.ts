@@ -113,11 +113,25 @@ describe("API keys", () => {
     expect(key).toMatch(new RegExp(`^gpk_${id}_[a-z2-7]{32}$`));
     let listed = (await admin("GET", `/accounts/${id}/keys`)).body.items as Record<string, unknown>[];
     const entry = listed.find((k) => k.id === created.body.id)!;
-    expect(entry).toEqual({ id: created.body.id, name: "laptop", prefix: key.slice(0, 29), created_at: expect.any(String), last_used_at: null });
+    expect(entry).toEqual({
+      id: created.body.id, name: "laptop", prefix: key.slice(0, 29), created_at: expect.any(String), last_used_at: null,
+      scopes: ["*"], instance_ids: null, expires_at: null, monthly_limit_micros: null,
+    });
     expect(JSON.stringify(listed)).not.toContain(key);
     await call("GET", "/v1/me", { key });
     listed = (await admin("GET", `/accounts/${id}/keys`)).body.items as Record<string, unknown>[];
     expect(listed.find((k) => k.id === created.body.id)!.last_used_at).toEqual(expect.any(String));
+  });
+
+  it("the operator's key takes scopes and an expiry as POST /v1/keys does, checked the same way", async () => {
+    const { id } = await newAccount();
+    const created = await admin("POST", `/accounts/${id}/keys`, { name: "reader", scopes: ["instances:read"] });
+    expect(created).toMatchObject({ status: 201, body: { scopes: ["instances:read"], instance_ids: null, expires_at: null } });
+    const key = created.body.key as string;
+    expect((await call("GET", "/v1/instances", { key })).status).toBe(200);
+    expect((await call("GET", "/v1/keys", { key })).status).toBe(403);
+    const past = await admin("POST", `/accounts/${id}/keys`, { expires_at: "2000-01-01T00:00:00Z" });
+    expect(past).toMatchObject({ status: 400, body: { error: "invalid", message: expect.stringMatching(/^expires_at: must be in the future/) } });
   });
 
   it("revocation takes effect on the very next request", async () => {
