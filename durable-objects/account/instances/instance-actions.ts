@@ -279,5 +279,5 @@ export const idleStopMessage = (minutes: number) => `stopped after ${minutes} mi
 const pendingMessage = (status: string) =>
   `the instance is ${status}, but its host has not confirmed it yet; the change is being applied, retry the request to confirm it`;
 
-/** The message of a request whose balance-exhausted stop a host did not acknowledge in time. */
-export const STOP_PENDING_MESSAGE = pendingMessage("stopped (the account balance is used up)");
+/** The message of a request whose stop for a used-up balance or a reached budget a host did not acknowledge in time. */
+export const STOP_PENDING_MESSAGE = pendingMessage("stopped (the account balance is used up, or a budget is reached)");
