@@ -10,6 +10,8 @@ import { FakeAgent } from "../../../test/support/workerd/fake-agent.ts";
 import { runningOn } from "../../../test/support/workerd/instances.ts";
 import { accountStub, joined, ownedAccount } from "../../../test/support/workerd/members.ts";
 import { asBrowser, signUp } from "../../../test/support/workerd/session-client.ts";
+import { stripeEvent } from "../../../test/support/stripe/stripe-events.ts";
+import { createdSession, deliver } from "../../../test/support/workerd/stripe-webhook.ts";
 import { advanceClock, withFrozenClock } from "../../../test/support/workerd/test-clock.ts";
 
 const DAY = 86_400_000;
@@ -144,6 +146,15 @@ describe("the audit log", () => {
     expect(page.items.slice(0, 2).map((entry) => entry.detail)).toEqual(["monthly_budget_micros 5000000, budget_action notify", 'name "Lab"']);
     expect(page.items.find((entry) => entry.action === "member.remove")).toMatchObject({ target: { type: "user", id: viewer.user_id } });
     expect(page.items.find((entry) => entry.action === "volume.delete")).toMatchObject({ target: { type: "volume", id: volume }, detail: "data" });
+  });
+
+  it("a card payment is credited by the system once, however often Stripe delivers it", async () => {
+    const { id, key } = await newAccount(0);
+    const completed = stripeEvent("checkout.session.completed", await createdSession("cs_test_audited", id, 2500));
+    await Promise.all([deliver(completed), deliver(completed), deliver(completed)]);
+    expect((await auditLog(key, "?action=payment")).items).toEqual([expect.objectContaining({
+      action: "payment.credit", actor: { type: "system", id: null, label: "system" }, target: { type: "payment", id: "cs_test_audited" }, ip: null, detail: "25000000 micros by card",
+    })]);
   });
 
   it("instances stopped because the balance ran out are stopped by the system", async () => {
