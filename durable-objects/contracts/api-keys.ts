@@ -22,11 +22,12 @@ export interface KeyRequest {
   monthly_limit_micros?: number | null;
 }
 
-/** What a key holds besides its maker's role. */
+/** What a key holds besides its maker's role, and the most its launches may spend a month (null: no limit). */
 export interface KeyRights {
   scopes: KeyScopes;
   instance_ids: string[] | null;
   expires_at: string | null;
+  monthly_limit_micros: number | null;
 }
 
 /** Per scope, the roles that may call at least one route needing exactly that scope (from the Worker's route table). */

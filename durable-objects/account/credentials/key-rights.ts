@@ -1,8 +1,9 @@
 // What a new key may hold, checked as it is made: its expiry in the future and at most a year ahead
 // on this object's clock, its instances the account's, its scopes within its maker's role (a key's
 // rights are the role ∩ its scopes, so a scope none of whose routes the role may call is refused rather
-// than held in vain), and a key made with a key never wider than that key (scopes, instances, expiry).
-// What is left out takes the default: all rights, every instance, never; or the calling key's.
+// than held in vain), and a key made with a key never wider than that key (scopes, instances, expiry,
+// monthly limit: else a key with a limit could make one without and spend past it). What is left out
+// takes the default: all rights, every instance, never, no limit; or the calling key's.
 import { iso } from "../../../core/clock.ts";
 import { fail, type Failure } from "../../../core/errors.ts";
 import { MAX_KEY_LIFETIME_MS, type KeyRequest, type KeyRights, type ScopeRoles } from "../../contracts/api-keys.ts";
@@ -23,13 +24,12 @@ export function checkKeyRequest(request: KeyRequest, maker: KeyMaker, nowMs: num
   const scopes: KeyScopes = request.scopes ?? maker.key?.scopes ?? ["*"];
   const instanceIds = request.instance_ids === undefined ? (maker.key?.instance_ids ?? null) : request.instance_ids;
   const expiresAt = request.expires_at === undefined ? (maker.key?.expires_at ?? null) : request.expires_at;
+  const limit = request.monthly_limit_micros === undefined ? (maker.key?.monthly_limit_micros ?? null) : request.monthly_limit_micros;
+  const asked = { scopes, instance_ids: instanceIds, expires_at: expiresAt, monthly_limit_micros: limit };
   const refused = expiryRefusal(expiresAt, nowMs) ?? instancesRefusal(instanceIds, holdsInstance) ?? roleRefusal(scopes, maker.role)
-    ?? (maker.key ? wideningRefusal({ scopes, instance_ids: instanceIds, expires_at: expiresAt }, maker.key) : null);
+    ?? (maker.key ? wideningRefusal(asked, maker.key) : null);
   if (refused) return refused;
-  return {
-    name: request.name, scopes, instance_ids: instanceIds,
-    expires_at: expiresAt === null ? null : iso(Date.parse(expiresAt)), monthly_limit_micros: request.monthly_limit_micros ?? null,
-  };
+  return { ...asked, name: request.name, expires_at: expiresAt === null ? null : iso(Date.parse(expiresAt)) };
 }
 
 function expiryRefusal(expiresAt: string | null, nowMs: number): Failure | null {
@@ -66,6 +66,9 @@ function wideningRefusal(asked: KeyRights, key: KeyRights): Failure | null {
   }
   if (key.expires_at !== null && (asked.expires_at === null || Date.parse(asked.expires_at) > Date.parse(key.expires_at))) {
     return fail("forbidden", `${BEYOND_KEY}: it expires at ${key.expires_at}, so must this one`);
+  }
+  if (key.monthly_limit_micros !== null && (asked.monthly_limit_micros === null || asked.monthly_limit_micros > key.monthly_limit_micros)) {
+    return fail("forbidden", `${BEYOND_KEY}: its monthly limit is ${key.monthly_limit_micros} micro-dollars, so this one's must be at most that`);
   }
   return null;
 }

@@ -33,7 +33,6 @@ export interface KeySummary extends KeyRights {
   prefix: string;
   created_at: string;
   last_used_at: string | null;
-  monthly_limit_micros: number | null;
 }
 
 /** A key's stored rights columns (JSON lists) as KeyRights. */
@@ -41,12 +40,14 @@ interface RightsRow {
   scopes: string;
   instance_ids: string | null;
   expires_at: string | null;
+  monthly_limit_micros: number | null;
 }
 
 export const rightsOf = (row: RightsRow): KeyRights => ({
   scopes: JSON.parse(row.scopes) as KeyScopes,
   instance_ids: row.instance_ids === null ? null : (JSON.parse(row.instance_ids) as string[]),
   expires_at: row.expires_at,
+  monthly_limit_micros: row.monthly_limit_micros,
 });
 
 export function liveKeyCount(sql: Sql): number {
@@ -57,7 +58,7 @@ export function liveKeyCount(sql: Sql): number {
 export type CreatedKey = Omit<KeySummary, "last_used_at"> & { key: string };
 
 /** What a new key is made with, its request checked (key-rights.ts). */
-export type NewKey = KeyRights & { name: string; monthly_limit_micros: number | null };
+export type NewKey = KeyRights & { name: string };
 
 /** A new key made by member `createdBy` (null: none, it acts as an owner), unless the account already holds MAX_LIVE_KEYS live ones. */
 export async function createKey(sql: Sql, accountId: string, made: NewKey, at: string, createdBy: string | null): Promise<CreatedKey | Failure> {
@@ -99,7 +100,7 @@ type LiveKeyRow = RightsRow & { id: string; hash: string; last_used_at: string |
  */
 export function findLiveKey(sql: Sql, keyHash: string, at: string): KeyRights | null {
   let matched: LiveKeyRow | null = null;
-  for (const row of sql<LiveKeyRow>`SELECT id, hash, last_used_at, scopes, instance_ids, expires_at FROM api_keys WHERE revoked_at IS NULL`) {
+  for (const row of sql<LiveKeyRow>`SELECT id, hash, last_used_at, scopes, instance_ids, expires_at, monthly_limit_micros FROM api_keys WHERE revoked_at IS NULL`) {
     if (constantTimeEqual(row.hash, keyHash)) matched = row;
   }
   if (matched === null) return null;

@@ -135,6 +135,16 @@ describe("a key never holds more than its maker", () => {
       expect(narrower).toMatchObject({ scopes: ["instances:read"], expires_at: sooner });
     });
   });
+
+  it("a key made with a key with a monthly limit has one no higher: else it could spend past it", async () => {
+    const { owner } = await ownedAccount();
+    const limited = await makeKey(owner.key, { scopes: ["instances:write", "account:write"], monthly_limit_micros: 5_000_000 });
+    const beyond = forbidden("a key made with a key holds at most that key's rights: its monthly limit is 5000000 micro-dollars, so this one's must be at most that");
+    expect(await callJson("POST", "/v1/keys", { key: limited.key, body: { monthly_limit_micros: null } })).toMatchObject(beyond);
+    expect(await callJson("POST", "/v1/keys", { key: limited.key, body: { monthly_limit_micros: 5_000_001 } })).toMatchObject(beyond);
+    expect(await makeKey(limited.key, {})).toMatchObject({ monthly_limit_micros: 5_000_000 });
+    expect(await makeKey(limited.key, { monthly_limit_micros: 1_000_000 })).toMatchObject({ monthly_limit_micros: 1_000_000 });
+  });
 });
 
 describe("a key kept to some instances", () => {
