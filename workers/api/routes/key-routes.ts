@@ -24,8 +24,8 @@ const createKeyRoute = callerRoute([400, 409], {
   description:
     "`scopes` (default `[\"*\"]`: all the caller's rights), `instance_ids` (the only instances it reaches), `expires_at` (at most 365 days " +
     "ahead) and `monthly_limit_micros`. A key holds at most its maker's role: a scope none of whose routes that role may call is 403 " +
-    "forbidden naming it; a key made with a key holds at most that key's scopes, instances and expiry (403 forbidden naming what is " +
-    "beyond it). An expired key answers 401 saying when it expired. An account holds at most 50 live keys; the 51st is 409 conflict.",
+    "forbidden naming it; a key made with a key holds at most that key's scopes, instances, expiry and monthly limit (403 forbidden " +
+    "naming what is beyond it). An expired key answers 401 saying when it expired. An account holds at most 50 live keys; the 51st is 409 conflict.",
   // An empty POST is the same as `{}`.
   request: { body: jsonBody(CreateKeyBody, false) },
   responses: { 201: json(CreatedKey, "The key") },
