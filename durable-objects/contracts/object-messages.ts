@@ -37,15 +37,18 @@ export interface KeySet {
 
 /**
  * Credentials of `account_id` that have ended, sent to every host of the account: browser sessions (a
- * sign-out, a password change) and SSH keys removed from the account. What they opened there ends: the
- * web apps a session opened, and every stream opened with them (stream-credentials.ts). An API key is
- * not listed: a key set without it says it has ended.
+ * sign-out, a password change), SSH keys removed from the account, and API keys the hosts' key set
+ * never held (kept to some instances, expiring or without instances:use: the account judged what they
+ * opened). What they opened there ends: the web apps a session opened, and every stream opened with
+ * them (stream-credentials.ts). A key of the set is not listed: a set without it says it has ended.
  */
 export interface CredentialsEnded {
   kind: "credentials_ended";
   account_id: string;
   session_ids: string[];
   ssh_key_ids: string[];
+  /** Absent from ends queued before keys were listed. */
+  key_sha256s?: string[];
 }
 
 /** Queued by AccountDOs before CredentialsEnded existed, to the hosts a session opened web apps on: the same, for sessions alone. */

@@ -165,11 +165,11 @@ export class MachineDO extends DurableObject<Env> {
     }
   }
 
-  /** Sessions and SSH keys of an account ended: the web apps and streams they opened here end. */
+  /** Sessions, SSH keys and API keys of an account ended: the web apps and streams they opened here end. */
   private credentialsEnded(ended: CredentialsEnded | EndAppSessions): void {
     this.appSessions.endOpenedBy(ended.account_id, ended.session_ids);
-    const sshKeyIds = ended.kind === "credentials_ended" ? ended.ssh_key_ids : [];
-    this.bridge.credentials.end(ended.account_id, { sessionIds: ended.session_ids, sshKeyIds });
+    const [sshKeyIds, keySha256s] = ended.kind === "credentials_ended" ? [ended.ssh_key_ids, ended.key_sha256s ?? []] : [[], []];
+    this.bridge.credentials.end(ended.account_id, { sessionIds: ended.session_ids, sshKeyIds, keySha256s });
   }
 
   /** An account's `POST /v1/volumes/{id}/save`: the agent saves the instance's read-write volumes now, at their sizes in `volumes` (volume-requests.ts). */

@@ -167,6 +167,25 @@ describe("revoking an API key", () => {
     expect((await call("GET", `/v1/instances/${instance.id}/ssh`, { key: doomed.key, headers: { upgrade: "websocket" } })).status).toBe(401);
   });
 
+  it("a key kept to the instance and expiring, judged by the account rather than the host's key set: its revocation ends what it opened too", async () => {
+    const account = await newAccount();
+    const instance = await runningInstance(agent, account.key);
+    const made = await admin("POST", `/accounts/${account.id}/keys`, {
+      name: "app server", scopes: ["instances:use"], instance_ids: [instance.id], expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const doomed = { id: made.body.id as string, key: made.body.key as string };
+    const doomedSsh = await ssh(instance, doomed.key);
+    const doomedSocket = await proxiedSocket(instance, doomed.key);
+    const doomedLogs = await followLogs(instance, bearer(doomed.key));
+    const tokenSocket = await proxiedSocket(instance, instance.token);
+
+    expect((await call("DELETE", `/v1/keys/${doomed.id}`, { key: account.key })).status).toBe(204);
+    await expectEnded(doomedSsh, CREDENTIAL_ENDED.key);
+    await expectEnded(doomedSocket, CREDENTIAL_ENDED.key);
+    await expectLogEnded(doomedLogs, CREDENTIAL_ENDED.key);
+    await expectOpen(tokenSocket);
+  });
+
   it("an SSH connection or a log the agent has not answered yet when the key is revoked: 401 saying why, the agent told to abort", async () => {
     const account = await newAccount();
     const instance = await runningInstance(agent, account.key);

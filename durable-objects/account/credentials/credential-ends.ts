@@ -3,10 +3,11 @@
 // ssh-keys.ts); each host's MachineDO is the authority for what they opened there, and ends it as the
 // directive arrives: the web apps a session opened (machine/app-sessions.ts), and the streams either
 // opened, terminals, log streams, proxied WebSockets and SSH connections (machine/stream-credentials.ts).
-// An API key's end takes the same way, as a key set without it (key-set.ts). Each end is delivered at
-// once; a sign-out and an SSH key's removal are answered once every host has confirmed it.
+// An API key's end takes the same way, as a key set without it (key-set.ts), and for a key the set never
+// held, as an end listing it (keyEnded). Each end is delivered at once; a sign-out and an SSH key's
+// removal are answered once every host has confirmed it.
 import { fail, type Failure } from "../../../core/errors.ts";
-import { isCredentialsEndedDirective, type MachineDirective } from "../../contracts/object-messages.ts";
+import { isCredentialsEndedDirective, type CredentialsEnded, type MachineDirective } from "../../contracts/object-messages.ts";
 import type { Delivery } from "../../outbox/outbox.ts";
 import type { AccountRecord } from "../account-record.ts";
 import type { MachineDirectives } from "../machine-directives.ts";
@@ -64,10 +65,20 @@ export class CredentialEnds {
 
   /** Inside the transaction that ends them: queued for every host of the account. */
   private enqueue(ended: { session_ids: string[]; ssh_key_ids: string[] }): Delivery[] {
-    const { directives, record } = this.parts;
     if (ended.session_ids.length === 0 && ended.ssh_key_ids.length === 0) return [];
-    return directives.hosts().map((machineId) => directives.enqueue(machineId, { kind: "credentials_ended", account_id: record.id(), ...ended }));
+    return endedEverywhere(this.parts, ended);
   }
+}
+
+/**
+ * Inside the transaction that revokes API key `keySha256`, when the hosts' key set did not hold it (a new
+ * set without it drops nothing there): its end, queued for every host of the account.
+ */
+export const keyEnded = (parts: Pick<CredentialEndParts, "record" | "directives">, keySha256: string): Delivery[] =>
+  endedEverywhere(parts, { session_ids: [], ssh_key_ids: [], key_sha256s: [keySha256] });
+
+function endedEverywhere({ directives, record }: Pick<CredentialEndParts, "record" | "directives">, ended: Omit<CredentialsEnded, "kind" | "account_id">): Delivery[] {
+  return directives.hosts().map((machineId) => directives.enqueue(machineId, { kind: "credentials_ended", account_id: record.id(), ...ended }));
 }
 
 function endsSshKey(directive: MachineDirective, keyId: string): boolean {

@@ -1,5 +1,6 @@
 // The account's API keys as its callers and the operator change them: creating and revoking a key,
-// each with the key set pushed to the MachineDOs that admit the proxy (key-set.ts). The AccountDO runs
+// each with the key set pushed to the MachineDOs that admit the proxy (key-set.ts), and a key the set
+// never held told ended to them (credential-ends.ts), so what it opened ends as well. The AccountDO runs
 // both in its queue, so a launch in flight cannot reserve with a set they change. A revocation is
 // answered once every holder has acknowledged it.
 import { clock, iso } from "../../../core/clock.ts";
@@ -7,8 +8,9 @@ import { fail, type Failure } from "../../../core/errors.ts";
 import { isKeySetDirective } from "../../contracts/object-messages.ts";
 import type { Sql } from "../../sql.ts";
 import type { AccountRecord } from "../account-record.ts";
-import { pushKeySet } from "./key-set.ts";
-import { createKey, isRevoked, listKeys, revokeKey, type CreatedKey, type KeySummary, type NewKey } from "./keys.ts";
+import { keyEnded } from "./credential-ends.ts";
+import { currentKeySet, pushKeySet } from "./key-set.ts";
+import { createKey, hashOfKey, isRevoked, listKeys, revokeKey, type CreatedKey, type KeySummary, type NewKey } from "./keys.ts";
 import type { MachineDirectives } from "../machine-directives.ts";
 
 const REVOKE_PENDING = "the key is revoked, but a host of this account's instances has not confirmed it yet; the change is being applied, retry the request to confirm it";
@@ -48,7 +50,12 @@ export class KeyChanges {
   async revoke(keyId: string, notFound: string): Promise<{ ok: true } | Failure> {
     const { sql, record, directives } = this.parts;
     const at = iso(clock.now());
-    const pushes = this.parts.transaction(() => (revokeKey(sql, keyId, at) ? pushKeySet(sql, directives, record.id()) : null));
+    const pushes = this.parts.transaction(() => {
+      const hash = hashOfKey(sql, keyId);
+      const held = hash !== null && currentKeySet(sql, record.id()).hashes.includes(hash);
+      if (!revokeKey(sql, keyId, at)) return null;
+      return [...pushKeySet(sql, directives, record.id()), ...(held ? [] : keyEnded(this.parts, hash!))];
+    });
     const awaited = pushes ?? (isRevoked(sql, keyId) ? directives.pending(isKeySetDirective) : []);
     if (pushes === null && awaited.length === 0) return fail("not_found", notFound);
     return (await directives.confirm(awaited, REVOKE_PENDING)) ?? { ok: true };

@@ -88,6 +88,11 @@ export function revokeKey(sql: Sql, keyId: string, at: string): boolean {
   return revoked !== undefined;
 }
 
+/** The SHA-256 of key `keyId`, revoked or not; null when the account has no such key. */
+export function hashOfKey(sql: Sql, keyId: string): string | null {
+  return sql<{ hash: string }>`SELECT hash FROM api_keys WHERE id = ${keyId}`[0]?.hash ?? null;
+}
+
 export function isRevoked(sql: Sql, keyId: string): boolean {
   return sql`SELECT 1 FROM api_keys WHERE id = ${keyId} AND revoked_at IS NOT NULL`.length > 0;
 }
