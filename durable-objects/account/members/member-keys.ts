@@ -30,8 +30,9 @@ export function mayRevoke(sql: Sql, caller: Caller, keyId: string): boolean {
 }
 
 /** Revokes the live keys `userId` made; how many. */
-export function revokeKeysOf(sql: Sql, userId: string, at: string): number {
-  return sql`UPDATE api_keys SET revoked_at = ${at} WHERE created_by = ${userId} AND revoked_at IS NULL RETURNING id`.length;
+/** The hashes of the live keys `userId` made, now revoked. */
+export function revokeKeysOf(sql: Sql, userId: string, at: string): string[] {
+  return sql<{ hash: string }>`UPDATE api_keys SET revoked_at = ${at} WHERE created_by = ${userId} AND revoked_at IS NULL RETURNING hash`.map((row) => row.hash);
 }
 
 /** Whether `userId` made a live key. */

@@ -16,8 +16,6 @@ export function createBudgetSchema(sql: Sql): void {
   // null: no budget. `notify`: reaching it only refuses launches and starts; `stop` stops what runs too.
   addColumnIfMissing(sql, "account", "monthly_budget_micros", "INTEGER");
   addColumnIfMissing(sql, "account", "budget_action", "TEXT NOT NULL DEFAULT 'notify'");
-  // Set with the key (keys.ts); null: none.
-  addColumnIfMissing(sql, "api_keys", "monthly_limit_micros", "INTEGER");
   // The key's id; null for a person's launch and for instances from before.
   addColumnIfMissing(sql, "instances", "launched_by_key", "TEXT");
   addColumnIfMissing(sql, "ledger", "launched_by_key", "TEXT");

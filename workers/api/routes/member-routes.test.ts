@@ -232,7 +232,7 @@ describe("the account's name", () => {
         .toMatchObject({ status: 400, body: { error: "invalid", message: "name: must be 1 to 64 characters" } });
     }
     expect(await callJson("PATCH", "/v1/account", { key: owner.key, body: {} }))
-      .toMatchObject({ status: 400, body: { error: "invalid", message: expect.stringContaining("must set low_balance_micros, name or both") } });
+      .toMatchObject({ status: 400, body: { error: "invalid", message: expect.stringContaining("must set name, low_balance_micros, monthly_budget_micros or budget_action") } });
     expect(await callJson("GET", "/v1/me", { key: owner.key })).toMatchObject({ body: { account: { name: owner.email } } });
   });
 });
