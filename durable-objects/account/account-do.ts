@@ -60,6 +60,7 @@ import { SshKeys, type SshKeyCall, type SshKeyResult } from "./credentials/ssh-k
 import { Volumes } from "./volumes/volumes.ts";
 import { WebhookEndpoints } from "./webhooks/webhook-endpoints.ts";
 import { forgetLegacyLogin, legacyLogin } from "./credentials/legacy-login.ts";
+import { KeyExpiry } from "./credentials/key-expiry.ts";
 import { abandonSignupUnlessCreated } from "./members/signup-fence.ts";
 import { actingAs, actingFor, OPERATOR, personActing } from "./audit/actors.ts";
 import { auditPage, describeChanges, recordAudit } from "./audit/audit-log.ts";
@@ -107,7 +108,7 @@ export class AccountDO extends DurableObject<Env> {
     this.webhooks = new WebhookEndpoints(parts, this.alarms);
     this.volumes = new Volumes(sql, env, transaction, () => this.record.id(), () => this.alarms.backstop());
     // The launch timeout before the outbox: a launch given up on this alarm is told to its host on the same ring.
-    this.alarms.register(this.settlement, new Expiry(sql), new AuditPruning(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), directives, this.webhooks.sender, this.volumes.sweep, this.volumes.uploads, this.volumes.garbage, this.volumes.grace);
+    this.alarms.register(this.settlement, new Expiry(sql), new AuditPruning(sql), new LaunchTimeout(parts), new IdleStop(parts, this.instances), new KeyExpiry(parts), directives, this.webhooks.sender, this.volumes.sweep, this.volumes.uploads, this.volumes.garbage, this.volumes.grace);
   }
 
   // ---- operator API ----

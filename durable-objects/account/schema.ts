@@ -9,6 +9,7 @@ import { foldLegacyCharges } from "./money/ledger-folding.ts";
 import { createBudgetSchema } from "./money/budget-schema.ts";
 import { createMemberSchema } from "./members/schema.ts";
 import { createAuditSchema } from "./audit/audit-log.ts";
+import { addKeyExpiryColumn } from "./credentials/key-expiry.ts";
 import { addKeyRightsColumns } from "./credentials/keys.ts";
 import { createSshKeySchema } from "./credentials/ssh-keys.ts";
 import { createVolumeSchema } from "./volumes/schema.ts";
@@ -27,6 +28,7 @@ export function createAccountSchema(sql: Sql): void {
   sql`CREATE TABLE IF NOT EXISTS key_set (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`;
   // keys.ts: each key's scopes, instances, expiry and monthly limit.
   addKeyRightsColumns(sql);
+  addKeyExpiryColumn(sql);
   // ledger.ts writes it (charge-rows.ts its charges), ledger-page.ts and usage.ts read it.
   sql`CREATE TABLE IF NOT EXISTS ledger (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, amount_micros INTEGER NOT NULL,

@@ -26,13 +26,22 @@ export interface DesiredStateChange {
 }
 
 /**
- * The SHA-256 of every live API key of an account, as the MachineDOs hosting its instances hold it
- * to admit proxied requests. `version` increases with every key change; a MachineDO keeps the newest.
+ * The SHA-256 of every live API key of an account that may use its instances, as the MachineDOs
+ * hosting them hold it to admit proxied requests and web apps: `hashes` reach every instance, `limited`
+ * (absent from an AccountDO of before) only the instances they name (null: all) until they expire (null:
+ * never). `version` increases with every key change; a MachineDO keeps the newest.
  */
 export interface KeySet {
   account_id: string;
   version: number;
   hashes: string[];
+  limited?: LimitedKey[];
+}
+
+export interface LimitedKey {
+  hash: string;
+  instance_ids: string[] | null;
+  expires_ms: number | null;
 }
 
 /**

@@ -1,5 +1,6 @@
-// The key sets of the accounts whose instances this machine hosts: the SHA-256 of each live API key,
-// as the account's AccountDO (the authority) last pushed it, with launch (reserve) and with every key
+// The key sets of the accounts whose instances this machine hosts: the SHA-256 of each live API key
+// that may use instances (and, for a key kept to some instances or expiring, which and until when), as
+// the account's AccountDO (the authority) last pushed it, with launch (reserve) and with every key
 // change. Only a newer version replaces a set, so a late or repeated delivery changes nothing. Read on
 // every proxied request, so kept in memory as well; written only when a set changes. A set is
 // forgotten with the account's last container here (the ledger says when): the AccountDO stops
@@ -7,7 +8,8 @@
 // A key a newer set no longer holds was revoked: `dropped` is told, whichever way the set came (an
 // outbox delivery, a launch, an app ticket), and the streams the key opened end (stream-credentials.ts).
 import { constantTimeEqual } from "../../core/hash.ts";
-import type { KeySet } from "../contracts/object-messages.ts";
+import { addColumnIfMissing } from "../add-column.ts";
+import type { KeySet, LimitedKey } from "../contracts/object-messages.ts";
 import type { Sql } from "../sql.ts";
 
 export class AccountKeySets {
@@ -19,15 +21,18 @@ export class AccountKeySets {
     this.sql = sql;
     this.dropped = dropped;
     sql`CREATE TABLE IF NOT EXISTS account_key_sets (account_id TEXT PRIMARY KEY, version INTEGER NOT NULL, hashes TEXT NOT NULL)`;
+    addColumnIfMissing(sql, "account_key_sets", "limited", "TEXT NOT NULL DEFAULT '[]'");
   }
 
   apply(set: KeySet): void {
     const held = this.of(set.account_id);
     if (held && held.version >= set.version) return;
-    this.sql`INSERT OR REPLACE INTO account_key_sets (account_id, version, hashes)
-             VALUES (${set.account_id}, ${set.version}, ${JSON.stringify(set.hashes)})`;
-    this.cache.set(set.account_id, set);
-    const revoked = held?.hashes.filter((hash) => !set.hashes.includes(hash)) ?? [];
+    const limited = set.limited ?? [];
+    this.sql`INSERT OR REPLACE INTO account_key_sets (account_id, version, hashes, limited)
+             VALUES (${set.account_id}, ${set.version}, ${JSON.stringify(set.hashes)}, ${JSON.stringify(limited)})`;
+    this.cache.set(set.account_id, { ...set, limited });
+    const kept = new Set([...set.hashes, ...limited.map((key) => key.hash)]);
+    const revoked = held ? [...held.hashes, ...(held.limited ?? []).map((key) => key.hash)].filter((hash) => !kept.has(hash)) : [];
     if (revoked.length > 0) this.dropped(set.account_id, revoked);
   }
 
@@ -41,19 +46,27 @@ export class AccountKeySets {
     this.cache.delete(accountId);
   }
 
-  /** Whether `keySha256` is one of the account's live keys (none before its set arrives): each compared in constant time. */
-  isLive(accountId: string, keySha256: string): boolean {
+  /**
+   * Whether `keySha256` is a live key of the account that may use instance `instanceId` at `nowMs`
+   * (none before its set arrives): every hash compared in constant time, a limited key's instances and
+   * expiry checked as its account checks them.
+   */
+  admits(accountId: string, keySha256: string, instanceId: string, nowMs: number): boolean {
+    const set = this.of(accountId);
     let live = false;
-    for (const hash of this.of(accountId)?.hashes ?? []) live = constantTimeEqual(hash, keySha256) || live;
-    return live;
+    for (const hash of set?.hashes ?? []) live = constantTimeEqual(hash, keySha256) || live;
+    let limit: LimitedKey | undefined;
+    for (const key of set?.limited ?? []) if (constantTimeEqual(key.hash, keySha256)) limit = key;
+    if (live || !limit) return live;
+    return (limit.instance_ids === null || limit.instance_ids.includes(instanceId)) && (limit.expires_ms === null || nowMs < limit.expires_ms);
   }
 
   private of(accountId: string): KeySet | undefined {
     let set = this.cache.get(accountId);
     if (!set) {
-      const [row] = this.sql<{ version: number; hashes: string }>`SELECT version, hashes FROM account_key_sets WHERE account_id = ${accountId}`;
+      const [row] = this.sql<{ version: number; hashes: string; limited: string }>`SELECT version, hashes, limited FROM account_key_sets WHERE account_id = ${accountId}`;
       if (!row) return undefined;
-      set = { account_id: accountId, version: row.version, hashes: JSON.parse(row.hashes) as string[] };
+      set = { account_id: accountId, version: row.version, hashes: JSON.parse(row.hashes) as string[], limited: JSON.parse(row.limited) as LimitedKey[] };
       this.cache.set(accountId, set);
     }
     return set;

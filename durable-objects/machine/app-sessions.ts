@@ -142,8 +142,8 @@ export class AppSessions {
     // A stop is the next generation of the run it stops; a start, the one after.
     const run = container.desired === "stopped" ? container.generation - 1 : container.generation;
     if (run !== grant.generation) return `instance ${grant.instance_id} was restarted since; ${REOPEN_APP}`;
-    if (grant.opener_kind === "key" && !this.parts.keySets.isLive(grant.account_id, grant.opener_id)) {
-      return `the API key that opened the app was revoked; ${REOPEN_APP}`;
+    if (grant.opener_kind === "key" && !this.parts.keySets.admits(grant.account_id, grant.opener_id, grant.instance_id, clock.now())) {
+      return `the API key that opened the app was revoked or has expired; ${REOPEN_APP}`;
     }
     return null;
   }

@@ -73,7 +73,7 @@ export class ProxyAdmission {
       const expected = await instanceTokenFor(this.parts.env.INSTANCE_TOKEN_SECRET, container.account_id, container.instance_id);
       return constantTimeEqual(credential.token, expected) ? null : refused(callerRefused());
     }
-    return this.parts.keySets.isLive(container.account_id, credential.key_sha256) ? null : ASK_ACCOUNT;
+    return this.parts.keySets.admits(container.account_id, credential.key_sha256, container.instance_id, clock.now()) ? null : ASK_ACCOUNT;
   }
 
   /** The key's account moves its last_used_at from a report, sent through the report outbox. */

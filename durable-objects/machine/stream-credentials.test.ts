@@ -7,15 +7,17 @@
 // events), the agent is told to close its end, and the same streams of another credential of the same
 // account stay open. The end is delivered with the change: it has happened when the change is answered.
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { personSessionOwner } from "../../core/credentials.ts";
+import { clock } from "../../core/clock.ts";
 import { sha256Hex } from "../../core/hash.ts";
 import { DataKind, type ServerMessage } from "../../protocol/index.ts";
 import { admin, BASE, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { machinesUnreachable } from "../../test/support/workerd/unreachable-machines.ts";
 import { until } from "../../test/support/workerd/poll.ts";
+import { advanceClock } from "../../test/support/workerd/test-clock.ts";
 import { appCall, appSession } from "../../test/support/workerd/app-client.ts";
 import { runningInstance, type RunningInstance } from "../../test/support/workerd/proxy-host.ts";
 import { asBrowser, browser, PASSWORD, sessionCookie, signIn, signUp, uniqueEmail } from "../../test/support/workerd/session-client.ts";
@@ -223,6 +225,23 @@ describe("revoking an API key", () => {
     expect(answer.status).toBe(101);
     answer.webSocket!.accept();
     sockets.push(answer.webSocket!);
+  });
+});
+
+describe("a key's expiry", () => {
+  it("ends the SSH connections and proxied WebSockets it opened when it expires (the account's alarm tells the hosts); another key's stay open", async () => {
+    const account = await newAccount();
+    const instance = await runningInstance(agent, account.key);
+    const expiring = await callJson("POST", "/v1/keys", { key: account.key, body: { name: "expiring", expires_at: new Date(clock.now() + 60_000).toISOString() } });
+    const expiringSsh = await ssh(instance, expiring.body.key as string);
+    const expiringSocket = await proxiedSocket(instance, expiring.body.key as string);
+    const keptSsh = await ssh(instance, account.key);
+
+    advanceClock(60_000);
+    expect(await runDurableObjectAlarm(env.ACCOUNTS.getByName(account.id))).toBe(true);
+    await expectEnded(expiringSsh, CREDENTIAL_ENDED.key);
+    await expectEnded(expiringSocket, CREDENTIAL_ENDED.key);
+    await expectOpen(keptSsh);
   });
 });
 

@@ -18,7 +18,7 @@ export const ENDED_KEPT_MS = 10 * 60_000;
 
 /** Why a stream ends (the close reason a client reads) or an opening is refused, by what ended. */
 export const CREDENTIAL_ENDED = {
-  key: "the API key was revoked",
+  key: "the API key was revoked or has expired",
   session: "the session ended (a sign-out, or a password change)",
   ssh_key: "the SSH key was removed from the account",
 } as const;

@@ -182,7 +182,7 @@ describe("refusals on an app's origin", () => {
     expect((await appRequest(`${origin(jupyter, 8888)}/health`, { headers: { cookie } })).status).toBe(200);
     expect((await stack.api("DELETE", `/v1/keys/${created.body.id}`)).status).toBe(204);
     expect(await refusal(jupyter, 8888, cookie)).toEqual({
-      status: 401, body: { error: "unauthorized", message: "the API key that opened the app was revoked; open the app again from the dashboard" },
+      status: 401, body: { error: "unauthorized", message: "the API key that opened the app was revoked or has expired; open the app again from the dashboard" },
     });
   });
 

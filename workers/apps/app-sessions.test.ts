@@ -9,6 +9,7 @@ import { FakeAgent } from "../../test/support/workerd/fake-agent.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import { runningInstance, type RunningInstance } from "../../test/support/workerd/proxy-host.ts";
 import { browser, PASSWORD, signIn, signUp } from "../../test/support/workerd/session-client.ts";
+import { clock } from "../../core/clock.ts";
 import { advanceClock } from "../../test/support/workerd/test-clock.ts";
 
 type HttpRequest = Extract<ServerMessage, { type: "http_request" }>;
@@ -173,7 +174,22 @@ describe("refusals on an app's origin", () => {
     const keptSession = await appSession(own.id, 8888, { key: account.key });
     expect((await appCall("GET", own.id, 8888, "/", doomedSession)).status).toBe(200);
     expect((await call("DELETE", `/v1/keys/${doomed.body.id as string}`, { key: account.key })).status).toBe(204);
-    expect(await refusal(own.id, 8888, doomedSession)).toEqual(unauthorized("the API key that opened the app was revoked; open the app again from the dashboard"));
+    expect(await refusal(own.id, 8888, doomedSession)).toEqual(unauthorized("the API key that opened the app was revoked or has expired; open the app again from the dashboard"));
+    expect((await appCall("GET", own.id, 8888, "/", keptSession)).status).toBe(200);
+  });
+
+  it("a key kept to the instance, or expiring, opens its app and is served; past its expiry the app session is refused", async () => {
+    const account = await newAccount();
+    const own = await runningInstance(agent, account.key);
+    const kept = await admin("POST", `/accounts/${account.id}/keys`, { name: "kept", instance_ids: [own.id] });
+    const expiring = await admin("POST", `/accounts/${account.id}/keys`, { name: "expiring", expires_at: new Date(clock.now() + 3_600_000).toISOString() });
+    expect([kept.status, expiring.status]).toEqual([201, 201]);
+    const keptSession = await appSession(own.id, 8888, { key: kept.body.key as string });
+    const expiringSession = await appSession(own.id, 8888, { key: expiring.body.key as string });
+    expect((await appCall("GET", own.id, 8888, "/", keptSession)).status).toBe(200);
+    expect((await appCall("GET", own.id, 8888, "/", expiringSession)).status).toBe(200);
+    advanceClock(3_600_000);
+    expect(await refusal(own.id, 8888, expiringSession)).toEqual(unauthorized("the API key that opened the app was revoked or has expired; open the app again from the dashboard"));
     expect((await appCall("GET", own.id, 8888, "/", keptSession)).status).toBe(200);
   });
 
@@ -184,7 +200,7 @@ describe("refusals on an app's origin", () => {
     const ticket = await ticketUrl(own.id, 8888, { key: doomed.body.key as string });
     expect((await call("DELETE", `/v1/keys/${doomed.body.id as string}`, { key: account.key })).status).toBe(204);
     const response = await visit(ticket, json);
-    expect({ status: response.status, body: await response.json() }).toEqual(unauthorized("the API key that opened the app was revoked; open the app again from the dashboard"));
+    expect({ status: response.status, body: await response.json() }).toEqual(unauthorized("the API key that opened the app was revoked or has expired; open the app again from the dashboard"));
   });
 
   it("signing out ends the app sessions and unspent tickets that session opened, on the very next request; other sessions' apps stay open", async () => {

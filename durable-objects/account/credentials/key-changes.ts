@@ -9,7 +9,7 @@ import { isKeySetDirective } from "../../contracts/object-messages.ts";
 import type { Sql } from "../../sql.ts";
 import type { AccountRecord } from "../account-record.ts";
 import { keyEnded } from "./credential-ends.ts";
-import { currentKeySet, pushKeySet } from "./key-set.ts";
+import { currentKeySet, heldHashes, pushKeySet } from "./key-set.ts";
 import { createKey, hashOfKey, isRevoked, listKeys, revokeKey, type CreatedKey, type KeySummary, type NewKey } from "./keys.ts";
 import type { MachineDirectives } from "../machine-directives.ts";
 
@@ -52,7 +52,7 @@ export class KeyChanges {
     const at = iso(clock.now());
     const pushes = this.parts.transaction(() => {
       const hash = hashOfKey(sql, keyId);
-      const held = hash !== null && currentKeySet(sql, record.id()).hashes.includes(hash);
+      const held = hash !== null && heldHashes(currentKeySet(sql, record.id())).includes(hash);
       if (!revokeKey(sql, keyId, at)) return null;
       return [...pushKeySet(sql, directives, record.id()), ...(held ? [] : keyEnded(this.parts, hash!))];
     });

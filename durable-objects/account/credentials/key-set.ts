@@ -7,13 +7,17 @@ import type { KeySet } from "../../contracts/object-messages.ts";
 import type { Delivery } from "../../outbox/outbox.ts";
 import type { Sql } from "../../sql.ts";
 import type { MachineDirectives } from "../machine-directives.ts";
-import { instanceUseKeyHashes } from "../members/member-keys.ts";
+import { clock, iso } from "../../../core/clock.ts";
+import { instanceUseKeys } from "../members/member-keys.ts";
 
 /** The set as it stands (version 0 before the first key change). */
 export function currentKeySet(sql: Sql, accountId: string): KeySet {
   const version = sql<{ version: number }>`SELECT version FROM key_set`[0]?.version ?? 0;
-  return { account_id: accountId, version, hashes: instanceUseKeyHashes(sql) };
+  return { account_id: accountId, version, ...instanceUseKeys(sql, iso(clock.now())) };
 }
+
+/** Every key hash `set` holds, limited or not: a revoked key among them ends what it opened where the next set arrives. */
+export const heldHashes = (set: KeySet): string[] => [...set.hashes, ...(set.limited ?? []).map((key) => key.hash)];
 
 /** After a key change or a change of its maker's role, inside its transaction: a new version of the set, queued for every machine that may hold an older one. */
 export function pushKeySet(sql: Sql, directives: MachineDirectives, accountId: string): Delivery[] {

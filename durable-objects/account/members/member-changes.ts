@@ -13,7 +13,7 @@ import type { Sql } from "../../sql.ts";
 import type { AccountRecord } from "../account-record.ts";
 import type { Caller } from "../credentials/credential-check.ts";
 import { keyEnded, type CredentialEnds } from "../credentials/credential-ends.ts";
-import { currentKeySet, pushKeySet } from "../credentials/key-set.ts";
+import { currentKeySet, heldHashes, pushKeySet } from "../credentials/key-set.ts";
 import type { MachineDirectives } from "../machine-directives.ts";
 import { hasLiveKeys, revokeKeysOf } from "./member-keys.ts";
 import { recordAudit } from "../audit/audit-log.ts";
@@ -63,11 +63,11 @@ export class MemberChanges {
       if (!member) return noMember(userId);
       const refused = ownerRule(actor, member.role, null, "remove") ?? lastOwnerRule(this.members, member.role, null);
       if (refused) return refused;
-      const held = currentKeySet(sql, record.id()).hashes;
+      const held = heldHashes(currentKeySet(sql, record.id()));
       const revoked = revokeKeysOf(sql, userId, iso(clock.now()));
       this.members.delete(userId);
       recordAudit(sql, { action: "member.remove", target: { type: "user", id: userId }, detail: `${member.email} (${member.role}), ${revoked.length} API key(s) revoked` });
-      // A key the hosts' set never held (kept to instances, expiring) is told ended, as its own revocation tells it (key-changes.ts).
+      // A key the hosts' set never held (without instances:use) is told ended, as its own revocation tells it (key-changes.ts).
       const unheld = revoked.filter((hash) => !held.includes(hash)).flatMap((hash) => keyEnded(this.parts, hash));
       return { revoked: revoked.length, pushes: revoked.length > 0 ? [...pushKeySet(sql, directives, record.id()), ...unheld] : [] };
     });

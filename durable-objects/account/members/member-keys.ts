@@ -3,6 +3,7 @@
 // call on; a key made before teams or by the operator has no maker and acts as an owner. A key made
 // with a key has that key's maker. A member's keys end with the membership.
 import { INSTANCE_USE_ROLES, type Role } from "../../contracts/members.ts";
+import type { LimitedKey } from "../../contracts/object-messages.ts";
 import { grants, type KeyScopes } from "../../contracts/scopes.ts";
 import type { Sql } from "../../sql.ts";
 import type { Caller } from "../credentials/credential-check.ts";
@@ -41,16 +42,25 @@ export function hasLiveKeys(sql: Sql, userId: string): boolean {
 }
 
 /**
- * The hashes of the live keys that may use every instance of the account: their maker's role is in
- * INSTANCE_USE_ROLES, their scopes grant instances:use, and they are kept to no instances and never
- * expire: the proxy's key set (key-set.ts). A key kept to some instances or expiring is left out, so
- * the proxy's slow path (AccountDO.openProxy) judges each of its requests on the account's clock.
+ * The live, unexpired keys that may use instances of the account (their maker's role is in
+ * INSTANCE_USE_ROLES, their scopes grant instances:use): the proxy's key set (key-set.ts). `hashes`:
+ * those kept to no instances and never expiring; `limited`: the others, with what limits them, which
+ * the hosts check as the account does. An expiring key leaves the set when it expires (key-expiry.ts).
  */
-export function instanceUseKeyHashes(sql: Sql): string[] {
-  return sql<{ hash: string; scopes: string }>`SELECT api_keys.hash, api_keys.scopes FROM api_keys LEFT JOIN members ON members.user_id = api_keys.created_by
-    WHERE api_keys.revoked_at IS NULL AND api_keys.instance_ids IS NULL AND api_keys.expires_at IS NULL
+export function instanceUseKeys(sql: Sql, nowIso: string): { hashes: string[]; limited: LimitedKey[] } {
+  const rows = sql<{ hash: string; scopes: string; instance_ids: string | null; expires_at: string | null }>`
+    SELECT api_keys.hash, api_keys.scopes, api_keys.instance_ids, api_keys.expires_at FROM api_keys LEFT JOIN members ON members.user_id = api_keys.created_by
+    WHERE api_keys.revoked_at IS NULL AND (api_keys.expires_at IS NULL OR api_keys.expires_at > ${nowIso})
       AND (api_keys.created_by IS NULL OR members.role IN (SELECT value FROM json_each(${JSON.stringify(INSTANCE_USE_ROLES)})))
     ORDER BY api_keys.hash`
-    .filter((row) => grants(JSON.parse(row.scopes) as KeyScopes, "instances:use"))
-    .map((row) => row.hash);
+    .filter((row) => grants(JSON.parse(row.scopes) as KeyScopes, "instances:use"));
+  const limits = (row: (typeof rows)[number]) => row.instance_ids !== null || row.expires_at !== null;
+  return {
+    hashes: rows.filter((row) => !limits(row)).map((row) => row.hash),
+    limited: rows.filter(limits).map((row) => ({
+      hash: row.hash,
+      instance_ids: row.instance_ids === null ? null : (JSON.parse(row.instance_ids) as string[]),
+      expires_ms: row.expires_at === null ? null : Date.parse(row.expires_at),
+    })),
+  };
 }

@@ -182,13 +182,14 @@ describe("a key kept to some instances", () => {
     expect((await callJson<{ status: string }>("GET", `/v1/instances/${other}`, { key: ownerKey })).body.status).toBe("running");
   });
 
-  it("the application server's key (instances:use, one instance) proxies to it, and can neither launch, stop, destroy nor see another", async () => {
+  it("the application server's key (instances:use, one instance) proxies to it on the hosts' fast path, and can neither launch, stop, destroy nor see another", async () => {
     const app = await makeKey(ownerKey, { name: "app server", scopes: ["instances:use"], instance_ids: [mine] });
     const counter = await countOpenProxyCalls();
     try {
       expect((await proxyGet(mine, app.key)).status).toBe(200);
-      expect(counter.openProxyCalls()).toBe(1);
+      expect(counter.openProxyCalls()).toBe(0);
       expect((await proxyGet(other, app.key)).status).toBe(404);
+      expect(counter.openProxyCalls()).toBe(1);
     } finally {
       await counter.stop();
     }
@@ -201,15 +202,20 @@ describe("a key kept to some instances", () => {
     expect((await callJson<{ status: string }>("GET", `/v1/instances/${mine}`, { key: ownerKey })).body.status).toBe("running");
   });
 
-  it("the proxy's fast path holds only keys of every instance that never expire and grant instances:use", async () => {
+  it("the proxy's fast path holds the keys that grant instances:use: of every instance and never expiring as they are, the others with their instances and expiry", async () => {
     const everything = await makeKey(ownerKey, {});
     const user = await makeKey(ownerKey, { scopes: ["instances:use"] });
     const reader = await makeKey(ownerKey, { scopes: ["instances:read"] });
     const kept = await makeKey(ownerKey, { scopes: ["instances:use"], instance_ids: [mine] });
     const expiring = await makeKey(ownerKey, { expires_at: iso(Date.now() + DAY_MS) });
-    const { hashes } = await runInDurableObject(accountStub(accountId), (_, state) => currentKeySet(sqlFor(state.storage), accountId));
+    const { hashes, limited } = await runInDurableObject(accountStub(accountId), (_, state) => currentKeySet(sqlFor(state.storage), accountId));
     expect(hashes).toEqual(expect.arrayContaining([await sha256Hex(everything.key), await sha256Hex(user.key)]));
     for (const left of [reader, kept, expiring]) expect(hashes).not.toContain(await sha256Hex(left.key));
+    expect(limited).toEqual(expect.arrayContaining([
+      { hash: await sha256Hex(kept.key), instance_ids: [mine], expires_ms: null },
+      { hash: await sha256Hex(expiring.key), instance_ids: null, expires_ms: Date.parse(expiring.expires_at!) },
+    ]));
+    expect(limited!.map((key) => key.hash)).not.toContain(await sha256Hex(reader.key));
     expect((await proxyGet(mine, reader.key)).status).toBe(403);
   });
 });
