@@ -9,6 +9,7 @@ import type { PaymentEvent } from "../../contracts/payments.ts";
 import type { Sql } from "../../sql.ts";
 import { settleAll } from "./billing.ts";
 import { changeBalance } from "./ledger.ts";
+import { recordAudit } from "../audit/audit-log.ts";
 
 type DisputeEvent = Extract<PaymentEvent, { kind: "disputed" | "dispute_closed" }>;
 
@@ -24,11 +25,13 @@ export function applyDispute(sql: Sql, event: DisputeEvent): boolean {
     if (givesBack) return false;
     settleAll(sql, clock.now());
     changeBalance(sql, { kind: "dispute", amountMicros: -event.amount_micros, note: `Stripe dispute ${event.dispute_id} of ${event.charge_id}`, at });
+    recordAudit(sql, { action: "payment.dispute", target: { type: "payment", id: event.charge_id }, detail: `${event.amount_micros} micros debited: dispute ${event.dispute_id}` });
     return true;
   }
   if (state.state !== "debited" || !givesBack) return false;
   sql`UPDATE disputes SET state = 'won', updated_at = ${at} WHERE dispute_id = ${event.dispute_id}`;
   settleAll(sql, clock.now());
   changeBalance(sql, { kind: "dispute", amountMicros: state.amount_micros, note: `Stripe dispute ${event.dispute_id} of ${event.charge_id} won`, at });
+  recordAudit(sql, { action: "payment.dispute_won", target: { type: "payment", id: event.charge_id }, detail: `${state.amount_micros} micros credited back: dispute ${event.dispute_id}` });
   return true;
 }

@@ -1,7 +1,7 @@
 // Stripe's disputes through the real Worker, AccountDO and PaymentDO: a dispute names only its charge
 // and PaymentIntent, so it reaches the account the PaymentIntent's Checkout Session paid. It takes the
 // disputed amount once (ledger kind `dispute`), a won one gives it back once, a lost one takes nothing
-// more, in whatever order and however often Stripe delivers them.
+// more, in whatever order and however often Stripe delivers them; each movement is in the audit log once.
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import openapi from "../../../openapi.json";
@@ -44,6 +44,11 @@ describe("Stripe's disputes", () => {
     ]);
     expect(await auditLedger(id)).toMatchObject({ balance_micros: 50_000_000, ledger_sum_micros: 50_000_000 });
     expect(ledgerPage.validate((await callJson("GET", "/v1/billing/ledger", { key })).body).errors).toEqual([]);
+    const audited = await callJson<{ items: { action: string; actor: { type: string }; target: unknown; detail: string }[] }>("GET", "/v1/audit-log?action=payment", { key });
+    expect(audited.body.items.filter((entry) => entry.action.startsWith("payment.dispute"))).toEqual([
+      expect.objectContaining({ action: "payment.dispute_won", actor: expect.objectContaining({ type: "system" }), target: { type: "payment", id: "ch_test_won" }, detail: "30000000 micros credited back: dispute dp_test_won" }),
+      expect.objectContaining({ action: "payment.dispute", actor: expect.objectContaining({ type: "system" }), target: { type: "payment", id: "ch_test_won" }, detail: "30000000 micros debited: dispute dp_test_won" }),
+    ]);
   });
 
   it("take nothing more when the dispute is lost; a lost one whose opening never arrived is taken once", async () => {

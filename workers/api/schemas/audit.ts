@@ -39,7 +39,7 @@ export const AuditPage = z
             description: "What was done, `<what>.<change>`: `instance.launch|start|stop|destroy|update`, `key.create|revoke`, `ssh_key.add|remove`, " +
               "`member.invite|join|role|remove`, `invitation.revoke`, `webhook.create|update|delete|rotate_secret`, " +
               "`volume.create|update|delete|snapshot|delete_snapshot`, `account.update` (the name, the budget, the balance alert), `account.limits` (the operator's), " +
-              "`balance.credit|debit` (the operator's), `payment.credit|refund`",
+              "`balance.credit|debit` (the operator's), `payment.credit|refund|dispute|dispute_won` (Stripe's, the system's)",
             example: "instance.launch",
           }),
           target: z.object({
