@@ -94,13 +94,24 @@ fi
 
 ping_engine() { curl -fsS --max-time 2 --unix-socket "$SOCKET" http://d/_ping >/dev/null 2>&1; }
 
+# A service whose working directory was deleted (one started from a checkout removed since) answers
+# pings but starts no container ("conmon: Failed to get working directory"): it is started again.
+SERVICE_PID="$STATE_DIR/service.pid"
+if [ -f "$SERVICE_PID" ] && readlink "/proc/$(cat "$SERVICE_PID")/cwd" 2>/dev/null | grep -q ' (deleted)$'; then
+  log "restarting podman system service: its working directory is gone"
+  kill -- "-$(cat "$SERVICE_PID")" 2>/dev/null || true
+  for _ in $(seq 1 50); do ping_engine || break; sleep 0.1; done
+fi
+
 if ! ping_engine; then
   log "starting podman system service on $SOCKET"
   rm -f "$SOCKET"
-  # In a session of its own: it outlives the shell (and process group) that provisioned it. Started
-  # again if it dies: podman 4.3's API service can crash on concurrent network lists from other
-  # processes ("concurrent map writes"), which would fail every engine test after it.
-  setsid nohup sh -c "while :; do rm -f $SOCKET; podman system service --time=0 unix://$SOCKET; sleep 0.2; done" >"$STATE_DIR/service.log" 2>&1 &
+  # In a session of its own: it outlives the shell (and process group) that provisioned it, working in
+  # its state folder, which outlives any checkout. Started again if it dies: podman 4.3's API service
+  # can crash on concurrent network lists from other processes ("concurrent map writes"), which would
+  # fail every engine test after it.
+  (cd "$STATE_DIR" && exec setsid nohup sh -c "while :; do rm -f $SOCKET; podman system service --time=0 unix://$SOCKET; sleep 0.2; done" >"$STATE_DIR/service.log" 2>&1) &
+  echo $! >"$SERVICE_PID"
   for _ in $(seq 1 100); do
     ping_engine && break
     sleep 0.1

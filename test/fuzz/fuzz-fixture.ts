@@ -25,8 +25,12 @@ export const VALID_BODIES: Readonly<Record<string, readonly unknown[]>> = {
   CreateWebhook: [{ url: "https://hooks.example.com/gpu" }, { url: "https://hooks.example.com/gpu", events: ["instance.status_changed"], description: "fuzz" }],
 };
 
-/** Fields that always take this value: a successful password change keeps the fixture's password. */
-export const FIXED_FIELDS: Readonly<Record<string, unknown>> = { new_password: FUZZ_PASSWORD };
+/**
+ * Fields that always take this value: a successful password change keeps the fixture's password, and
+ * the fixture's account keeps no budget (one its month's spend had reached would refuse every launch
+ * and start after it, and with `stop` stop the instances the other operations need).
+ */
+export const FIXED_FIELDS: Readonly<Record<string, unknown>> = { new_password: FUZZ_PASSWORD, monthly_budget_micros: null };
 
 /** Marks a response whose body came from the instance (the fake upstream), not from the service. */
 export const UPSTREAM_HEADER = "x-fuzz-upstream";

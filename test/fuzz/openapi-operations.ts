@@ -34,11 +34,14 @@ export interface Operation {
   body: { required: boolean; schema: JsonSchema } | null;
   /** Security schemes, any one of which lets a request in; empty for public operations. */
   security: string[];
-  /** Declared statuses ("200", "404", "default") and the JSON schema of each one's body, if any. */
+  /** Declared statuses ("200", "404", "default") and the JSON schema of each one's body, if any (PLAIN_TEXT_BODY: a text/plain one). */
   responses: Record<string, JsonSchema | null>;
 }
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch"];
+
+/** A response declared as text/plain (GET /v1/metrics' exposition, a log's lines or events): checked for a text media type, its text free. */
+export const PLAIN_TEXT_BODY: JsonSchema = { type: "string", contentMediaType: "text/plain" };
 
 export function operationsOf(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
@@ -58,7 +61,9 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         body: jsonType ? { required: raw.requestBody?.required === true, schema: content[jsonType]!.schema ?? {} } : null,
         security: [...new Set((raw.security ?? []).flatMap((requirement) => Object.keys(requirement)))],
         responses: Object.fromEntries(
-          Object.entries(raw.responses).map(([status, response]) => [status, response.content?.["application/json"]?.schema ?? null]),
+          Object.entries(raw.responses).map(([status, response]) => [
+            status, response.content?.["application/json"]?.schema ?? (response.content?.["text/plain"] ? PLAIN_TEXT_BODY : null),
+          ]),
         ),
       });
     }

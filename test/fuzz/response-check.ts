@@ -7,7 +7,7 @@
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { STATUS_OF, type ErrorCode } from "../../core/errors.ts";
 import { UPSTREAM_HEADER } from "./fuzz-fixture.ts";
-import type { JsonSchema, OpenApiDocument, Operation } from "./openapi-operations.ts";
+import { PLAIN_TEXT_BODY, type JsonSchema, type OpenApiDocument, type Operation } from "./openapi-operations.ts";
 import type { SentRequest } from "./request-run.ts";
 
 const INTERNALS: RegExp[] = [
@@ -53,6 +53,7 @@ export class ResponseChecker {
 
   private successBodyProblems(operation: Operation, status: number, sent: SentRequest, response: Response, text: string, schema: JsonSchema | null): string[] {
     if (schema === null) return text === "" ? [] : [`a ${status} without a declared body has one: ${excerpt(text)}`];
+    if (schema === PLAIN_TEXT_BODY) return /^text\//.test(response.headers.get("content-type") ?? "") ? [] : [`a ${status} body is ${response.headers.get("content-type")}, not text`];
     if (!/^application\/json\b/.test(response.headers.get("content-type") ?? "")) return [`a ${status} body is ${response.headers.get("content-type")}, not JSON`];
     let body: unknown;
     try {

@@ -25,9 +25,10 @@ describe("POST /v1/auth/signup", () => {
     expect(body).toEqual({
       account: {
         id, name: email, referral_code: expect.stringMatching(/^[A-Z2-7]{8}$/), created_at: expect.stringMatching(ISO), email,
-        low_balance_micros: 5_000_000, role: "owner",
+        low_balance_micros: 5_000_000, role: "owner", monthly_budget_micros: null, budget_action: "notify",
       },
       balance_micros: 0,
+      month_spend_micros: 0,
       user: { id: expect.stringMatching(/^usr-[a-z2-7]{16}$/), email },
       accounts: [{ id: body.account.id, name: email, role: "owner" }],
     });
@@ -153,9 +154,10 @@ describe("POST /v1/auth/login", () => {
     expect(await response.json()).toEqual({
       account: {
         id: account.id, name: account.email, referral_code: expect.any(String), created_at: expect.stringMatching(ISO), email: account.email,
-        low_balance_micros: 5_000_000, role: "owner",
+        low_balance_micros: 5_000_000, role: "owner", monthly_budget_micros: null, budget_action: "notify",
       },
       balance_micros: 0,
+      month_spend_micros: 0,
       user: { id: expect.stringMatching(/^usr-/), email: account.email },
       accounts: [{ id: account.id, name: account.email, role: "owner" }],
     });

@@ -34,7 +34,7 @@ export const AuditPage = z
             }),
             id: z.string().nullable().openapi({ description: "The user id (`usr-…`) or the key id; null for the operator and the system" }),
             label: z.string().openapi({ description: "The person's email, the key's name (its prefix when unnamed), `operator` or `system`" }),
-          }),
+          }).openapi({ description: "Who made the change" }),
           action: z.string().openapi({
             description: "What was done, `<what>.<change>`: `instance.launch|start|stop|destroy|update`, `key.create|revoke`, `ssh_key.add|remove`, " +
               "`member.invite|join|role|remove`, `invitation.revoke`, `webhook.create|update|delete|rotate_secret`, " +
@@ -45,7 +45,7 @@ export const AuditPage = z
           target: z.object({
             type: z.string().openapi({ description: "What was changed: `instance`, `key`, `ssh_key`, `user`, `invitation`, `webhook`, `volume`, `account`, `payment`" }),
             id: z.string().nullable().openapi({ description: "Its id; null for the account itself" }),
-          }),
+          }).openapi({ description: "What the change was made to" }),
           ip: z.string().nullable().openapi({ description: "The address the person's or the key's request came from; null for the operator and the system" }),
           detail: z.string().openapi({ description: "A short description of the change", example: "\"train\": 1 × rtx4090, pytorch" }),
         }),
