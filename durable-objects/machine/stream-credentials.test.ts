@@ -270,7 +270,7 @@ describe("ending sessions", () => {
     await expectOpen(keyApp);
   });
 
-  it("removing a member ends the terminals and followed logs their sessions opened and the SSH their key opened (one the hosts' key set never held); the owner's stay open", async () => {
+  it("removing a member ends what their sessions opened and what their keys opened, one the hosts' key set holds and one it never held; the owner's stay open", async () => {
     const { session: ownerSession, instance } = await signedUpWithInstance();
     const email = uniqueEmail("leaving");
     const invited = await asBrowser("POST", "/v1/members/invitations", ownerSession, { body: { email, role: "developer" } });
@@ -282,14 +282,18 @@ describe("ending sessions", () => {
     const memberLogs = await followLogs(instance, browser(memberSession));
     const keptKey = (await asBrowser("POST", "/v1/keys", memberSession, { body: { name: "kept to one", instance_ids: [instance.id] } })).body.key as string;
     const keptSsh = await ssh(instance, keptKey);
+    // A key without instances:use is in no host's key set; it follows logs all the same.
+    const readerKey = (await asBrowser("POST", "/v1/keys", memberSession, { body: { name: "reader", scopes: ["instances:read"] } })).body.key as string;
+    const readerLogs = await followLogs(instance, bearer(readerKey));
     const ownerTerminal = await terminal(instance, ownerSession);
 
     const removed = await call("DELETE", `/v1/members/${userId}`, { headers: browser(ownerSession) });
     expect(removed.status).toBe(204);
-    expect(removed.headers.get("revoked-keys")).toBe("1");
+    expect(removed.headers.get("revoked-keys")).toBe("2");
     await expectEnded(memberTerminal, CREDENTIAL_ENDED.session);
     await expectLogEnded(memberLogs, CREDENTIAL_ENDED.session);
     await expectEnded(keptSsh, CREDENTIAL_ENDED.key);
+    await expectLogEnded(readerLogs, CREDENTIAL_ENDED.key);
     await expectOpen(ownerTerminal);
   });
 
