@@ -119,7 +119,7 @@ describe("host agent against a fake MachineDO", () => {
     expect(first).toEqual({
       type: "metrics",
       instances: [{
-        instance_id: ID, cpu_percent: expect.any(Number), memory_used_mib: expect.any(Number),
+        instance_id: ID, cpu_percent: expect.any(Number), cpu_seconds: expect.any(Number), memory_used_mib: expect.any(Number),
         gpus: [{
           index: 0, util_percent: expect.any(Number), memory_used_mib: expect.any(Number), memory_total_mib: 24564,
           power_w: expect.any(Number), power_limit_w: 450, temperature_c: expect.any(Number), sm_clock_mhz: expect.any(Number),

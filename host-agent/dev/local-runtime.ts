@@ -206,10 +206,13 @@ export class LocalRuntime implements ContainerRuntime {
 
   async #terminate(entry: RunningContainer): Promise<void> {
     entry.stopping = true;
+    // A session's shell may still write into the instance's folders as it exits (its history): a
+    // destroy removes them only once it has (a loaded run's rm met a folder filling up again).
+    const sessionsEnded = Promise.all([...entry.sessions].map((session) => session.exit.catch(() => null)));
     for (const session of entry.sessions) session.kill();
     if (entry.child.exitCode === null && entry.child.signalCode === null) entry.child.kill("SIGTERM");
     const killTimer = setTimeout(() => entry.child.kill("SIGKILL"), STOP_GRACE_MS);
-    await entry.exited;
+    await Promise.all([entry.exited, Promise.race([sessionsEnded, sleep(STOP_GRACE_MS)])]);
     clearTimeout(killTimer);
   }
 
