@@ -83,6 +83,8 @@ describe("volumes when things go wrong", () => {
     // Back: the next save sends what the dead one did not commit, and makes version 2.
     stack.startAgent("dev-1");
     await stack.waitForMachines({ "dev-1": true });
+    // The machine is online before its agent's report has the writer running again.
+    await poll(async () => (await stack.api<Instance>("GET", `/v1/instances/${writer.id}`)).body, (i) => i.status === "running", 60_000);
     await save(vol.id);
     expect(await poll(() => volume(vol.id), (v) => v.version === 2, 60_000)).toMatchObject({ used_bytes: first.length + 96 * MiB });
     await Promise.all([writer, ...readers].map(destroy));
