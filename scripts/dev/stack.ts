@@ -71,7 +71,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       "--inspector-port", String(await freePort()),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
-    { ...process.env, ...secrets, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" },
+    {
+      // wrangler dev's local observability traces every invocation (each agent frame the MachineDO
+      // takes is one) into SQLite on the Worker's own thread: a third of its CPU per proxied request
+      // and nearly half per MB (docs/benchmarks.md), work no deployed object's thread does. On with
+      // X_LOCAL_OBSERVABILITY=true.
+      X_LOCAL_OBSERVABILITY: "false",
+      ...process.env, ...secrets, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1",
+    },
     options.echo ?? false,
   );
   const agents = new Map<string, Child>();

@@ -61,6 +61,9 @@ describe("npm run dev", () => {
     // Its web app opens on an origin of its own under localhost:PORT, as printed.
     expect(first.output()).toContain(`http://{instance id}-{port}.localhost:${port}/`);
     expect(await openedAppUrl(instanceUrl, auth)).toMatch(new RegExp(`^http://${instance.id}-8888\\.localhost:${port}/\\?gpr_ticket=gpt_`));
+    // wrangler dev's local observability stays off (scripts/dev/stack.ts): on, it would have traced
+    // these requests into a store of its own beside the objects' state.
+    expect(readdirSync(join(stateDir, "v3"))).not.toContain("observability");
     const saved = JSON.parse(readFileSync(join(stateDir, "dev-bootstrap.json"), "utf8")) as { instance_token_secret: string };
     expect(saved.instance_token_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
