@@ -31,11 +31,14 @@ export class HttpStream extends BridgeStream {
   private readonly method: string;
   /** For the buffers the request body is read into: its account's on this host. */
   private readonly readRoom: ReadRoom;
+  /** The proxied request's id, which the upstream's response carries (null: not a proxied request). */
+  private readonly requestId: string | null;
 
-  constructor(id: number, link: StreamLink, method: string, readRoom: ReadRoom) {
+  constructor(id: number, link: StreamLink, method: string, readRoom: ReadRoom, requestId: string | null = null) {
     super(id, link);
     this.method = method;
     this.readRoom = readRoom;
+    this.requestId = requestId;
   }
 
   /** Pumps the client's request body to the agent; stops early if the stream ends. */
@@ -58,7 +61,7 @@ export class HttpStream extends BridgeStream {
   onResponseHead(status: number, headers: [string, string][], body?: string): void {
     this.answered = true;
     if (NULL_BODY_STATUSES.has(status) || this.method === "HEAD") {
-      this.resolveHead(new Response(null, { status, headers: clientResponseHeaders(headers) }));
+      this.resolveHead(new Response(null, { status, headers: clientResponseHeaders(headers, this.requestId) }));
       return this.finish();
     }
     if (body !== undefined) return this.respondWhole(status, headers, body);
@@ -66,7 +69,7 @@ export class HttpStream extends BridgeStream {
     const length = declaredLength(headers);
     const pipe = length === null ? new IdentityTransformStream() : new FixedLengthStream(length);
     this.writer = pipe.writable.getWriter() as WritableStreamDefaultWriter<Uint8Array>;
-    this.resolveHead(new Response(pipe.readable, { status, headers: clientResponseHeaders(headers) }));
+    this.resolveHead(new Response(pipe.readable, { status, headers: clientResponseHeaders(headers, this.requestId) }));
   }
 
   private respondWhole(status: number, headers: [string, string][], body: string): void {
@@ -77,7 +80,7 @@ export class HttpStream extends BridgeStream {
       // The agent broke the protocol: the client gets the 502 of a failed upstream.
       return this.fail("the response body was not base64", upstreamUnavailable("the host sent a malformed response"));
     }
-    this.resolveHead(new Response(bytes, { status, headers: clientResponseHeaders(headers) }));
+    this.resolveHead(new Response(bytes, { status, headers: clientResponseHeaders(headers, this.requestId) }));
     this.finish();
   }
 

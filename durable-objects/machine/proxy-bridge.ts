@@ -23,6 +23,20 @@ type StreamMessage = Exclude<Extract<AgentMessage, { stream: number }>, { type: 
 /** How long the agent has to answer a logs request (one from before logs existed never does) before the client gets a 502. */
 export const LOGS_ANSWER_TIMEOUT_MS = 30_000;
 
+interface HttpStreamOptions {
+  /** Without a response head by then, the stream is given up and the client gets a 502. */
+  headTimeoutMs?: number;
+  /** Whether it counts as the instance being used (StreamQuota.take). */
+  traffic?: boolean;
+  /**
+   * Whether it may stay open for long (a followed log), and so ends when the credential that opened it
+   * does. A proxied exchange does not: it is one request, and the next one of a revoked credential is refused.
+   */
+  longLived?: boolean;
+  /** A proxied request's id, carried by the upstream's response (HttpStream). */
+  requestId?: string | null;
+}
+
 export class ProxyBridge {
   private readonly streams = new StreamTable<BridgeStream>();
   /** Each open SSH stream's instance and the ids of the keys its ssh_open offered, until the agent names the one used. */
@@ -54,18 +68,18 @@ export class ProxyBridge {
    * `owner`: whose stream it is, counted against its caps (stream-quota.ts); `logIds`: the ids of the
    * request, for the stream's log lines (taken only when one is written).
    */
-  openHttp(target: ProxyTarget, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({})): Promise<Response> {
+  openHttp(target: ProxyTarget, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({}), requestId: string | null = null): Promise<Response> {
     return this.openHttpStream(owner, target.method, body, logIds, (id) => ({
       type: "http_request", stream: id, instance_id: target.instanceId, port: target.port,
       method: target.method, path: target.target, headers: target.headers, has_body: body !== null,
-    }));
+    }), { requestId });
   }
 
   /** A container's logs: the agent answers as it answers a GET, so the response is relayed the same way. */
   openLogs(request: LogsRequest, owner: StreamOwner, logIds: () => LogFields = () => ({})): Promise<Response> {
     return this.openHttpStream(owner, "GET", null, () => ({ ...logIds(), stream: "logs" }), (id) => ({
       type: "logs_open", stream: id, instance_id: request.instanceId, tail: request.tail, follow: request.follow, format: request.format,
-    }), LOGS_ANSWER_TIMEOUT_MS, false, true);
+    }), { headTimeoutMs: LOGS_ANSWER_TIMEOUT_MS, traffic: false, longLived: true });
   }
 
   /**
@@ -131,15 +145,9 @@ export class ProxyBridge {
     this.streams.disconnectAll();
   }
 
-  /**
-   * `headTimeoutMs`: without a response head by then, the stream is given up and the client gets a 502;
-   * `traffic`: whether it counts as the instance being used (StreamQuota.take); `longLived`: whether it
-   * may stay open for long (a followed log), and so ends when the credential that opened it does. A
-   * proxied exchange does not: it is one request, and the next one of a revoked credential is refused.
-   */
   private openHttpStream(
     owner: StreamOwner, method: string, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields,
-    opening: (id: number) => ServerMessage, headTimeoutMs?: number, traffic = true, longLived = false,
+    opening: (id: number) => ServerMessage, { headTimeoutMs, traffic = true, longLived = false, requestId = null }: HttpStreamOptions = {},
   ): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
@@ -147,7 +155,7 @@ export class ProxyBridge {
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
     const link = this.link(socket, id, owner, () => stream, () => ({ stream: "http", ...logIds() }), release);
-    const stream = new HttpStream(id, link, method, this.readBuffers.roomFor(owner.accountId));
+    const stream = new HttpStream(id, link, method, this.readBuffers.roomFor(owner.accountId), requestId);
     this.streams.add(id, stream);
     if (longLived) this.credentials.opened(id, owner.accountId, owner.opener ?? null, (reason) => stream.revoke(reason));
     link.sendControl(opening(id));

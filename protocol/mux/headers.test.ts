@@ -89,6 +89,12 @@ describe("client response headers", () => {
     expect(headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect([...new Set(headers.keys())]).toEqual(["content-type", "set-cookie"]);
   });
+
+  it("drop the platform's own headers an upstream sends, and carry our request id in place of the upstream's", () => {
+    const upstream: [string, string][] = [["X-Gpr-Proxy-Refusal", "{}"], ["x-gpr-anything", "1"], ["X-Request-Id", "upstream's"], ["etag", "\"a\""]];
+    expect([...clientResponseHeaders(upstream, "req_ours")]).toEqual([["etag", "\"a\""], ["x-request-id", "req_ours"]]);
+    expect([...clientResponseHeaders(upstream)]).toEqual([["etag", "\"a\""], ["x-request-id", "upstream's"]]);
+  });
 });
 
 describe("offered subprotocols", () => {

@@ -77,12 +77,26 @@ export function offeredSubprotocols(incoming: Headers): string[] {
   return (incoming.get("sec-websocket-protocol") ?? "").split(",").map((p) => p.trim()).filter(Boolean);
 }
 
-/** The upstream's response headers as the client will see them; repeated names stay repeated. */
-export function clientResponseHeaders(pairs: readonly [string, string][]): Headers {
-  const hopByHop = hopByHopIn(pairs.filter(([name]) => name.toLowerCase() === "connection").map(([, value]) => value));
+/** Response headers that say what the platform did: the client hears them from us alone, never from an upstream. */
+const PLATFORM_RESPONSE_PREFIX = "x-gpr-";
+const REQUEST_ID = "x-request-id";
+const NO_CONNECTION_HEADER = hopByHopIn([]);
+
+/**
+ * The upstream's response headers as the client will see them; repeated names stay repeated.
+ * `requestId`: ours, which replaces any the upstream sent, so the response is whole as built (a
+ * header set on a Response afterwards costs the MachineDO as much again, docs/benchmarks.md).
+ */
+export function clientResponseHeaders(pairs: readonly [string, string][], requestId: string | null = null): Headers {
+  let connection: string[] | null = null;
+  for (const [name, value] of pairs) if (name.length === 10 && name.toLowerCase() === "connection") (connection ??= []).push(value);
+  const hopByHop = connection === null ? NO_CONNECTION_HEADER : hopByHopIn(connection);
   const headers = new Headers();
   for (const [name, value] of pairs) {
-    if (!hopByHop(name)) headers.append(name, value);
+    const lower = name.toLowerCase();
+    if (hopByHop(lower) || lower.startsWith(PLATFORM_RESPONSE_PREFIX) || (requestId !== null && lower === REQUEST_ID)) continue;
+    headers.append(name, value);
   }
+  if (requestId !== null) headers.set(REQUEST_ID, requestId);
   return headers;
 }
