@@ -3,7 +3,7 @@
 // heartbeat periods, and reconnect with jittered backoff that resets after a stable period.
 import WebSocket from "ws";
 import { decodeServerMessage, encodeMessage } from "../protocol/codec.ts";
-import { decodeDataFrame, encodeDataFrame, type DataFrame, type DataKind } from "../protocol/mux/frames.ts";
+import { decodeDataFrame, encodeDataFrame, frameInPlace, type DataFrame, type DataKind } from "../protocol/mux/frames.ts";
 import type { AgentMessage, ServerMessage } from "../protocol/messages.ts";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { Backoff } from "./backoff.ts";
@@ -72,8 +72,9 @@ export class AgentConnection implements StreamTransport {
     return true;
   }
 
-  sendData(kind: DataKind, stream: number, payload: Uint8Array): void {
-    if (this.#helloSent && this.#socket?.readyState === WebSocket.OPEN) this.#socket.send(encodeDataFrame(kind, stream, payload));
+  sendData(kind: DataKind, stream: number, payload: Uint8Array, headroom = false): void {
+    if (!this.#helloSent || this.#socket?.readyState !== WebSocket.OPEN) return;
+    this.#socket.send(headroom ? frameInPlace(kind, stream, payload) : encodeDataFrame(kind, stream, payload));
   }
 
   congested(): boolean {

@@ -73,8 +73,8 @@ export class SendBudget {
     const transport = this.#transport;
     return {
       send: (message) => transport.send(message),
-      sendData: (kind, stream, payload) => {
-        transport.sendData(kind, stream, payload);
+      sendData: (kind, stream, payload, headroom) => {
+        transport.sendData(kind, stream, payload, headroom);
         this.#budget.change(sent.spender, payload.byteLength);
       },
       congested: () => transport.congested() || this.#budget.held(sent.spender),

@@ -4,7 +4,11 @@ import type { AgentMessage } from "../../protocol/messages.ts";
 
 export interface StreamTransport {
   send(message: AgentMessage): void;
-  sendData(kind: DataKind, stream: number, payload: Uint8Array): void;
+  /**
+   * `headroom`: the payload's buffer has DATA_HEADER_BYTES of its own free just before it, where the
+   * frame's header goes (frames.ts, frameInPlace): no copy of the payload to frame it.
+   */
+  sendData(kind: DataKind, stream: number, payload: Uint8Array, headroom?: boolean): void;
   /**
    * True while no more data may go: the socket's own send buffer is too full, or (a stream's
    * transport, send-budget.ts) its instance or the connection has its budget of unacknowledged bytes out.
