@@ -89,6 +89,9 @@ describe("targets", () => {
       "throughput.download.vs_worker", "throughput.download.vs_direct", "throughput.upload.vs_worker", "throughput.upload.vs_direct",
       "latency.p50", "latency.rps64", "latency.rps64.vs_direct", "streaming.sse", "streaming.ttft", "ssh.download", "files.upload", "files.download", "ssh.echo",
       "memory.upload.workerd", "memory.upload.agent", "memory.slow_reader.workerd", "memory.slow_reader.agent",
+      "ceiling.download.vs_worker", "ceiling.upload.vs_worker", "ceiling.rps64.vs_worker",
+      "ceiling.memory.upload.workerd_worker", "ceiling.memory.upload.workerd_front", "ceiling.memory.upload.agent_process",
+      "ceiling.memory.slow_reader.workerd_worker", "ceiling.memory.slow_reader.workerd_front", "ceiling.memory.slow_reader.agent_process",
       "ceiling.request", "ceiling.download", "ceiling.upload",
       "control.me", "control.instance", "control.gpus",
     ]);

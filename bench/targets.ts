@@ -8,6 +8,9 @@ export type TargetSpec =
   | { id: string; description: string; kind: "at_least" | "at_most"; figure: string; limit: number };
 
 const MB_LIMIT = 64;
+/** The host's ceiling: what a large upload or a slow reader may grow any one of our processes by. */
+const PROCESS_MB_LIMIT = 32;
+const OUR_PROCESSES = ["workerd_worker", "workerd_front", "agent_process"] as const;
 const CONTROL_PATHS = { me: "GET /v1/me", instance: "GET /v1/instances/{id}", gpus: "GET /v1/gpus" };
 
 export const TARGETS: TargetSpec[] = [
@@ -31,6 +34,20 @@ export const TARGETS: TargetSpec[] = [
       id: `memory.${run}.${group}`,
       description: `${run === "upload" ? "large upload" : "slow-reader download"}: ${group} RSS growth ≤ ${MB_LIMIT} MB`,
       kind: "at_most", figure: `memory.${run}.${group}`, limit: MB_LIMIT,
+    })),
+  ),
+  // The host's ceiling against the platform's floor: the proxy beside the Worker's own pass-through fetch.
+  ...(["download", "upload"] as const).map((direction): TargetSpec => ({
+    id: `ceiling.${direction}.vs_worker`, description: `proxy ${direction} ≥ 60% of (c) worker pass-through (host ceiling)`,
+    kind: "ratio_at_least", figure: `throughput.${direction}`, baseline: "passthrough", factor: 0.6,
+  })),
+  { id: "ceiling.rps64.vs_worker", description: "requests/s at 64 concurrent ≥ 80% of (c) worker pass-through (host ceiling)", kind: "ratio_at_least", figure: "latency.c64.rps", baseline: "passthrough", factor: 0.8 },
+  // Each of our processes alone; the dev container is the tenant's program, not ours.
+  ...(["upload", "slow_reader"] as const).flatMap((run) =>
+    OUR_PROCESSES.map((process): TargetSpec => ({
+      id: `ceiling.memory.${run}.${process}`,
+      description: `${run === "upload" ? "large upload" : "slow-reader download"}: ${process.replace("_", " ")} alone grows ≤ ${PROCESS_MB_LIMIT} MB (host ceiling)`,
+      kind: "at_most", figure: `memory.${run}.process.${process}`, limit: PROCESS_MB_LIMIT,
     })),
   ),
   { id: "ceiling.request", description: "host ceiling: MachineDO CPU per small request ≤ 0.2 ms (5,000 requests/s)", kind: "at_most", figure: "ceiling.request_ms", limit: 0.2 },
