@@ -22,9 +22,17 @@ const ROUND_TRIPS = 200;
 const WARM_UP = 20;
 
 export async function sshSuite(ctx: SuiteContext): Promise<Section> {
+  const ssh = await sshClient(ctx);
+  try {
+    return await measureSsh(ctx, ssh);
+  } finally {
+    ssh.remove();
+  }
+}
+
+async function measureSsh(ctx: SuiteContext, ssh: SshClient): Promise<Section> {
   const bytes = ctx.config.transferBytes;
   const copyBytes = ctx.config.copyBytes;
-  const ssh = await sshClient(ctx);
   const notes = [
     `ssh: the system OpenSSH client with ProxyCommand \`gpu ssh-proxy\` (a WebSocket to /v1/instances/{id}/ssh), its own SSH encryption end to end to the agent's SSH server; ${bytes / MB} MB of \`head -c\` from the instance's shell, timed from its first byte (the time to that byte, \`gpu ssh-proxy\` starting, the WebSocket and the SSH handshake, is its own figure), median of ${ctx.config.transferRuns} run(s); (d) the same bytes as GET /fast/bytes through the path proxy, timed from the request`,
     `gpu cp: ${copyBytes / MB} MB to the instance's /data and back (tar streams through PUT and GET /v1/instances/{id}/files), up as ${Math.ceil(copyBytes / PART_BYTES)} file(s) of at most ${PART_BYTES / MB} MB, one gpu cp each (each goes up in one request, as the proxied upload it is compared with, which carries at most 512 MB), down as their directory in one; each timed as the commands run, Node's start included; (d) POST /fast/sink of the same files and GET /fast/bytes of as many bytes through the path proxy, each right after its copy`,
@@ -58,7 +66,9 @@ export async function sshSuite(ctx: SuiteContext): Promise<Section> {
   };
 }
 
-/** A key on the bench account and an ssh configured to reach the bench instance through `gpu ssh-proxy`. */
+type SshClient = Awaited<ReturnType<typeof sshClient>>;
+
+/** A key on the bench account and an ssh configured to reach the bench instance through `gpu ssh-proxy`; `remove` takes its folder away. */
 async function sshClient(ctx: SuiteContext) {
   const home = mkdtempSync(join(tmpdir(), "gpu-bench-ssh-"));
   const key = join(home, "id_ed25519");
@@ -85,6 +95,7 @@ async function sshClient(ctx: SuiteContext) {
   ].join("\n"));
   const env = { ...process.env, GPU_API_URL: ctx.stack.baseUrl, GPU_API_KEY: ctx.stack.key };
   return {
+    remove: () => rmSync(home, { recursive: true, force: true }),
     /**
      * `head -c bytes` from the instance read to the end: MB/s from its first byte on, ms until that byte
      * (the connection's setup), and CPU per MB on each side.
