@@ -42,6 +42,8 @@ export interface AppSessionParts {
   sql: Sql;
   ledger: ContainerLedger;
   keySets: AccountKeySets;
+  /** Why `opener` of `accountId` has ended here (stream-credentials.ts, StreamCredentials.refusal), or null. */
+  endedHere(accountId: string, opener: Opener): string | null;
 }
 
 export class AppSessions {
@@ -65,6 +67,10 @@ export class AppSessions {
     if (container && container.account_id !== request.account_id) return fail("not_found", `no instance ${request.instance_id} on its host`);
     const notRunning = runningRefusal(request.instance_id, container);
     if (notRunning) return notRunning;
+    // A sign-out racing this opening: the account checked the session before it ended, and its end has
+    // been here already, removing grants this one was not yet among. The ticket would outlive it.
+    const ended = this.parts.endedHere(request.account_id, request.opener);
+    if (ended) return fail("unauthorized", ended);
     this.parts.keySets.apply(request.key_set);
     const nowMs = clock.now();
     this.parts.sql`DELETE FROM app_grants WHERE expires_ms <= ${nowMs}`;

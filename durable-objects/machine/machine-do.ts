@@ -93,7 +93,9 @@ export class MachineDO extends DurableObject<Env> {
       activity: this.activity, sshKeyUse: new SshKeyUse({ bridge: this.bridge, ledger: this.ledger, alarms: this.alarms }), volumes: this.volumes,
     });
     this.idle = new IdleWatch({ record: this.record, ledger: this.ledger, metrics: this.metrics, activity: this.activity });
-    this.appSessions = new AppSessions({ sql, ledger: this.ledger, keySets: this.keySets });
+    this.appSessions = new AppSessions({
+      sql, ledger: this.ledger, keySets: this.keySets, endedHere: (accountId, opener) => this.bridge.credentials.refusal(accountId, opener),
+    });
     const admission = new ProxyAdmission({ env, ledger: this.ledger, record: this.record, keySets: this.keySets, appSessions: this.appSessions, alarms: this.alarms });
     this.streams = new StreamEntries({ record: this.record, ledger: this.ledger, bridge: this.bridge, admission, appSessions: this.appSessions });
     this.alarms.register(this.session.liveness, this.ledger.reports, new FleetPush(env, this.record, this.ledger, this.session.liveness, this.health), this.metrics);

@@ -1,7 +1,12 @@
 // With its session cookie, an instance web app's origin passes every request to the port inside the
 // instance exactly as sent, through the MachineDO; the session ends with the instance's run, after
 // 12 hours, and with the key or the browser session that opened it.
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { personSessionOwner } from "../../core/credentials.ts";
+import { sha256Hex } from "../../core/hash.ts";
+import { CREDENTIAL_ENDED } from "../../durable-objects/machine/stream-credentials.ts";
 import type { ServerMessage } from "../../protocol/messages.ts";
 import { admin, call, callJson, newAccount } from "../../test/support/workerd/api-client.ts";
 import { appCall, appSession, openApp, ticketUrl, visit } from "../../test/support/workerd/app-client.ts";
@@ -244,6 +249,20 @@ describe("refusals on an app's origin", () => {
     expect(changed.status).toBe(204);
     expect((await refusal(own.id, 8888, othersApp)).status).toBe(401);
     expect((await appCall("GET", own.id, 8888, "/", ownApp)).status).toBe(200);
+  });
+
+  it("an opening the account admitted before a sign-out that reaches the host after the sign-out's end is refused 401, no ticket issued", async () => {
+    const { accountId, session, instance: own } = await signedUpWithInstance();
+    const hash = await sha256Hex(session);
+    const sessionId = await runInDurableObject(env.PERSONS.getByName(personSessionOwner(session)!), (_, state) =>
+      state.storage.sql.exec<{ id: string }>("SELECT id FROM sessions WHERE hash = ?", hash).one().id);
+    expect((await call("POST", "/v1/auth/logout", { headers: browser(session) })).status).toBe(204);
+    // The account's issue of the ticket, as AccountDO.openApp sends it once it has checked the session.
+    const late = await env.MACHINES.getByName(String(own.machine_id)).issueAppTicket({
+      account_id: accountId, instance_id: own.id, port: 8888, opener: { kind: "session", session_id: sessionId },
+      key_set: { account_id: accountId, version: 0, hashes: [] },
+    });
+    expect(late).toEqual({ ok: false, code: "unauthorized", message: CREDENTIAL_ENDED.session });
   });
 
   it("a sign-out racing an open: whatever the order, nothing the session opened works after the sign-out's 204", async () => {
