@@ -31,7 +31,7 @@ class FramingTransport implements StreamTransport {
   }
 }
 
-/** Relays `chunks` (each handed over in a turn of its own) until `end`, granting `credit` more whenever it runs out. */
+/** Relays `chunks` until `end`, granting `credit` more every millisecond (none: the initial window alone). */
 async function relay(chunks: Buffer[], credit = 0): Promise<FramingTransport> {
   const transport = new FramingTransport();
   const relay = new BodyRelay(STREAM, transport);
