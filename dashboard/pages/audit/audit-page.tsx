@@ -1,8 +1,9 @@
-// /settings/audit: who changed what in the account, newest first, a page at a time (the API's cursor
-// leads to older entries; the cursors already followed lead back), narrowed to an actor and an action.
+// /settings/audit: who changed what in the account, newest first, a page at a time (cursor-pages.tsx),
+// narrowed to an actor and an action.
 import { useState, type FormEvent } from "react";
 import { fieldError } from "../../api/api-errors.ts";
 import { useAuditPage, type AuditFilter } from "../../api/audit.ts";
+import { PageNav, useCursorPages } from "../../components/cursor-pages.tsx";
 import { Field } from "../../components/field.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
@@ -13,15 +14,12 @@ const ANY: AuditFilter = { actor: "", action: "" };
 export function AuditPage() {
   const [draft, setDraft] = useState<AuditFilter>(ANY);
   const [filter, setFilter] = useState<AuditFilter>(ANY);
-  // The cursors of the pages before this one; the last is this page's (null: the newest page).
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const cursor = cursors.at(-1) ?? null;
-  const page = useAuditPage(cursor, filter);
-  const nextCursor = page.data?.next_cursor ?? null;
+  const pages = useCursorPages();
+  const page = useAuditPage(pages.cursor, filter);
   const apply = (event: FormEvent) => {
     event.preventDefault();
     setFilter({ actor: draft.actor.trim(), action: draft.action.trim() });
-    setCursors([null]);
+    pages.reset();
   };
 
   return (
@@ -42,17 +40,9 @@ export function AuditPage() {
       </form>
       {page.isPending && <Loading what="the audit log" />}
       {page.isError && <LoadError what="the audit log" error={page.error} />}
-      {page.data?.items.length === 0 && cursors.length === 1 && <p className="empty">No entries.</p>}
+      {page.data?.items.length === 0 && pages.page === 1 && <p className="empty">No entries.</p>}
       {page.data && page.data.items.length > 0 && <AuditTable entries={page.data.items} />}
-      <nav aria-label="Audit log pages" className="actions">
-        <button type="button" disabled={cursors.length === 1 || page.isFetching} onClick={() => setCursors((list) => list.slice(0, -1))}>
-          Newer entries
-        </button>
-        <button type="button" disabled={!nextCursor || page.isPlaceholderData} onClick={() => setCursors((list) => [...list, nextCursor])}>
-          Older entries
-        </button>
-        <span className="muted">Page {cursors.length}</span>
-      </nav>
+      <PageNav label="Audit log pages" pages={pages} nextCursor={page.data?.next_cursor ?? null} query={page} />
     </section>
   );
 }

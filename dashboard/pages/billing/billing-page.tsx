@@ -1,11 +1,10 @@
 // /billing: the balance, this month's usage (per day, per instance and per volume), and the ledger, newest first,
-// a page at a time (the API's cursor leads to older entries; the cursors already followed lead back). "Add funds" and the
-// monthly budget for the roles that pay.
-import { useState } from "react";
+// a page at a time (cursor-pages.tsx). "Add funds" and the monthly budget for the roles that pay.
 import { useMe } from "../../api/account.ts";
 import { useLedgerPage } from "../../api/ledger.ts";
 import { useMay } from "../../api/may.ts";
 import { useMonthUsage } from "../../api/usage.ts";
+import { PageNav, useCursorPages } from "../../components/cursor-pages.tsx";
 import { PageTitle } from "../../components/page-title.tsx";
 import { LoadError, Loading } from "../../components/query-state.tsx";
 import { formatDollars } from "../../format/money.ts";
@@ -20,11 +19,8 @@ export function BillingPage() {
   const me = useMe();
   const mayPay = useMay("POST /billing/checkout");
   const mayBudget = useMay("PATCH /account");
-  // The cursors of the pages before this one; the last is this page's (null: the newest page).
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const cursor = cursors.at(-1) ?? null;
-  const page = useLedgerPage(cursor);
-  const nextCursor = page.data?.next_cursor ?? null;
+  const pages = useCursorPages();
+  const page = useLedgerPage(pages.cursor);
   const byDay = useMonthUsage("day");
   const byInstance = useMonthUsage("instance");
 
@@ -66,17 +62,9 @@ export function BillingPage() {
       <h2>Ledger</h2>
       {page.isPending && <Loading what="the ledger" />}
       {page.isError && <LoadError what="the ledger" error={page.error} />}
-      {page.data?.items.length === 0 && cursors.length === 1 && <p className="empty">No entries yet.</p>}
+      {page.data?.items.length === 0 && pages.page === 1 && <p className="empty">No entries yet.</p>}
       {page.data && page.data.items.length > 0 && <LedgerTable entries={page.data.items} />}
-      <nav aria-label="Ledger pages" className="actions">
-        <button type="button" disabled={cursors.length === 1 || page.isFetching} onClick={() => setCursors((list) => list.slice(0, -1))}>
-          Newer entries
-        </button>
-        <button type="button" disabled={!nextCursor || page.isPlaceholderData} onClick={() => setCursors((list) => [...list, nextCursor])}>
-          Older entries
-        </button>
-        <span className="muted">Page {cursors.length}</span>
-      </nav>
+      <PageNav label="Ledger pages" pages={pages} nextCursor={page.data?.next_cursor ?? null} query={page} />
     </section>
   );
 }
