@@ -96,4 +96,25 @@ describe("reading request bodies", () => {
     await expect(reads(breaking, budget.roomFor("acc_a"), budget)).rejects.toThrow("the client went away");
     expect(budget.held()).toBe(0);
   });
+
+  it("releases each chunk's buffer as the next is asked for, the bytes as sent", async () => {
+    const budget = new ReadBufferBudget();
+    const pieces = [8 * KiB, 16 * KiB, 3 * KiB];
+    let pulls = 0;
+    const numbered = new ReadableStream({
+      type: "bytes",
+      pull(controller) {
+        const size = pieces[pulls++];
+        if (size === undefined) return controller.close();
+        controller.enqueue(new Uint8Array(size).fill(pulls));
+      },
+    });
+    const chunks: Uint8Array[] = [];
+    for await (const { bytes } of readChunks(numbered, budget.roomFor("acc_a"))) {
+      expect(chunks.map((chunk) => chunk.buffer.detached)).toEqual(chunks.map(() => true));
+      expect([...new Set(bytes), bytes.byteLength]).toEqual([chunks.length + 1, pieces[chunks.length]]);
+      chunks.push(bytes);
+    }
+    expect(chunks.map((chunk) => chunk.buffer.detached)).toEqual([true, true, true]);
+  });
 });

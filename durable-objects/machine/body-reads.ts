@@ -11,6 +11,7 @@
 // The MachineDO alone holds these buffers (in its memory), so its count is exact.
 import { DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/index.ts";
 import { AccountTotals } from "./account-totals.ts";
+import { release } from "./buffer-release.ts";
 
 /** The buffer every body starts with: a small request's body in one read. */
 export const SMALL_READ_BYTES = 16 * 1024;
@@ -52,10 +53,12 @@ export class ReadBufferBudget {
 
 /**
  * The body's chunks. A default reader yields 4 KB chunks (a frame, an agent event and an upstream
- * write each); a BYOB read takes whatever has arrived, up to the buffer's size, into a buffer reused
- * while its size holds, with room for the frame header before the data. Each chunk is valid until
- * the next is asked for (sending copies it before then). What `room` gave is given back as the body
- * ends, whichever way.
+ * write each); a BYOB read takes whatever has arrived, up to the buffer's size, into a buffer of its
+ * own with room for the frame header before the data. Each chunk is valid until the next is asked
+ * for (sending copies it before then): its buffer is released then (buffer-release.ts). A buffer
+ * reused read after read did not keep the process small: a fresh stack's Worker process grew 43-52
+ * MB during a 512 MB upload, against 19-21 MB with a buffer a read, released (the bench's memory
+ * suite, two runs each). What `room` gave is given back as the body ends, whichever way.
  */
 export async function* readChunks(body: ReadableStream<Uint8Array>, room: ReadRoom): AsyncGenerator<{ bytes: Uint8Array; headroom: boolean }> {
   let byob: ReadableStreamBYOBReader | null = null;
@@ -69,13 +72,13 @@ export async function* readChunks(body: ReadableStream<Uint8Array>, room: ReadRo
     return;
   }
   const size = new BufferSize(room);
-  let buffer = new ArrayBuffer(DATA_HEADER_BYTES + size.bytes);
   try {
     for (;;) {
-      const { done, value } = await byob.read(new Uint8Array(buffer, DATA_HEADER_BYTES, size.bytes));
+      const { done, value } = await byob.read(new Uint8Array(new ArrayBuffer(DATA_HEADER_BYTES + size.bytes), DATA_HEADER_BYTES, size.bytes));
       if (done || !value) return;
       yield { bytes: value, headroom: true };
-      buffer = size.changesAfter(value.byteLength) ? new ArrayBuffer(DATA_HEADER_BYTES + size.bytes) : (value.buffer as ArrayBuffer);
+      size.fitTo(value.byteLength);
+      release(value);
     }
   } finally {
     size.release();
@@ -86,8 +89,9 @@ export async function* readChunks(body: ReadableStream<Uint8Array>, room: ReadRo
 /**
  * One body's buffer size: a step up when a read filled it and the room allows, a step down after
  * STEP_DOWN_READS reads in a row used under a sixteenth of it. A fast upload's reads vary in size,
- * and stepping down at the first short one made it step down and up again every few reads, each a
- * new buffer: 15% more of the Worker's CPU per MB uploaded.
+ * and stepping down at the first short one made it step down and up again every few reads (then
+ * each step was a new buffer, and a buffer was otherwise reused): 15% more of the Worker's CPU per
+ * MB uploaded.
  */
 class BufferSize {
   readonly #room: ReadRoom;
@@ -102,19 +106,18 @@ class BufferSize {
     return READ_SIZES[this.#step]!;
   }
 
-  /** Whether the next read wants a buffer of another size, after one of `read` bytes. */
-  changesAfter(read: number): boolean {
+  /** Steps the size for the next read, after one of `read` bytes. */
+  fitTo(read: number): void {
     const size = this.bytes;
     this.#underused = read < size / 16 ? this.#underused + 1 : 0;
     if (read === size && this.#step + 1 < READ_SIZES.length && this.#room.take(counted(this.#step + 1) - counted(this.#step))) {
       this.#step++;
-      return true;
+      return;
     }
-    if (this.#underused < STEP_DOWN_READS || this.#step === 0) return false;
+    if (this.#underused < STEP_DOWN_READS || this.#step === 0) return;
     this.#room.give(counted(this.#step) - counted(this.#step - 1));
     this.#step--;
     this.#underused = 0;
-    return true;
   }
 
   /** The body is done: what its buffer took goes back. */

@@ -16,6 +16,7 @@ import {
   type ServerMessage,
 } from "../../protocol/index.ts";
 import { readChunks, type ReadRoom } from "./body-reads.ts";
+import { release } from "./buffer-release.ts";
 import type { UploadAllowance } from "./upload-budget.ts";
 
 /** What a stream sends through: the agent socket, and the bridge's table of open streams. */
@@ -131,6 +132,7 @@ export abstract class BridgeStream implements MuxStream {
       this.queueChanged(-bytes);
       this.#sendCredit.consume(bytes);
       this.link.sendData(frame);
+      release(frame);
       this.link.upload.sent(bytes);
     }
   }

@@ -12,6 +12,7 @@
 import { errorResponse } from "../../core/errors.ts";
 import { clientResponseHeaders, DataKind } from "../../protocol/index.ts";
 import type { ReadRoom } from "./body-reads.ts";
+import { release } from "./buffer-release.ts";
 import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
 
 export const MAX_REQUEST_BODY_BYTES = 512 * 1024 * 1024;
@@ -92,9 +93,14 @@ export class HttpStream extends BridgeStream {
       this.writer.abort(new Error("response body exceeded the flow-control window")).catch(() => undefined);
       return this.finish();
     }
-    // No copy: the payload views this message's own buffer, which nothing else holds.
+    // No copy: the payload views this message's own buffer, which nothing else holds, and which is
+    // released as soon as the client's stream has taken it (buffer-release.ts).
+    const bytes = payload.byteLength;
     this.writer.write(payload).then(
-      () => this.handedOn(payload.byteLength),
+      () => {
+        release(payload);
+        this.handedOn(bytes);
+      },
       () => {
         if (this.finished) return;
         this.log("info", "client left before the response ended");

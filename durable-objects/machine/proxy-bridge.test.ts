@@ -16,7 +16,7 @@ const MiB = 1024 * 1024;
 
 function recordingSocket() {
   const sent: (string | Uint8Array)[] = [];
-  // A socket copies what it is sent, as a body's read buffer is reused for its next read.
+  // A socket copies what it is sent, as workerd's does: the bridge releases a frame's buffer once sent (buffer-release.ts).
   const socket = { send: (data: string | Uint8Array) => sent.push(typeof data === "string" ? data : data.slice()) } as unknown as WebSocket;
   return { socket, sent, controls: () => sent.filter((m): m is string => typeof m === "string").map((m) => JSON.parse(m)) };
 }
@@ -159,6 +159,19 @@ describe("ProxyBridge", () => {
     expect(bridge.openStreams).toBe(0);
   });
 
+  it("releases each frame of a download once the client's stream has taken it, the bytes intact and their credit returned whole", async () => {
+    const { bridge, controls, answer, stream } = openExchange();
+    const reader = (await answer()).body!.getReader();
+    const frames = [1, 2, 3, 4].map((fill) => encodeDataFrame(DataKind.body, stream, new Uint8Array(256 * 1024).fill(fill)));
+    for (const frame of frames) bridge.onBinary(frame);
+    const read: number[] = [];
+    while (read.length < MiB) read.push(...(await reader.read()).value!);
+    expect(read).toEqual([1, 2, 3, 4].flatMap((fill) => Array<number>(256 * 1024).fill(fill)));
+    await until(async () => frames.filter((frame) => frame.buffer.detached).length, (n) => n === frames.length, "every frame released");
+    const windows = await until(async () => controls().filter((m) => m.type === "window"), (w) => w.length === 2, "credit");
+    expect(windows.reduce((sum, w) => sum + (w.bytes as number), 0)).toBe(MiB);
+  });
+
   it("opens a logs stream like a GET: logs_open, then the agent's response relayed", async () => {
     const { socket, controls } = recordingSocket();
     const bridge = new ProxyBridge(() => socket);
@@ -193,6 +206,37 @@ describe("ProxyBridge", () => {
     const bridge = new ProxyBridge(() => null);
     expect(bridge.onBinary(new Uint8Array([1, 0]))).toMatch(/shorter/);
     expect(bridge.onBinary(new Uint8Array([9, 0, 0, 0, 1]))).toMatch(/unknown/);
+  });
+});
+
+describe("ProxyBridge's WebSocket messages", () => {
+  it("release each frame's buffer once its message is sent on, either way, the bytes intact", async () => {
+    const frames: { sent: Uint8Array; copy: Uint8Array }[] = [];
+    const { socket, controls } = recordingSocket();
+    const agentSocket = {
+      send(data: string | Uint8Array) {
+        if (typeof data !== "string") frames.push({ sent: data, copy: data.slice() });
+        socket.send(data);
+      },
+    } as unknown as WebSocket;
+    const bridge = new ProxyBridge(() => agentSocket);
+    const accepted = bridge.openWebSocket(target, owner, []);
+    const [open] = controls();
+    bridge.onMessage({ type: "ws_accepted", stream: open.stream, protocol: "" });
+    const client = (await accepted).webSocket!;
+    client.binaryType = "arraybuffer";
+    client.accept();
+    const arrived = new Promise<ArrayBuffer>((resolve) => client.addEventListener("message", (event) => resolve(event.data as ArrayBuffer)));
+
+    const fromAgent = encodeDataFrame(DataKind.wsBinary, open.stream, new Uint8Array(64 * 1024).fill(5));
+    bridge.onBinary(fromAgent);
+    expect(fromAgent.buffer.detached).toBe(true);
+    expect(new Uint8Array(await arrived)).toEqual(new Uint8Array(64 * 1024).fill(5));
+
+    client.send(new Uint8Array(64 * 1024).fill(6));
+    await until(async () => frames.length, (n) => n === 1, "the client's message sent to the agent");
+    expect(frames[0]!.sent.buffer.detached).toBe(true);
+    expect(frames[0]!.copy).toEqual(encodeDataFrame(DataKind.wsBinary, open.stream, new Uint8Array(64 * 1024).fill(6)));
   });
 });
 

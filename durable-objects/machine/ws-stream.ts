@@ -15,6 +15,7 @@ import {
   closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
 } from "../../protocol/index.ts";
 import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
+import { release } from "./buffer-release.ts";
 import type { QueueBudget } from "./queue-budget.ts";
 
 /** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */
@@ -78,6 +79,7 @@ export class WsStream extends BridgeStream {
         return this.closeBothWays(POLICY_VIOLATION, refusal);
       }
       this.queue(kind, payload);
+      release(payload);
     });
     server.addEventListener("close", (event) => {
       if (this.finished) return;
@@ -97,8 +99,9 @@ export class WsStream extends BridgeStream {
   onData(kind: DataKind, payload: Uint8Array): void {
     if (!this.client || this.finished) return;
     if (!this.received(payload.byteLength)) return this.abort("WebSocket data exceeded the flow-control window");
-    this.client.send(kind === DataKind.wsText ? decoder.decode(payload) : payload.slice());
+    this.client.send(kind === DataKind.wsText ? decoder.decode(payload) : payload);
     this.owed += payload.byteLength;
+    release(payload);
     this.repay();
   }
 
