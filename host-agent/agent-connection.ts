@@ -8,6 +8,7 @@ import type { AgentMessage, ServerMessage } from "../protocol/messages.ts";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { Backoff } from "./backoff.ts";
 import { errorMessage, type Logger } from "./log.ts";
+import { releaseWhole } from "./proxy/buffer-release.ts";
 import type { StreamTransport } from "./proxy/stream-transport.ts";
 
 export interface AgentConnectionOptions {
@@ -74,7 +75,9 @@ export class AgentConnection implements StreamTransport {
 
   sendData(kind: DataKind, stream: number, payload: Uint8Array, headroom = false): void {
     if (!this.#helloSent || this.#socket?.readyState !== WebSocket.OPEN) return;
-    this.#socket.send(headroom ? frameInPlace(kind, stream, payload) : encodeDataFrame(kind, stream, payload));
+    const frame = headroom ? frameInPlace(kind, stream, payload) : encodeDataFrame(kind, stream, payload);
+    // Written out (or failed), the frame is done with: its buffer goes back now (proxy/buffer-release.ts).
+    this.#socket.send(frame, () => releaseWhole(frame));
   }
 
   congested(): boolean {

@@ -2,8 +2,9 @@
 // arrives, the response comes back as data frames within the credit the MachineDO grants.
 import { Agent, request, type ClientRequest, type IncomingMessage } from "node:http";
 import { WHOLE_RESPONSE_MAX_BYTES, type ServerMessage } from "../../protocol/messages.ts";
-import type { DataKind } from "../../protocol/mux/frames.ts";
+import { DATA_HEADER_BYTES, type DataKind } from "../../protocol/mux/frames.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
+import { releaseWhole } from "./buffer-release.ts";
 import { responseHeaderPairs, upstreamRequestHeaders } from "./proxy-headers.ts";
 import { ResponseStream } from "./response-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
@@ -66,7 +67,12 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
   }
 
   #writeBody(payload: Uint8Array): void {
-    this.#request?.write(payload, () => this.consumed(payload.byteLength));
+    const bytes = payload.byteLength;
+    // The upstream took it: the message it came in is done with (buffer-release.ts).
+    this.#request?.write(payload, () => {
+      releaseWhole(payload, DATA_HEADER_BYTES);
+      this.consumed(bytes);
+    });
   }
 
   #relayResponse(res: IncomingMessage): void {

@@ -8,7 +8,7 @@ import { WebSocketServer } from "ws";
 import { DataKind } from "../../protocol/mux/frames.ts";
 import type { AgentMessage } from "../../protocol/messages.ts";
 import { INITIAL_WINDOW_BYTES } from "../../protocol/mux/flow-control.ts";
-import { MAX_DATA_FRAME_BYTES, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
+import { DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
 import { createLogger } from "../log.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
 import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-server.ts";
@@ -23,6 +23,8 @@ const ID = "i-proxystreams2345";
 class RecordingTransport implements StreamTransport {
   messages: AgentMessage[] = [];
   bytes = new Map<number, number>();
+  /** The data sent on each stream, copied as a socket does. */
+  data = new Map<number, Buffer[]>();
   isCongested = false;
   #waiters: (() => void)[] = [];
   send(message: AgentMessage): void {
@@ -30,6 +32,7 @@ class RecordingTransport implements StreamTransport {
   }
   sendData(_kind: DataKind, stream: number, payload: Uint8Array): void {
     this.bytes.set(stream, (this.bytes.get(stream) ?? 0) + payload.byteLength);
+    this.data.set(stream, [...(this.data.get(stream) ?? []), Buffer.from(payload)]);
   }
   /** Data bytes sent on `streams` together. */
   sentBy(streams: number[]): number {
@@ -116,6 +119,21 @@ describe("proxy streams", () => {
     resolve(endpoint);
     await transport.waitFor((m) => m.type === "end", "end");
     expect(transport.bytes.get(3)).toBe(64);
+  });
+
+  it("releases each body frame's message once the upstream has taken it, the bytes intact and their credit returned whole", async () => {
+    const { transport, streams } = setUp();
+    const messages = [1, 2, 3, 4, 5, 6, 7, 8].map((fill) => Buffer.alloc(DATA_HEADER_BYTES + 128 * 1024, fill));
+    streams.open(httpRequest(4, "/hash", true));
+    for (const message of messages) streams.receiveData({ kind: DataKind.body, stream: 4, payload: message.subarray(DATA_HEADER_BYTES) });
+    streams.receive({ type: "end", stream: 4 });
+    await transport.waitFor((m) => m.type === "end" && m.stream === 4, "end");
+    const expected = createHash("sha256");
+    for (const fill of [1, 2, 3, 4, 5, 6, 7, 8]) expected.update(Buffer.alloc(128 * 1024, fill));
+    expect(Buffer.concat(transport.data.get(4)!).toString()).toBe(expected.digest("hex"));
+    expect(messages.every((message) => message.buffer.detached)).toBe(true);
+    const credit = transport.messages.flatMap((m) => (m.type === "window" && m.stream === 4 ? [m.bytes] : []));
+    expect(credit.reduce((sum, bytes) => sum + bytes, 0)).toBe(1024 * 1024);
   });
 
   it("holds response data while the socket is congested and sends it once drained", async () => {
