@@ -92,6 +92,8 @@ describe("targets", () => {
       "ceiling.download.vs_worker", "ceiling.upload.vs_worker", "ceiling.rps64.vs_worker",
       "ceiling.memory.upload.workerd_worker", "ceiling.memory.upload.workerd_front", "ceiling.memory.upload.agent_process",
       "ceiling.memory.slow_reader.workerd_worker", "ceiling.memory.slow_reader.workerd_front", "ceiling.memory.slow_reader.agent_process",
+      "ceiling.memory.first.upload.workerd_worker", "ceiling.memory.first.upload.workerd_front", "ceiling.memory.first.upload.agent_process",
+      "ceiling.memory.first.slow_reader.workerd_worker", "ceiling.memory.first.slow_reader.workerd_front", "ceiling.memory.first.slow_reader.agent_process",
       "ceiling.request", "ceiling.download", "ceiling.upload",
       "control.me", "control.instance", "control.gpus",
     ]);

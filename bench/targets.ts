@@ -42,14 +42,15 @@ export const TARGETS: TargetSpec[] = [
     kind: "ratio_at_least", figure: `throughput.${direction}`, baseline: "passthrough", factor: 0.6,
   })),
   { id: "ceiling.rps64.vs_worker", description: "requests/s at 64 concurrent ≥ 80% of (c) worker pass-through (host ceiling)", kind: "ratio_at_least", figure: "latency.c64.rps", baseline: "passthrough", factor: 0.8 },
-  // Each of our processes alone; the dev container is the tenant's program, not ours.
-  ...(["upload", "slow_reader"] as const).flatMap((run) =>
+  // Each of our processes alone (the dev container is the tenant's program, not ours), in the suite's
+  // second run and in its first, where a fresh process's heap and allocator grow to their working size.
+  ...(["", "first."] as const).flatMap((time) => (["upload", "slow_reader"] as const).flatMap((run) =>
     OUR_PROCESSES.map((process): TargetSpec => ({
-      id: `ceiling.memory.${run}.${process}`,
-      description: `${run === "upload" ? "large upload" : "slow-reader download"}: ${process.replace("_", " ")} alone grows ≤ ${PROCESS_MB_LIMIT} MB (host ceiling)`,
-      kind: "at_most", figure: `memory.${run}.process.${process}`, limit: PROCESS_MB_LIMIT,
+      id: `ceiling.memory.${time}${run}.${process}`,
+      description: `${run === "upload" ? "large upload" : "slow-reader download"}: ${process.replace("_", " ")} alone grows ≤ ${PROCESS_MB_LIMIT} MB${time ? ", first time" : ""} (host ceiling)`,
+      kind: "at_most", figure: `memory.${time}${run}.process.${process}`, limit: PROCESS_MB_LIMIT,
     })),
-  ),
+  )),
   { id: "ceiling.request", description: "host ceiling: MachineDO CPU per small request ≤ 0.2 ms (5,000 requests/s)", kind: "at_most", figure: "ceiling.request_ms", limit: 0.2 },
   ...(["download", "upload"] as const).map((direction): TargetSpec => ({
     id: `ceiling.${direction}`, description: `host ceiling: MachineDO CPU per MB, ${direction}, ≤ 1 ms (1 GB/s)`, kind: "at_most", figure: `ceiling.${direction}_ms_per_mb`, limit: 1,

@@ -16,7 +16,7 @@ const STALL_MS = 1500;
 export async function memorySuite(ctx: SuiteContext): Promise<Section> {
   const { memoryUploadBytes } = ctx.config;
   // Twice: a process's first large transfer grows its heap and allocator to their working size once
-  // (tens of MB in a fresh stack, none once other suites ran); the second shows what a transfer holds.
+  // (in a fresh stack; little once other suites ran); the second shows what a transfer holds beyond it.
   const first = await measure(ctx, "first");
   const again = await measure(ctx, "again");
   return {
@@ -27,7 +27,7 @@ export async function memorySuite(ctx: SuiteContext): Promise<Section> {
     notes: [
       `upload: ${memoryUploadBytes / MB} MB POST /echo/… through the proxy${ctx.config.mode === "quick" ? " (quick mode; --full uploads 512 MB)" : ""}; slow reader: GET /bytes?n=1 GB, reading ${ctx.config.slowReaderBytes / MB} MB with a ${SLOW_READ_PAUSE_MS} ms pause after each chunk, then not reading for ${STALL_MS} ms before hanging up`,
       "RSS of each process group sampled every 100 ms (test/e2e/support/rss.ts); growth = peak − value before. The targets apply to the groups as the issue defines them; the agent's group includes the dev container process (a node HTTP server hashing the body), so each process is also shown alone",
-      "each run twice, the figures marked \"first time\" first: in a fresh stack (--only memory) a process's first large transfer grows its heap and allocator once; the targets read the second",
+      "each run twice, the figures marked \"first time\" first: in a fresh stack (--only memory) a process's first large transfer grows its heap and allocator to their working size, which the second reuses; the host ceiling's targets read both",
     ],
   };
 }
