@@ -111,10 +111,10 @@ describe("reading request bodies", () => {
     });
     const chunks: Uint8Array[] = [];
     for await (const { bytes } of readChunks(numbered, budget.roomFor("acc_a"))) {
-      expect(chunks.map((chunk) => chunk.buffer.detached)).toEqual(chunks.map(() => true));
+      expect(chunks.map((chunk) => (chunk.buffer as ArrayBuffer).detached)).toEqual(chunks.map(() => true));
       expect([...new Set(bytes), bytes.byteLength]).toEqual([chunks.length + 1, pieces[chunks.length]]);
       chunks.push(bytes);
     }
-    expect(chunks.map((chunk) => chunk.buffer.detached)).toEqual([true, true, true]);
+    expect(chunks.map((chunk) => (chunk.buffer as ArrayBuffer).detached)).toEqual([true, true, true]);
   });
 });

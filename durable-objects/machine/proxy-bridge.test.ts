@@ -167,7 +167,7 @@ describe("ProxyBridge", () => {
     const read: number[] = [];
     while (read.length < MiB) read.push(...(await reader.read()).value!);
     expect(read).toEqual([1, 2, 3, 4].flatMap((fill) => Array<number>(256 * 1024).fill(fill)));
-    await until(async () => frames.filter((frame) => frame.buffer.detached).length, (n) => n === frames.length, "every frame released");
+    await until(async () => frames.filter((frame) => (frame.buffer as ArrayBuffer).detached).length, (n) => n === frames.length, "every frame released");
     const windows = await until(async () => controls().filter((m) => m.type === "window"), (w) => w.length === 2, "credit");
     expect(windows.reduce((sum, w) => sum + (w.bytes as number), 0)).toBe(MiB);
   });
@@ -230,12 +230,12 @@ describe("ProxyBridge's WebSocket messages", () => {
 
     const fromAgent = encodeDataFrame(DataKind.wsBinary, open.stream, new Uint8Array(64 * 1024).fill(5));
     bridge.onBinary(fromAgent);
-    expect(fromAgent.buffer.detached).toBe(true);
+    expect((fromAgent.buffer as ArrayBuffer).detached).toBe(true);
     expect(new Uint8Array(await arrived)).toEqual(new Uint8Array(64 * 1024).fill(5));
 
     client.send(new Uint8Array(64 * 1024).fill(6));
     await until(async () => frames.length, (n) => n === 1, "the client's message sent to the agent");
-    expect(frames[0]!.sent.buffer.detached).toBe(true);
+    expect((frames[0]!.sent.buffer as ArrayBuffer).detached).toBe(true);
     expect(frames[0]!.copy).toEqual(encodeDataFrame(DataKind.wsBinary, open.stream, new Uint8Array(64 * 1024).fill(6)));
   });
 });
