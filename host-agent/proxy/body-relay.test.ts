@@ -48,20 +48,33 @@ async function relay(chunks: Buffer[], credit = 0): Promise<FramingTransport> {
 
 describe("the body relay's frames", () => {
   it("carry the source's bytes in order, in frames of at most MAX_DATA_FRAME_BYTES, each framed where it was gathered", async () => {
-    const chunks = Array.from({ length: 12 }, (_, i) => Buffer.alloc(200 * 1024 + i, i + 1));
-    const source = Buffer.concat(chunks);
+    // Reads that share one buffer, as a stream may hand them out: the relay leaves that buffer as it was.
+    const source = Buffer.concat(Array.from({ length: 12 }, (_, i) => Buffer.alloc(200 * 1024 + i, i + 1)));
+    const copy = Buffer.from(source);
+    const chunks = Array.from({ length: 12 }, (_, i) => source.subarray(i * 200 * 1024 + (i * (i - 1)) / 2, (i + 1) * 200 * 1024 + (i * (i + 1)) / 2));
     const transport = await relay(chunks, INITIAL_WINDOW_BYTES);
-    expect(Buffer.concat(transport.payloads).equals(source)).toBe(true);
-    // No header was written into the source's own buffers.
-    expect(Buffer.concat(chunks).equals(source)).toBe(true);
+    expect(Buffer.concat(transport.payloads).equals(copy)).toBe(true);
+    // No header was written into the source's own buffer, and it was not released.
+    expect(source.equals(copy)).toBe(true);
     expect(Math.max(...transport.payloads.map((p) => p.byteLength))).toBeLessThanOrEqual(MAX_DATA_FRAME_BYTES);
     expect(transport.payloads.length).toBeLessThan(chunks.length);
   });
 
+  it("release each read whose buffer it has to itself once it is copied into a frame, and no other", async () => {
+    const whole = [1, 2, 3, 4].map((fill) => Buffer.alloc(64 * 1024, fill));
+    const pooled = Buffer.from("pooled");
+    const expected = Buffer.concat([...whole, pooled]);
+    const transport = await relay([...whole, pooled]);
+    expect(Buffer.concat(transport.payloads).equals(expected)).toBe(true);
+    expect(whole.map((read) => read.buffer.detached)).toEqual([true, true, true, true]);
+    expect(pooled.toString()).toBe("pooled");
+  });
+
   it("split a read across frames where the credit ends, and skip empty reads", async () => {
     const chunks = [Buffer.from("abc"), Buffer.alloc(0), Buffer.alloc(INITIAL_WINDOW_BYTES + 10, 9), Buffer.from("xyz")];
+    const expected = Buffer.concat(chunks);
     const transport = await relay(chunks, 1024 * 1024);
-    expect(Buffer.concat(transport.payloads).equals(Buffer.concat(chunks))).toBe(true);
+    expect(Buffer.concat(transport.payloads).equals(expected)).toBe(true);
     expect(transport.payloads.every((p) => p.byteLength > 0 && p.byteLength <= MAX_DATA_FRAME_BYTES)).toBe(true);
   });
 });

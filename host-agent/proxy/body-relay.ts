@@ -9,6 +9,7 @@
 import type { Readable } from "node:stream";
 import { SendCredit } from "../../protocol/mux/flow-control.ts";
 import { DATA_HEADER_BYTES, DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
+import { releaseWhole } from "./buffer-release.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
 export interface RelayOutcome {
@@ -98,8 +99,13 @@ export class BodyRelay {
         const take = Math.min(chunk.byteLength, size - filled);
         frame.set(take === chunk.byteLength ? chunk : chunk.subarray(0, take), DATA_HEADER_BYTES + filled);
         filled += take;
-        if (take === chunk.byteLength) this.#pending.shift();
-        else this.#pending[0] = chunk.subarray(take);
+        if (take === chunk.byteLength) {
+          this.#pending.shift();
+          // Copied whole: the read's buffer goes back now, if the read has it to itself (buffer-release.ts).
+          releaseWhole(chunk);
+        } else {
+          this.#pending[0] = chunk.subarray(take);
+        }
       }
       this.#transport.sendData(DataKind.body, this.#stream, frame.subarray(DATA_HEADER_BYTES), true);
       this.#credit.consume(size);
