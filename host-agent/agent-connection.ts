@@ -3,12 +3,12 @@
 // heartbeat periods, and reconnect with jittered backoff that resets after a stable period.
 import WebSocket from "ws";
 import { decodeServerMessage, encodeMessage } from "../protocol/codec.ts";
+import { releaseWhole } from "../protocol/mux/buffer-release.ts";
 import { decodeDataFrame, encodeDataFrame, frameInPlace, type DataFrame, type DataKind } from "../protocol/mux/frames.ts";
 import type { AgentMessage, ServerMessage } from "../protocol/messages.ts";
 import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { Backoff } from "./backoff.ts";
 import { errorMessage, type Logger } from "./log.ts";
-import { releaseWhole } from "./proxy/buffer-release.ts";
 import type { StreamTransport } from "./proxy/stream-transport.ts";
 
 export interface AgentConnectionOptions {
@@ -76,7 +76,7 @@ export class AgentConnection implements StreamTransport {
   sendData(kind: DataKind, stream: number, payload: Uint8Array, headroom = false): void {
     if (!this.#helloSent || this.#socket?.readyState !== WebSocket.OPEN) return;
     const frame = headroom ? frameInPlace(kind, stream, payload) : encodeDataFrame(kind, stream, payload);
-    // Written out (or failed), the frame is done with: its buffer goes back now (proxy/buffer-release.ts).
+    // Written out (or failed), the frame is done with: its buffer goes back now (protocol/mux/buffer-release.ts).
     this.#socket.send(frame, () => releaseWhole(frame));
   }
 

@@ -3,6 +3,7 @@ export * from "./version.ts";
 export * from "./messages.ts";
 export * from "./codec.ts";
 export * from "./resource-share.ts";
+export * from "./mux/buffer-release.ts";
 export * from "./mux/frames.ts";
 export * from "./mux/flow-control.ts";
 export * from "./mux/headers.ts";

@@ -9,9 +9,8 @@
 // reads. Reads that keep using little of a buffer step it back down, giving the room back.
 //
 // The MachineDO alone holds these buffers (in its memory), so its count is exact.
-import { DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/index.ts";
+import { DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES, release } from "../../protocol/index.ts";
 import { AccountTotals } from "./account-totals.ts";
-import { release } from "./buffer-release.ts";
 
 /** The buffer every body starts with: a small request's body in one read. */
 export const SMALL_READ_BYTES = 16 * 1024;
@@ -55,7 +54,7 @@ export class ReadBufferBudget {
  * The body's chunks. A default reader yields 4 KB chunks (a frame, an agent event and an upstream
  * write each); a BYOB read takes whatever has arrived, up to the buffer's size, into a buffer of its
  * own with room for the frame header before the data. Each chunk is valid until the next is asked
- * for (sending copies it before then): its buffer is released then (buffer-release.ts). A buffer
+ * for (sending copies it before then): its buffer is released then (protocol/mux/buffer-release.ts). A buffer
  * reused read after read did not keep the process small: a fresh stack's Worker process grew 43-52
  * MB during a 512 MB upload, against 19-21 MB with a buffer a read, released (the bench's memory
  * suite, two runs each). What `room` gave is given back as the body ends, whichever way.

@@ -12,11 +12,10 @@
 import { errorResponse } from "../../core/errors.ts";
 import { log, type LogFields, type LogLevel } from "../../core/log.ts";
 import {
-  encodeDataFrame, frameInPlace, MAX_DATA_FRAME_BYTES, ReceiveCredit, SendCredit, type DataKind, type MuxStream,
+  encodeDataFrame, frameInPlace, MAX_DATA_FRAME_BYTES, ReceiveCredit, release, SendCredit, type DataKind, type MuxStream,
   type ServerMessage,
 } from "../../protocol/index.ts";
 import { readChunks, type ReadRoom } from "./body-reads.ts";
-import { release } from "./buffer-release.ts";
 import type { UploadAllowance } from "./upload-budget.ts";
 
 /** What a stream sends through: the agent socket, and the bridge's table of open streams. */

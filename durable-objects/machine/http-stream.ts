@@ -10,9 +10,8 @@
 // it is; workerd still prints its own "Uncaught" line for an errored body, which no JavaScript can
 // silence, and an honest cut is worth that line.
 import { errorResponse } from "../../core/errors.ts";
-import { clientResponseHeaders, DataKind } from "../../protocol/index.ts";
+import { clientResponseHeaders, DataKind, release } from "../../protocol/index.ts";
 import type { ReadRoom } from "./body-reads.ts";
-import { release } from "./buffer-release.ts";
 import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
 
 export const MAX_REQUEST_BODY_BYTES = 512 * 1024 * 1024;
@@ -94,7 +93,7 @@ export class HttpStream extends BridgeStream {
       return this.finish();
     }
     // No copy: the payload views this message's own buffer, which nothing else holds, and which is
-    // released as soon as the client's stream has taken it (buffer-release.ts).
+    // released as soon as the client's stream has taken it (protocol/mux/buffer-release.ts).
     const bytes = payload.byteLength;
     this.writer.write(payload).then(
       () => {

@@ -14,7 +14,7 @@ async function machineEnd(): Promise<MuxEndUnderTest> {
     send(data: string | Uint8Array) {
       if (typeof data === "string") return log.message(decodeServerMessage(data));
       const frame = decodeDataFrame(data);
-      // The bridge releases a frame's buffer once sent (buffer-release.ts): keep a copy, as workerd's socket does.
+      // The bridge releases a frame's buffer once sent (protocol/mux/buffer-release.ts): keep a copy, as workerd's socket does.
       log.data("error" in frame ? frame : { ...frame, payload: frame.payload.slice() });
     },
   } as unknown as WebSocket;

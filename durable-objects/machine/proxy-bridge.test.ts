@@ -16,7 +16,7 @@ const MiB = 1024 * 1024;
 
 function recordingSocket() {
   const sent: (string | Uint8Array)[] = [];
-  // A socket copies what it is sent, as workerd's does: the bridge releases a frame's buffer once sent (buffer-release.ts).
+  // A socket copies what it is sent, as workerd's does: the bridge releases a frame's buffer once sent (protocol/mux/buffer-release.ts).
   const socket = { send: (data: string | Uint8Array) => sent.push(typeof data === "string" ? data : data.slice()) } as unknown as WebSocket;
   return { socket, sent, controls: () => sent.filter((m): m is string => typeof m === "string").map((m) => JSON.parse(m)) };
 }

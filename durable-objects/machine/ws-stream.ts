@@ -12,10 +12,9 @@
 // expected event it is.
 import { errorResponse } from "../../core/errors.ts";
 import {
-  closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION,
+  closeQuietly, DataKind, INTERNAL_ERROR, MAX_WS_MESSAGE_BYTES, MESSAGE_TOO_BIG, POLICY_VIOLATION, release,
 } from "../../protocol/index.ts";
 import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
-import { release } from "./buffer-release.ts";
 import type { QueueBudget } from "./queue-budget.ts";
 
 /** The code a socket reports when its peer went away without a close frame (RFC 6455 §7.1.5). */

@@ -7,9 +7,9 @@
 // A relay is made with its stream, before the response head: credit granted meanwhile counts once
 // `start` hands it the source.
 import type { Readable } from "node:stream";
+import { releaseWhole } from "../../protocol/mux/buffer-release.ts";
 import { SendCredit } from "../../protocol/mux/flow-control.ts";
 import { DATA_HEADER_BYTES, DataKind, MAX_DATA_FRAME_BYTES } from "../../protocol/mux/frames.ts";
-import { releaseWhole } from "./buffer-release.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
 export interface RelayOutcome {

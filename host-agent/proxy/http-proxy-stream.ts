@@ -2,9 +2,9 @@
 // arrives, the response comes back as data frames within the credit the MachineDO grants.
 import { Agent, request, type ClientRequest, type IncomingMessage } from "node:http";
 import { WHOLE_RESPONSE_MAX_BYTES, type ServerMessage } from "../../protocol/messages.ts";
+import { releaseWhole } from "../../protocol/mux/buffer-release.ts";
 import { DATA_HEADER_BYTES, type DataKind } from "../../protocol/mux/frames.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
-import { releaseWhole } from "./buffer-release.ts";
 import { responseHeaderPairs, upstreamRequestHeaders } from "./proxy-headers.ts";
 import { ResponseStream } from "./response-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";

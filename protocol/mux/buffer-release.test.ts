@@ -1,6 +1,6 @@
-// Which buffers the agent releases: only one a frame has to itself.
+// Which buffers releaseWhole releases: only one a frame has to itself.
 import { describe, expect, it } from "vitest";
-import { DATA_HEADER_BYTES } from "../../protocol/mux/frames.ts";
+import { DATA_HEADER_BYTES } from "./frames.ts";
 import { releaseWhole } from "./buffer-release.ts";
 
 describe("releaseWhole", () => {
