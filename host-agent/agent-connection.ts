@@ -75,7 +75,11 @@ export class AgentConnection implements StreamTransport {
 
   sendData(kind: DataKind, stream: number, payload: Uint8Array, headroom = false): void {
     if (!this.#helloSent || this.#socket?.readyState !== WebSocket.OPEN) return;
-    const frame = headroom ? frameInPlace(kind, stream, payload) : encodeDataFrame(kind, stream, payload);
+    this.sendFrame(headroom ? frameInPlace(kind, stream, payload) : encodeDataFrame(kind, stream, payload));
+  }
+
+  sendFrame(frame: Uint8Array): void {
+    if (!this.#helloSent || this.#socket?.readyState !== WebSocket.OPEN) return;
     // Written out (or failed), the frame is done with: its buffer goes back now (protocol/mux/buffer-release.ts).
     this.#socket.send(frame, () => releaseWhole(frame));
   }

@@ -16,6 +16,7 @@ import type { GpuSource } from "./metrics/gpu-source.ts";
 import { MetricsSampler } from "./metrics/metrics-sampler.ts";
 import { scanModelCache } from "./model-cache.ts";
 import { ProxyStreams } from "./proxy/proxy-streams.ts";
+import { wholeResponsesOf } from "./proxy/response-stream.ts";
 import { ReadinessProbes } from "./readiness-probes.ts";
 import type { SshHostKey } from "./ssh/host-key.ts";
 import type { ContainerRuntime } from "./runtime/runtime.ts";
@@ -149,7 +150,7 @@ export function startAgent(options: AgentOptions): RunningAgent {
     onStreamFault: (stream) => streams.endFaulted(stream),
     onWelcome: (welcome) => {
       streams.serverSettles(welcome.settles_streams === true);
-      streams.serverTakesWholeResponses(welcome.whole_responses === true);
+      streams.serverTakesWholeResponses(wholeResponsesOf(welcome));
       // Each connection starts with what the host's cache holds: placement's preference for this host.
       void instanceVolumes?.reportHeld();
     },

@@ -1,5 +1,6 @@
 // The MachineDO <-> host-agent wire protocol: the only code both sides share.
 export * from "./version.ts";
+export * from "./ascii-json.ts";
 export * from "./messages.ts";
 export * from "./codec.ts";
 export * from "./resource-share.ts";
@@ -7,6 +8,7 @@ export * from "./mux/buffer-release.ts";
 export * from "./mux/frames.ts";
 export * from "./mux/flow-control.ts";
 export * from "./mux/headers.ts";
+export * from "./mux/response-frame.ts";
 export * from "./mux/close-codes.ts";
 export * from "./mux/stream-table.ts";
 export * from "./mux/unacknowledged-budget.ts";

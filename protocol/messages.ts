@@ -162,7 +162,7 @@ export const agentMessage = z.discriminatedUnion("type", [
     /**
      * The whole response body, base64, when it is at most WHOLE_RESPONSE_MAX_BYTES: the stream ends
      * with this message (no data or `end` frames follow), so a small response is one message. Sent
-     * only to a MachineDO whose welcome says `whole_responses`.
+     * only to a MachineDO whose welcome says `whole_responses`, and not `response_frames`.
      */
     body: z.string().max(Math.ceil(WHOLE_RESPONSE_MAX_BYTES / 3) * 4).optional(),
   }),
@@ -196,6 +196,11 @@ export const serverMessage = z.discriminatedUnion("type", [
     settles_streams: z.boolean().optional(),
     /** The MachineDO takes an `http_response` with its whole `body`. Absent from a MachineDO before it: taken as false. */
     whole_responses: z.boolean().optional(),
+    /**
+     * The MachineDO takes a small response whole as one binary response frame (mux/response-frame.ts)
+     * instead, which it hands on unread. Absent from a MachineDO before it: taken as false.
+     */
+    response_frames: z.boolean().optional(),
   }),
   /** The answer to a heartbeat sent as exactly `{"type":"heartbeat"}`: the platform gives it without waking the MachineDO. */
   z.object({ type: z.literal("heartbeat_ack") }),

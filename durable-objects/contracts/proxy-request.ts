@@ -7,6 +7,7 @@
 // a fetch, and both values are encoded and schema-checked by the functions below, nowhere else.
 import { z } from "zod";
 import { STATUS_OF, type ErrorCode } from "../../core/errors.ts";
+import { asciiJson } from "../../protocol/ascii-json.ts";
 import { isFields, isHeaderList, isInt, isStrings } from "../../protocol/json-shapes.ts";
 import { openerByHand, openerSchema, SHA256_HEX, type Opener } from "./opener.ts";
 
@@ -94,10 +95,6 @@ export const MACHINE_PROXY_URL = "https://machine/proxy";
 /** The header value: JSON with every non-ASCII character escaped, so any header value survives. */
 export function encodeProxyRequest(request: ProxyRequest): string {
   return asciiJson(request);
-}
-
-function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 export function decodeProxyRequest(value: string | null): { ok: true; request: ProxyRequest } | { ok: false; reason: string } {

@@ -167,7 +167,7 @@ export class AgentSession {
       for (const { instance_id, ready_ports } of hello.readiness ?? []) ledger.reportReadiness(instance_id, ready_ports, nowMs);
       record.bumpState();
     });
-    agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs, settles_streams: true, whole_responses: true });
+    agent.send({ type: "welcome", protocol: PROTOCOL_VERSION, machine_id: record.read()!.id, heartbeat_ms: this.liveness.heartbeatMs, settles_streams: true, whole_responses: true, response_frames: true });
     ledger.reconcile(reported.keys());
     log("info", "agent online", {
       machine_id: this.machineId(), agent_version: hello.agent_version, gpus: hello.gpus.length, containers: hello.containers.length, degraded: hello.degraded || undefined,

@@ -14,6 +14,12 @@ export class AgentSocket {
   private connectionId: string | null | undefined = undefined;
   /** Each socket's connection id, read from its attachment once (it is set at accept, and a socket woken from hibernation is a new object). */
   private readonly connections = new WeakMap<WebSocket, string>();
+  /**
+   * The current socket, looked up once (undefined: not since it last changed): every proxied request
+   * sends on it, and the runtime's list of sockets cost a twentieth of a small request's CPU here. It
+   * changes only as a connection is accepted, or none is current any more (the machine went offline).
+   */
+  private currentSocket: WebSocket | null | undefined = undefined;
 
   constructor(ctx: DurableObjectState, record: MachineRecord) {
     this.ctx = ctx;
@@ -28,6 +34,7 @@ export class AgentSocket {
     this.connections.set(server, connection);
     this.record.setConnection(connection);
     this.connectionId = connection;
+    this.currentSocket = server;
   }
 
   isCurrent(ws: WebSocket): boolean {
@@ -47,7 +54,8 @@ export class AgentSocket {
   }
 
   current(): WebSocket | null {
-    return this.ctx.getWebSockets(TAG).find((ws) => this.isCurrent(ws)) ?? null;
+    if (this.currentSocket === undefined) this.currentSocket = this.ctx.getWebSockets(TAG).find((ws) => this.isCurrent(ws)) ?? null;
+    return this.currentSocket;
   }
 
   /** Sends to the current agent while the machine is online; a frame lost with the connection is derived again at the next hello. */
@@ -65,9 +73,11 @@ export class AgentSocket {
   /** No connection is current any more (the machine row's connection was cleared with it). */
   forget(): void {
     this.connectionId = null;
+    this.currentSocket = null;
   }
 
   closeAll(code: number, reason: string): void {
+    this.currentSocket = undefined;
     for (const ws of this.ctx.getWebSockets(TAG)) closeQuietly(ws, code, reason);
   }
 }

@@ -10,7 +10,8 @@
 // it is; workerd still prints its own "Uncaught" line for an errored body, which no JavaScript can
 // silence, and an honest cut is worth that line.
 import { errorResponse } from "../../core/errors.ts";
-import { clientResponseHeaders, DataKind, release } from "../../protocol/index.ts";
+import { asciiJson, clientResponseHeaders, DataKind, release, type ResponseFrame } from "../../protocol/index.ts";
+import { upstreamAnswer } from "../contracts/upstream-answer.ts";
 import type { ReadRoom } from "./body-reads.ts";
 import { BridgeStream, upstreamUnavailable, type StreamLink } from "./bridge-stream.ts";
 
@@ -31,14 +32,17 @@ export class HttpStream extends BridgeStream {
   private readonly method: string;
   /** For the buffers the request body is read into: its account's on this host. */
   private readonly readRoom: ReadRoom;
-  /** The proxied request's id, which the upstream's response carries (null: not a proxied request). */
-  private readonly requestId: string | null;
+  /**
+   * A proxied exchange: the Worker builds the client's headers from the upstream's, handed on as they
+   * came (contracts/upstream-answer.ts). Else (files, logs) this object builds them.
+   */
+  private readonly proxied: boolean;
 
-  constructor(id: number, link: StreamLink, method: string, readRoom: ReadRoom, requestId: string | null = null) {
+  constructor(id: number, link: StreamLink, method: string, readRoom: ReadRoom, proxied = false) {
     super(id, link);
     this.method = method;
     this.readRoom = readRoom;
-    this.requestId = requestId;
+    this.proxied = proxied;
   }
 
   /** Pumps the client's request body to the agent; stops early if the stream ends. */
@@ -61,7 +65,7 @@ export class HttpStream extends BridgeStream {
   onResponseHead(status: number, headers: [string, string][], body?: string): void {
     this.answered = true;
     if (NULL_BODY_STATUSES.has(status) || this.method === "HEAD") {
-      this.resolveHead(new Response(null, { status, headers: clientResponseHeaders(headers, this.requestId) }));
+      this.resolveHead(this.answer(status, null, headers));
       return this.finish();
     }
     if (body !== undefined) return this.respondWhole(status, headers, body);
@@ -69,7 +73,29 @@ export class HttpStream extends BridgeStream {
     const length = declaredLength(headers);
     const pipe = length === null ? new IdentityTransformStream() : new FixedLengthStream(length);
     this.writer = pipe.writable.getWriter() as WritableStreamDefaultWriter<Uint8Array>;
-    this.resolveHead(new Response(pipe.readable, { status, headers: clientResponseHeaders(headers, this.requestId) }));
+    this.resolveHead(this.answer(status, pipe.readable, headers));
+  }
+
+  /**
+   * A small response whole in one binary frame (protocol's `response_frames`, mux/response-frame.ts):
+   * only a proxied exchange's, whose head is handed on unread. The stream ends here.
+   */
+  onResponseFrame(frame: ResponseFrame): void {
+    if (!this.proxied || this.answered) return this.fail("a response frame on a stream that is not proxied or already answered", upstreamUnavailable("the host sent a malformed response"));
+    this.answered = true;
+    const body = NULL_BODY_STATUSES.has(frame.status) || this.method === "HEAD" ? null : frame.body;
+    try {
+      this.resolveHead(upstreamAnswer(frame.status, body, frame.head));
+    } catch {
+      // A status no Response may have (1xx): the agent broke the protocol, and the client gets a 502.
+      return this.fail("the response frame's status cannot be answered", upstreamUnavailable("the host sent a malformed response"));
+    }
+    this.finish();
+  }
+
+  /** The client's response (or, proxied, the Worker's answer to build it from) with the upstream's `headers`. */
+  private answer(status: number, body: BodyInit | null, headers: [string, string][]): Response {
+    return this.proxied ? upstreamAnswer(status, body, asciiJson(headers)) : new Response(body, { status, headers: clientResponseHeaders(headers) });
   }
 
   private respondWhole(status: number, headers: [string, string][], body: string): void {
@@ -80,7 +106,7 @@ export class HttpStream extends BridgeStream {
       // The agent broke the protocol: the client gets the 502 of a failed upstream.
       return this.fail("the response body was not base64", upstreamUnavailable("the host sent a malformed response"));
     }
-    this.resolveHead(new Response(bytes, { status, headers: clientResponseHeaders(headers, this.requestId) }));
+    this.resolveHead(this.answer(status, bytes, headers));
     this.finish();
   }
 

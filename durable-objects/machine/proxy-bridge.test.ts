@@ -1,9 +1,10 @@
 // The proxy bridge's stream bookkeeping, with a socket that records what the bridge sends.
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { LogFields } from "../../core/log.ts";
-import { DATA_HEADER_BYTES, DataKind, encodeDataFrame, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/index.ts";
+import { DATA_HEADER_BYTES, DataKind, encodeDataFrame, encodeResponseFrame, INITIAL_WINDOW_BYTES, MAX_DATA_FRAME_BYTES } from "../../protocol/index.ts";
 import { until } from "../../test/support/workerd/poll.ts";
 import type { ProxyTarget } from "../contracts/proxy-request.ts";
+import { clientResponseOf, UPSTREAM_HEAD_HEADER } from "../contracts/upstream-answer.ts";
 import { ACCOUNT_READ_BUFFER_BYTES, SMALL_READ_BYTES } from "./body-reads.ts";
 import { LOGS_ANSWER_TIMEOUT_MS, ProxyBridge } from "./proxy-bridge.ts";
 import { STREAMS_PER_ACCOUNT, STREAMS_PER_INSTANCE, type StreamOwner } from "./stream-quota.ts";
@@ -60,9 +61,13 @@ describe("ProxyBridge", () => {
   it("streams a response and frees the stream when it ends", async () => {
     const { bridge, request, stream, answer, body } = openExchange();
     expect(request).toMatchObject({ type: "http_request", path: "/x?y=1", has_body: false });
-    const response = await answer([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["connection", "close"]]);
+    const answered = await answer([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["connection", "close"]]);
+    // The upstream's headers go to the Worker as they came, which builds the client's.
+    expect(JSON.parse(answered.headers.get(UPSTREAM_HEAD_HEADER)!)).toEqual([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["connection", "close"]]);
+    const response = clientResponseOf(answered, "req_x");
     expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
     expect(response.headers.get("connection")).toBeNull();
+    expect(response.headers.get("x-request-id")).toBe("req_x");
     body("hello");
     bridge.onMessage({ type: "end", stream });
     expect(await response.text()).toBe("hello");
@@ -136,7 +141,7 @@ describe("ProxyBridge", () => {
 
   it("keeps the upstream's Content-Length, and a body ending short of it is an error", async () => {
     const { bridge, stream, answer, body } = openExchange();
-    const response = await answer([["content-length", "10"]]);
+    const response = clientResponseOf(await answer([["content-length", "10"]]), "req_x");
     expect(response.headers.get("content-length")).toBe("10");
     body(new Uint8Array(4));
     bridge.onMessage({ type: "end", stream });
@@ -206,6 +211,34 @@ describe("ProxyBridge", () => {
     const bridge = new ProxyBridge(() => null);
     expect(bridge.onBinary(new Uint8Array([1, 0]))).toMatch(/shorter/);
     expect(bridge.onBinary(new Uint8Array([9, 0, 0, 0, 1]))).toMatch(/unknown/);
+  });
+
+  it("a malformed response frame is reported and fails its own stream with a 502; one for no open stream is dropped", async () => {
+    const { bridge, pending, stream } = openExchange();
+    expect(bridge.onBinary(encodeResponseFrame(stream + 1, 200, "[]", new Uint8Array(1)))).toBeNull();
+    expect(bridge.onBinary(encodeResponseFrame(stream, 200, "[]", new Uint8Array(1)).subarray(0, 9))).toMatch(/shorter/);
+    const response = await pending;
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ error: "upstream_unavailable", message: expect.stringContaining("malformed") });
+    expect(bridge.openStreams).toBe(0);
+  });
+
+  it("a response frame after a streamed head ends that body where it is, not left open", async () => {
+    const { bridge, stream, answer, body } = openExchange();
+    const response = clientResponseOf(await answer([["content-type", "text/plain"]]), "req_x");
+    body("part");
+    expect(bridge.onBinary(encodeResponseFrame(stream, 200, "[]", new Uint8Array(1)))).toBeNull();
+    expect(await response.text()).toBe("part");
+    expect(bridge.openStreams).toBe(0);
+  });
+
+  it("a response frame on a logs stream, which the agent never answers so, is that stream's 502", async () => {
+    const { socket, controls } = recordingSocket();
+    const bridge = new ProxyBridge(() => socket);
+    const pending = bridge.openLogs({ instanceId: target.instanceId, tail: 10, follow: false, format: "text", requestId: "", opener }, owner);
+    const [{ stream }] = controls();
+    expect(bridge.onBinary(encodeResponseFrame(stream, 200, "[]", new Uint8Array(1)))).toBeNull();
+    expect((await pending).status).toBe(502);
   });
 });
 

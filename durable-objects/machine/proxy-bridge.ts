@@ -5,7 +5,7 @@
 // (stream-credentials.ts). Streams live in memory only: an open stream keeps the MachineDO awake,
 // and when the agent socket goes away every stream is failed at once so nothing waits forever.
 import { log, type LogFields } from "../../core/log.ts";
-import { decodeDataFrame, encodeMessage, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
+import { decodeDataFrame, decodeResponseFrame, encodeMessage, RESPONSE_FRAME_KIND, responseFrameStream, StreamTable, type AgentMessage, type ServerMessage } from "../../protocol/index.ts";
 import type { FilesRequest } from "../contracts/files-request.ts";
 import type { LogsRequest } from "../contracts/logs-request.ts";
 import type { AgentSession, ProxyTarget } from "../contracts/proxy-request.ts";
@@ -33,8 +33,8 @@ interface HttpStreamOptions {
    * does. A proxied exchange does not: it is one request, and the next one of a revoked credential is refused.
    */
   longLived?: boolean;
-  /** A proxied request's id, carried by the upstream's response (HttpStream). */
-  requestId?: string | null;
+  /** A proxied exchange, whose response's headers the Worker builds (HttpStream). */
+  proxied?: boolean;
 }
 
 export class ProxyBridge {
@@ -65,14 +65,15 @@ export class ProxyBridge {
   }
 
   /**
-   * `owner`: whose stream it is, counted against its caps (stream-quota.ts); `logIds`: the ids of the
-   * request, for the stream's log lines (taken only when one is written).
+   * A proxied exchange, answered with the upstream's headers as they came for the Worker to build the
+   * client's (contracts/upstream-answer.ts). `owner`: whose stream it is, counted against its caps
+   * (stream-quota.ts); `logIds`: the ids of the request, for the stream's log lines (taken only when one is written).
    */
-  openHttp(target: ProxyTarget, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({}), requestId: string | null = null): Promise<Response> {
+  openHttp(target: ProxyTarget, owner: StreamOwner, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields = () => ({})): Promise<Response> {
     return this.openHttpStream(owner, target.method, body, logIds, (id) => ({
       type: "http_request", stream: id, instance_id: target.instanceId, port: target.port,
       method: target.method, path: target.target, headers: target.headers, has_body: body !== null,
-    }), { requestId });
+    }), { proxied: true });
   }
 
   /** A container's logs: the agent answers as it answers a GET, so the response is relayed the same way. */
@@ -135,9 +136,26 @@ export class ProxyBridge {
 
   /** Routes a binary frame; returns a reason when it is not acceptable. */
   onBinary(bytes: Uint8Array): string | null {
+    if (bytes[0] === RESPONSE_FRAME_KIND) return this.onResponseFrame(bytes);
     const frame = decodeDataFrame(bytes);
     if ("error" in frame) return frame.error;
     return this.streams.routeData(frame);
+  }
+
+  /** A small response whole (an answer that completes an opening, so this end's own, as `http_response` is). */
+  private onResponseFrame(bytes: Uint8Array): string | null {
+    const frame = decodeResponseFrame(bytes);
+    const id = "error" in frame ? responseFrameStream(bytes) : frame.stream;
+    const stream = this.streams.get(id);
+    // Like data, a frame for a stream no longer open crossed its end.
+    if (!stream) return "error" in frame ? frame.error : null;
+    if (!(stream instanceof HttpStream)) return `response frame on websocket stream ${id}`;
+    if ("error" in frame) {
+      stream.fail(`malformed response frame: ${frame.error}`, upstreamUnavailable("the host sent a malformed response"));
+      return frame.error;
+    }
+    stream.onResponseFrame(frame);
+    return null;
   }
 
   /** The agent socket is gone: fail every stream (clients see a 502 or a broken body). */
@@ -147,7 +165,7 @@ export class ProxyBridge {
 
   private openHttpStream(
     owner: StreamOwner, method: string, body: ReadableStream<Uint8Array> | null, logIds: () => LogFields,
-    opening: (id: number) => ServerMessage, { headTimeoutMs, traffic = true, longLived = false, requestId = null }: HttpStreamOptions = {},
+    opening: (id: number) => ServerMessage, { headTimeoutMs, traffic = true, longLived = false, proxied = false }: HttpStreamOptions = {},
   ): Promise<Response> {
     const socket = this.socket();
     if (!socket) return Promise.resolve(upstreamUnavailable());
@@ -155,7 +173,7 @@ export class ProxyBridge {
     if (release instanceof Response) return Promise.resolve(release);
     const id = this.allocate();
     const link = this.link(socket, id, owner, () => stream, () => ({ stream: "http", ...logIds() }), release);
-    const stream = new HttpStream(id, link, method, this.readBuffers.roomFor(owner.accountId), requestId);
+    const stream = new HttpStream(id, link, method, this.readBuffers.roomFor(owner.accountId), proxied);
     this.streams.add(id, stream);
     if (longLived) this.credentials.opened(id, owner.accountId, owner.opener ?? null, (reason) => stream.revoke(reason));
     link.sendControl(opening(id));

@@ -50,9 +50,9 @@ export class StreamEntries {
     const ended = this.parts.bridge.credentials.refusal(row.account_id, opener);
     if (ended) return refusalResponse({ kind: "refused", code: "unauthorized", message: ended }, request.body);
     const owner = { instanceId: target.instanceId, accountId: row.account_id, opener };
-    // An upstream's response comes with its headers final (clientResponseHeaders: ours, none of the
-    // platform's from the upstream); the Worker stamps the request id on the refusals made here.
-    if (!target.websocket) return this.parts.bridge.openHttp(target, owner, request.body, logIds, target.requestId);
+    // An upstream's response goes with its headers as they came: the Worker builds the client's, and
+    // stamps the request id on them and on the refusals made here.
+    if (!target.websocket) return this.parts.bridge.openHttp(target, owner, request.body, logIds);
     const response = await this.parts.bridge.openWebSocket(target, owner, target.websocket.protocols, logIds, target.session);
     // Only this object refuses: an upstream header of that name would pass for a refusal.
     response.headers.delete(PROXY_REFUSAL_HEADER);

@@ -18,6 +18,9 @@ class FramingTransport implements StreamTransport {
   send(message: AgentMessage): void {
     if (message.type === "end") this.ended = true;
   }
+  sendFrame(): void {
+    expect.fail("only a proxied HTTP response is sent as a response frame");
+  }
   sendData(kind: DataKind, stream: number, payload: Uint8Array, headroom?: boolean): void {
     expect(headroom).toBe(true);
     const frame = decodeDataFrame(frameInPlace(kind, stream, payload));

@@ -32,6 +32,9 @@ class RecordingTransport implements StreamTransport {
   send(message: AgentMessage): void {
     this.messages.push(message);
   }
+  sendFrame(): void {
+    expect.fail("only a proxied HTTP response is sent as a response frame");
+  }
   sendData(_kind: DataKind, stream: number, payload: Uint8Array): void {
     this.frameBytes.push(payload.byteLength);
     this.body.set(stream, Buffer.concat([this.body.get(stream) ?? Buffer.alloc(0), payload]));

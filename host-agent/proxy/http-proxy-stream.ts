@@ -6,7 +6,7 @@ import { releaseWhole } from "../../protocol/mux/buffer-release.ts";
 import { DATA_HEADER_BYTES, type DataKind } from "../../protocol/mux/frames.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
 import { responseHeaderPairs, upstreamRequestHeaders } from "./proxy-headers.ts";
-import { ResponseStream } from "./response-stream.ts";
+import { ResponseStream, type WholeResponses } from "./response-stream.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
 export type HttpRequestMessage = Extract<ServerMessage, { type: "http_request" }>;
@@ -19,10 +19,10 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
   /** Body frames that arrived while the container port was still being resolved. */
   #earlyBody: Uint8Array[] = [];
   #bodyEnded = false;
-  /** The MachineDO takes a small response whole (its welcome's `whole_responses`). */
-  readonly #wholeResponses: boolean;
+  /** How the MachineDO takes a small response whole (its welcome). */
+  readonly #wholeResponses: WholeResponses;
 
-  constructor(message: HttpRequestMessage, transport: StreamTransport, onClosed: () => void, wholeResponses = false) {
+  constructor(message: HttpRequestMessage, transport: StreamTransport, onClosed: () => void, wholeResponses: WholeResponses = null) {
     super(message, transport, onClosed);
     this.#wholeResponses = wholeResponses;
   }
@@ -90,9 +90,10 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
     const headers = responseHeaderPairs(res.rawHeaders);
     // A HEAD's or a 204's and 304's Content-Length describes a body that is not sent: whole, it is empty.
     const noBody = this.message.method === "HEAD" || status === 204 || status === 304;
-    const whole = !this.#wholeResponses ? null : noBody ? 0 : smallDeclaredLength(res);
-    if (whole === null) this.respond(status, headers, res, outcome);
-    else this.respondWhole(status, headers, res, whole, outcome);
+    const form = this.#wholeResponses;
+    const whole = form === null ? null : noBody ? 0 : smallDeclaredLength(res);
+    if (form === null || whole === null) this.respond(status, headers, res, outcome);
+    else this.respondWhole(status, headers, res, whole, outcome, form);
   }
 }
 

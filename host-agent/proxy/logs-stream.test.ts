@@ -27,6 +27,9 @@ class RecordingTransport implements StreamTransport {
   send(message: AgentMessage): void {
     this.messages.push(message);
   }
+  sendFrame(): void {
+    expect.fail("only a proxied HTTP response is sent as a response frame");
+  }
   sendData(_kind: DataKind, stream: number, payload: Uint8Array): void {
     this.bodies.set(stream, [...(this.bodies.get(stream) ?? []), Buffer.from(payload)]);
   }

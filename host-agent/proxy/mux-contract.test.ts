@@ -4,7 +4,7 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { finished } from "node:stream/promises";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { WebSocketServer } from "ws";
 import { decodeAgentMessage, decodeServerMessage, encodeMessage } from "../../protocol/codec.ts";
 import type { AgentMessage, ServerMessage } from "../../protocol/messages.ts";
@@ -56,6 +56,7 @@ async function agentEnd(): Promise<MuxEndUnderTest> {
   const transport: StreamTransport = {
     send: (message: AgentMessage) => log.message(decodeAgentMessage(encodeMessage(message))),
     sendData: (kind: DataKind, stream: number, payload: Uint8Array) => log.data(decodeDataFrame(encodeDataFrame(kind, stream, payload))),
+    sendFrame: () => expect.fail("this end's welcome offers no response frames"),
     congested: () => false,
     whenUncongested: (callback) => setImmediate(callback),
   };

@@ -9,6 +9,7 @@ import { DataKind } from "../../protocol/mux/frames.ts";
 import type { AgentMessage } from "../../protocol/messages.ts";
 import { INITIAL_WINDOW_BYTES } from "../../protocol/mux/flow-control.ts";
 import { DATA_HEADER_BYTES, MAX_DATA_FRAME_BYTES, MAX_WS_MESSAGE_BYTES } from "../../protocol/mux/frames.ts";
+import { decodeResponseFrame, type ResponseFrame } from "../../protocol/mux/response-frame.ts";
 import { createLogger } from "../log.ts";
 import type { Endpoint } from "../runtime/runtime.ts";
 import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-server.ts";
@@ -29,6 +30,14 @@ class RecordingTransport implements StreamTransport {
   #waiters: (() => void)[] = [];
   send(message: AgentMessage): void {
     this.messages.push(message);
+  }
+  /** Whole-response frames, decoded. */
+  frames: ResponseFrame[] = [];
+  sendFrame(frame: Uint8Array): void {
+    const decoded = decodeResponseFrame(frame);
+    if ("error" in decoded) throw new Error(decoded.error);
+    // Copied, as a socket does: the agent may give the frame's buffer back once sent.
+    this.frames.push({ ...decoded, body: decoded.body.slice() });
   }
   sendData(_kind: DataKind, stream: number, payload: Uint8Array): void {
     this.bytes.set(stream, (this.bytes.get(stream) ?? 0) + payload.byteLength);
@@ -228,9 +237,24 @@ describe("small responses whole", () => {
   const request = (stream: number, path: string, method = "GET"): HttpRequestMessage => ({ ...httpRequest(stream, path), method });
   const ofStream = (transport: RecordingTransport, stream: number) => transport.messages.filter((m) => "stream" in m && m.stream === stream);
 
-  it("to a MachineDO that takes them, a response with a small Content-Length is one message, its body in it", async () => {
+  it("to a MachineDO that takes response frames, a response with a small Content-Length is one frame: its status, headers and bytes", async () => {
     const { transport, streams } = setUp();
-    streams.serverTakesWholeResponses(true);
+    streams.serverTakesWholeResponses("frame");
+    streams.open(request(5, "/small"));
+    streams.open(request(6, "/small", "HEAD"));
+    await waitUntil(() => transport.frames.length === 2 || undefined, "both frames");
+    const [small, head] = [5, 6].map((stream) => transport.frames.find((frame) => frame.stream === stream)!);
+    expect(small).toMatchObject({ status: 200, body: new Uint8Array(Buffer.from("ok")) });
+    expect(JSON.parse(small!.head)).toContainEqual(["Content-Length", "2"]);
+    expect(head!.body.byteLength).toBe(0);
+    expect(ofStream(transport, 5)).toEqual([]);
+    expect(transport.bytes.get(5)).toBeUndefined();
+    expect(streams.openCount).toBe(0);
+  });
+
+  it("to a MachineDO that takes them as messages (an older one), a response with a small Content-Length is one message, its body in it", async () => {
+    const { transport, streams } = setUp();
+    streams.serverTakesWholeResponses("message");
     streams.open(request(1, "/small"));
     await transport.waitFor((m) => m.type === "http_response", "response");
     await new Promise((r) => setTimeout(r, 50));
@@ -241,7 +265,7 @@ describe("small responses whole", () => {
 
   it("a HEAD is whole with an empty body; a chunked body goes as data frames and end", async () => {
     const { transport, streams } = setUp();
-    streams.serverTakesWholeResponses(true);
+    streams.serverTakesWholeResponses("message");
     streams.open(request(2, "/small", "HEAD"));
     streams.open(request(3, "/hash"));
     await transport.waitFor((m) => m.type === "end" && m.stream === 3, "the chunked body's end");

@@ -11,6 +11,7 @@ import type { UploadStaging } from "../files/upload-staging.ts";
 import { FilesStream, type FilesOpenMessage, type FilesRuntime } from "./files-stream.ts";
 import { HttpProxyStream, type HttpRequestMessage } from "./http-proxy-stream.ts";
 import { LogsStream, type LogsOpenMessage } from "./logs-stream.ts";
+import type { WholeResponses } from "./response-stream.ts";
 import { SendBudget } from "./send-budget.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 import { WsProxyStream, type WsOpenMessage } from "./ws-proxy-stream.ts";
@@ -42,8 +43,8 @@ export class ProxyStreams {
   readonly #ssh: { hostKey: SshHostKey; runtime: SshRuntime } | null;
   readonly #files: FilesRuntime | null;
   readonly #uploads: UploadStaging | null;
-  /** Whether the MachineDO now connected takes a small response whole (its welcome's `whole_responses`). */
-  #wholeResponses = false;
+  /** How the MachineDO now connected takes a small response whole (its welcome). */
+  #wholeResponses: WholeResponses = null;
 
   /**
    * `logKeepAliveMs`: how long a followed log may be silent before a keep-alive comment (15 s unless given);
@@ -184,9 +185,9 @@ export class ProxyStreams {
     this.#budget.serverSettles(settles);
   }
 
-  /** Whether the MachineDO now connected takes a small response whole (its welcome's `whole_responses`). */
-  serverTakesWholeResponses(takes: boolean): void {
-    this.#wholeResponses = takes;
+  /** How the MachineDO now connected takes a small response whole (its welcome). */
+  serverTakesWholeResponses(form: WholeResponses): void {
+    this.#wholeResponses = form;
   }
 
   receive(message: StreamControl): void {

@@ -1,11 +1,24 @@
 // An agent stream that answers the MachineDO with an HTTP response whose body is relayed from a
 // source (an upstream response, a container log) within the credit the MachineDO grants.
 import type { Readable } from "node:stream";
-import type { AgentMessage } from "../../protocol/messages.ts";
+import { asciiJson } from "../../protocol/ascii-json.ts";
+import type { AgentMessage, ServerMessage } from "../../protocol/messages.ts";
+import { encodeResponseFrame } from "../../protocol/mux/response-frame.ts";
 import { AgentStream } from "./agent-stream.ts";
 import { BodyRelay, type RelayOutcome } from "./body-relay.ts";
 
 type ResponseHead = Extract<AgentMessage, { type: "http_response" }>;
+
+/**
+ * How the MachineDO now connected takes a small response whole, as its welcome says: one binary
+ * response frame, one `http_response` with the body in base64 (an older one), or not at all.
+ */
+export type WholeResponses = "frame" | "message" | null;
+
+export function wholeResponsesOf(welcome: Extract<ServerMessage, { type: "welcome" }>): WholeResponses {
+  if (welcome.response_frames === true) return "frame";
+  return welcome.whole_responses === true ? "message" : null;
+}
 
 export abstract class ResponseStream<M extends { stream: number }> extends AgentStream<M> {
   readonly carries = "http";
@@ -24,10 +37,10 @@ export abstract class ResponseStream<M extends { stream: number }> extends Agent
 
   /**
    * Sends the response whole, head and body in one message, once `body` has given its `length` bytes:
-   * for a MachineDO that takes it (its welcome's `whole_responses`) and a body of at most
-   * WHOLE_RESPONSE_MAX_BYTES, where three messages (head, data, end) cost it three times the work.
+   * for a MachineDO that takes it (`form`, its welcome) and a body of at most WHOLE_RESPONSE_MAX_BYTES,
+   * where three messages (head, data, end) cost it three times the work.
    */
-  protected respondWhole(status: number, headers: ResponseHead["headers"], body: Readable, length: number, outcome: RelayOutcome): void {
+  protected respondWhole(status: number, headers: ResponseHead["headers"], body: Readable, length: number, outcome: RelayOutcome, form: "frame" | "message"): void {
     const chunks: Buffer[] = [];
     let received = 0;
     let ended = false;
@@ -39,7 +52,9 @@ export abstract class ResponseStream<M extends { stream: number }> extends Agent
       ended = true;
       if (this.closed) return;
       if (received !== length) return outcome.onFailed(`body of ${received} bytes where its Content-Length said ${length}`);
-      this.transport.send({ type: "http_response", stream: this.message.stream, status, headers, body: Buffer.concat(chunks).toString("base64") });
+      const bytes = Buffer.concat(chunks);
+      if (form === "frame") this.transport.sendFrame(encodeResponseFrame(this.message.stream, status, asciiJson(headers), bytes));
+      else this.transport.send({ type: "http_response", stream: this.message.stream, status, headers, body: bytes.toString("base64") });
       outcome.onFinished();
     });
     body.on("error", (error: Error) => {

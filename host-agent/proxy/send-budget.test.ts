@@ -10,13 +10,15 @@ const MiB = 1024 * 1024;
 
 function setUp() {
   const sent: number[] = [];
+  const frames: Uint8Array[] = [];
   const transport: StreamTransport = {
     send: () => {},
     sendData: (_kind, _stream, payload) => void sent.push(payload.byteLength),
+    sendFrame: (frame) => void frames.push(frame),
     congested: () => false,
     whenUncongested: () => {},
   };
-  return { budget: new SendBudget(transport), sent };
+  return { budget: new SendBudget(transport), sent, frames };
 }
 
 const spend = (transport: StreamTransport, bytes: number) => transport.sendData(DataKind.body, 0, new Uint8Array(bytes));
@@ -164,5 +166,14 @@ describe("send budget", () => {
     expect(budget.unacknowledged()).toBe(0);
     spend(stream, MiB);
     expect(budget.unacknowledged("i-a")).toBe(MiB);
+  });
+
+  it("passes a whole response's frame on without counting it: it ends its stream and no window answers it", () => {
+    const { budget, frames } = setUp();
+    const frame = new Uint8Array(INSTANCE_LIMIT_BYTES);
+    budget.transportFor(1, "i-a").sendFrame(frame);
+    expect(frames.length === 1 && frames[0] === frame).toBe(true);
+    expect(budget.unacknowledged()).toBe(0);
+    expect(budget.transportFor(2, "i-a").congested()).toBe(false);
   });
 });

@@ -77,6 +77,7 @@ export class SendBudget {
         transport.sendData(kind, stream, payload, headroom);
         this.#budget.change(sent.spender, payload.byteLength);
       },
+      sendFrame: (frame) => transport.sendFrame(frame),
       congested: () => transport.congested() || this.#budget.held(sent.spender),
       whenUncongested: (callback) => {
         if (transport.congested()) transport.whenUncongested(callback);

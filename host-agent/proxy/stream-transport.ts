@@ -9,6 +9,8 @@ export interface StreamTransport {
    * frame's header goes (frames.ts, frameInPlace): no copy of the payload to frame it.
    */
   sendData(kind: DataKind, stream: number, payload: Uint8Array, headroom?: boolean): void;
+  /** A binary frame already whole (a small response, protocol/mux/response-frame.ts): no credit is spent on it. */
+  sendFrame(frame: Uint8Array): void;
   /**
    * True while no more data may go: the socket's own send buffer is too full, or (a stream's
    * transport, send-budget.ts) its instance or the connection has its budget of unacknowledged bytes out.

@@ -25,6 +25,9 @@ class RecordingTransport implements StreamTransport {
   send(message: AgentMessage): void {
     this.messages.push(message);
   }
+  sendFrame(): void {
+    expect.fail("only a proxied HTTP response is sent as a response frame");
+  }
   sendData(kind: DataKind, stream: number, payload: Uint8Array): void {
     expect(kind).toBe(DataKind.wsBinary);
     this.output.set(stream, [...(this.output.get(stream) ?? []), Buffer.from(payload)]);

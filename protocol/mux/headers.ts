@@ -1,7 +1,8 @@
 // Which headers cross the proxy, decided here once: the upstream request headers (computed by the
 // Worker; the MachineDO and the agent pass them on) and the response headers the client gets back
-// (applied by the MachineDO). Hop-by-hop headers (standards/hop-by-hop.ts) belong to one connection
-// and never cross, in either direction.
+// (applied by the Worker to a proxied exchange's, by the MachineDO to its files' and logs').
+// Hop-by-hop headers (standards/hop-by-hop.ts) belong to one connection and never cross, in either
+// direction.
 import { hopByHopIn } from "../../standards/hop-by-hop.ts";
 
 /** How one kind of proxied origin treats what the caller sent it. */
@@ -85,7 +86,7 @@ const NO_CONNECTION_HEADER = hopByHopIn([]);
 /**
  * The upstream's response headers as the client will see them; repeated names stay repeated.
  * `requestId`: ours, which replaces any the upstream sent, so the response is whole as built (a
- * header set on a Response afterwards costs the MachineDO as much again, docs/benchmarks.md).
+ * header set on a Response afterwards costs as much again, docs/benchmarks.md).
  */
 export function clientResponseHeaders(pairs: readonly [string, string][], requestId: string | null = null): Headers {
   let connection: string[] | null = null;

@@ -11,6 +11,7 @@ import {
   MACHINE_PROXY_URL, machineProxyInit, refusalOf, type AgentSession, type ProxyCredential, type ProxyRefusal, type ProxyRequest,
 } from "../../durable-objects/contracts/proxy-request.ts";
 import type { Opener } from "../../durable-objects/contracts/opener.ts";
+import { clientResponseOf } from "../../durable-objects/contracts/upstream-answer.ts";
 import { offeredSubprotocols, upstreamRequestHeaders, type UpstreamPolicy } from "../../protocol/mux/headers.ts";
 import { clientIp } from "../http/rate-limit.ts";
 
@@ -34,7 +35,7 @@ export interface Forwarding {
   /** How the caller's headers cross on this way in (protocol/mux/headers.ts). */
   policy: UpstreamPolicy;
   admission: Admission;
-  /** The MachineDO stamps it on the response it builds, so the response is passed on uncopied. */
+  /** Stamped on the client's response as it is built from the upstream's (contracts/upstream-answer.ts). */
   requestId: string;
   /** A WebSocket the agent ends itself (its SSH server, a terminal's shell), not a container port. */
   session?: AgentSession;
@@ -66,7 +67,7 @@ export async function forwardToInstance(request: Request, env: Env, to: Forwardi
   if (machineId !== null) {
     const response = await send(machineId, to.admission.credential, body);
     const refusal = refusalOf(response);
-    if (refusal === null) return response;
+    if (refusal === null) return clientResponseOf(response, to.requestId);
     if (refusal.kind === "refused" || !askAccount) return refuse(refusal, response.body);
     // A refusal hands the request body back unread, for the slow path's hop (a request without one
     // gets an empty stream back across the object boundary, which a GET cannot carry).
@@ -79,7 +80,7 @@ export async function forwardToInstance(request: Request, env: Env, to: Forwardi
   const { machine_id, opener } = unwrap(verdict);
   const response = await send(machine_id, { kind: "admitted_by_account", opener }, body);
   const refusal = refusalOf(response);
-  return refusal === null ? response : refuse(refusal, response.body);
+  return refusal === null ? clientResponseOf(response, to.requestId) : refuse(refusal, response.body);
 }
 
 /** Cancelling the unread body lets the runtime answer now instead of waiting for the client to send it all. */

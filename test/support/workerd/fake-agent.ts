@@ -118,6 +118,11 @@ export class FakeAgent {
     this.socket?.send(encodeDataFrame(kind, stream, payload));
   }
 
+  /** Sends a binary frame as it is (a whole response's, protocol/mux/response-frame.ts, or a malformed one). */
+  sendBinary(frame: Uint8Array): void {
+    this.socket?.send(frame);
+  }
+
   /** Sends a raw text frame, for encodings the typed `send` would never produce. */
   sendText(text: string): void {
     this.socket?.send(text);
