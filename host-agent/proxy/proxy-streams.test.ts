@@ -16,6 +16,7 @@ import { listenOnLoopback, shutServer } from "../../test/support/agent/loopback-
 import { waitUntil } from "../../test/support/agent/wait-until.ts";
 import type { HttpRequestMessage } from "./http-proxy-stream.ts";
 import { ProxyStreams } from "./proxy-streams.ts";
+import { wholeResponsesOf } from "./response-stream.ts";
 import { INSTANCE_LIMIT_BYTES, INSTANCE_SHARE_BYTES } from "./send-budget.ts";
 import type { StreamTransport } from "./stream-transport.ts";
 
@@ -236,6 +237,13 @@ describe("proxy streams", () => {
 describe("small responses whole", () => {
   const request = (stream: number, path: string, method = "GET"): HttpRequestMessage => ({ ...httpRequest(stream, path), method });
   const ofStream = (transport: RecordingTransport, stream: number) => transport.messages.filter((m) => "stream" in m && m.stream === stream);
+
+  it("the welcome says which: response frames where it offers them, else an http_response with the body, else none", () => {
+    const welcome = { type: "welcome", protocol: 1, machine_id: 1, heartbeat_ms: 1000 } as const;
+    expect(wholeResponsesOf({ ...welcome, whole_responses: true, response_frames: true })).toBe("frame");
+    expect(wholeResponsesOf({ ...welcome, whole_responses: true })).toBe("message");
+    expect(wholeResponsesOf(welcome)).toBeNull();
+  });
 
   it("to a MachineDO that takes response frames, a response with a small Content-Length is one frame: its status, headers and bytes", async () => {
     const { transport, streams } = setUp();
