@@ -1,6 +1,8 @@
 // Entry of the dev agent: the host agent with its stand-ins for a machine with no GPU or no container
 // engine (`--runtime local`, `--gpus`), as `npm run dev`, the tests and the bench start it. Never
 // bundled: the production entry is ../main.ts.
+// First: ws reads its mask functions as it loads (ws-mask.ts).
+import "../ws-mask.ts";
 import { NVIDIA_DOCKER_HOST, runCommandLine } from "../agent-command.ts";
 import { DEV_USAGE, parseDevCommandLine } from "./dev-config.ts";
 import { LocalRuntime } from "./local-runtime.ts";
