@@ -81,14 +81,14 @@ export class HttpStream extends BridgeStream {
    * only a proxied exchange's, whose head is handed on unread. The stream ends here.
    */
   onResponseFrame(frame: ResponseFrame): void {
-    if (!this.proxied || this.answered) return this.fail("a response frame on a stream that is not proxied or already answered", upstreamUnavailable("the host sent a malformed response"));
+    if (!this.proxied || this.answered) return this.failMalformed("a response frame on a stream that is not proxied or already answered");
     this.answered = true;
     const body = NULL_BODY_STATUSES.has(frame.status) || this.method === "HEAD" ? null : frame.body;
     try {
       this.resolveHead(upstreamAnswer(frame.status, body, frame.head));
     } catch {
       // A status no Response may have (1xx): the agent broke the protocol, and the client gets a 502.
-      return this.fail("the response frame's status cannot be answered", upstreamUnavailable("the host sent a malformed response"));
+      return this.failMalformed("the response frame's status cannot be answered");
     }
     this.finish();
   }
@@ -103,8 +103,7 @@ export class HttpStream extends BridgeStream {
     try {
       bytes = base64Bytes(body);
     } catch {
-      // The agent broke the protocol: the client gets the 502 of a failed upstream.
-      return this.fail("the response body was not base64", upstreamUnavailable("the host sent a malformed response"));
+      return this.failMalformed("the response body was not base64");
     }
     this.resolveHead(this.answer(status, bytes, headers));
     this.finish();
@@ -170,6 +169,11 @@ export class HttpStream extends BridgeStream {
     this.sendAbort(reason);
     if (this.eventStream) this.writer?.write(encoder.encode(`: ${reason}\n\n`)).catch(() => undefined);
     this.endResponse(errorResponse("unauthorized", reason), reason);
+  }
+
+  /** The agent broke the protocol answering (`reason`, for the agent): the client gets the 502 of a failed upstream. */
+  failMalformed(reason: string): void {
+    this.fail(reason, upstreamUnavailable("the host sent a malformed response"));
   }
 
   /** The proxy side gave up (body too large, client gone, no answer in time): tell the agent too. */

@@ -151,7 +151,7 @@ export class ProxyBridge {
     if (!stream) return "error" in frame ? frame.error : null;
     if (!(stream instanceof HttpStream)) return `response frame on websocket stream ${id}`;
     if ("error" in frame) {
-      stream.fail(`malformed response frame: ${frame.error}`, upstreamUnavailable("the host sent a malformed response"));
+      stream.failMalformed(`malformed response frame: ${frame.error}`);
       return frame.error;
     }
     stream.onResponseFrame(frame);
