@@ -10,6 +10,7 @@ import { PROTOCOL_VERSION } from "../protocol/version.ts";
 import type { Backoff } from "./backoff.ts";
 import { errorMessage, type Logger } from "./log.ts";
 import type { StreamTransport } from "./proxy/stream-transport.ts";
+import { RelayedBuffers } from "./relayed-buffers.ts";
 
 export interface AgentConnectionOptions {
   url: string;
@@ -31,6 +32,8 @@ export interface AgentConnectionOptions {
   welcomeTimeoutMs?: number;
   /** A connection that lasted this long resets the backoff. */
   stableAfterMs?: number;
+  /** Counts what crosses the socket, to give its buffers back (relayed-buffers.ts). */
+  relayed?: RelayedBuffers;
 }
 
 /** Above this much unsent data on the socket, proxied streams stop reading their upstreams. */
@@ -52,9 +55,11 @@ export class AgentConnection implements StreamTransport {
   #reconnectTimer: NodeJS.Timeout | null = null;
   #drainWaiters: (() => void)[] = [];
   #drainTimer: NodeJS.Timeout | null = null;
+  readonly #relayed: RelayedBuffers;
 
   constructor(options: AgentConnectionOptions) {
     this.#options = options;
+    this.#relayed = options.relayed ?? new RelayedBuffers();
   }
 
   start(): void {
@@ -82,6 +87,7 @@ export class AgentConnection implements StreamTransport {
     if (!this.#helloSent || this.#socket?.readyState !== WebSocket.OPEN) return;
     // Written out (or failed), the frame is done with: its buffer goes back now (protocol/mux/buffer-release.ts).
     this.#socket.send(frame, () => releaseWhole(frame));
+    this.#relayed.relayed(frame.byteLength);
   }
 
   congested(): boolean {
@@ -176,6 +182,7 @@ export class AgentConnection implements StreamTransport {
       // ws hands each message over in a Buffer of its own: taken as it is, not copied (frames' payloads are views of it).
       const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data;
       if (isBinary) {
+        this.#relayed.relayed(bytes.byteLength);
         const frame = decodeDataFrame(bytes);
         if ("error" in frame) return log.warn("malformed data frame ignored", { reason: frame.error });
         return this.#deliver(() => this.#options.onData(frame), "data", frame.stream);
