@@ -13,6 +13,15 @@ export type HttpRequestMessage = Extract<ServerMessage, { type: "http_request" }
 
 const upstreamAgent = new Agent({ keepAlive: true });
 
+/**
+ * Methods a request may be sent twice with (RFC 9110, 9.2.2). A kept-alive connection the server
+ * closes just as a request goes out on it (its idle timeout, 5 s in Node's http and in uvicorn,
+ * racing the request) fails that request unread; one of these, with no body, is sent again on a
+ * connection of its own, as browsers and Go's client do. Anything else could have been acted on,
+ * or its body has gone, so it fails as before.
+ */
+const REPEATABLE = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
+
 export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
   #request: ClientRequest | null = null;
   #response: IncomingMessage | null = null;
@@ -30,17 +39,26 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
   connect(endpoint: Endpoint | null): void {
     if (this.closed) return;
     if (!endpoint) return this.fail("upstream_unavailable");
+    this.#send(endpoint, upstreamAgent);
+  }
+
+  /** `agent`: the kept-alive connections, or false for a connection of its own (the one repeat, REPEATABLE). */
+  #send(endpoint: Endpoint, agent: Agent | false): void {
+    if (this.closed) return;
     const { method, path, headers, port, has_body: hasBody } = this.message;
     let req: ClientRequest;
     try {
-      req = request({ host: endpoint.host, port: endpoint.port, method, path, headers: upstreamRequestHeaders(headers, port), agent: upstreamAgent });
+      req = request({ host: endpoint.host, port: endpoint.port, method, path, headers: upstreamRequestHeaders(headers, port), agent });
     } catch {
       // Node refuses a method or path it cannot write (not a token, unescaped characters): no request to make.
       return this.fail("upstream_unavailable");
     }
     this.#request = req;
     req.on("response", (res) => this.#relayResponse(res));
-    req.on("error", (error) => this.fail(this.#response ? `upstream error: ${error.message}` : "upstream_unavailable"));
+    req.on("error", (error) => {
+      if (!this.#response && req.reusedSocket && agent !== false && !hasBody && REPEATABLE.has(method)) return this.#send(endpoint, false);
+      this.fail(this.#response ? `upstream error: ${error.message}` : "upstream_unavailable");
+    });
     if (!hasBody) return void req.end();
     for (const payload of this.#earlyBody.splice(0)) this.#writeBody(payload);
     if (this.#bodyEnded) req.end();
