@@ -32,8 +32,6 @@ export interface AgentConnectionOptions {
   welcomeTimeoutMs?: number;
   /** A connection that lasted this long resets the backoff. */
   stableAfterMs?: number;
-  /** Counts what crosses the socket, to give its buffers back (relayed-buffers.ts). */
-  relayed?: RelayedBuffers;
 }
 
 /** Above this much unsent data on the socket, proxied streams stop reading their upstreams. */
@@ -55,11 +53,11 @@ export class AgentConnection implements StreamTransport {
   #reconnectTimer: NodeJS.Timeout | null = null;
   #drainWaiters: (() => void)[] = [];
   #drainTimer: NodeJS.Timeout | null = null;
-  readonly #relayed: RelayedBuffers;
+  /** Counts what crosses the socket, to give its buffers back (relayed-buffers.ts). */
+  readonly #relayed = new RelayedBuffers();
 
   constructor(options: AgentConnectionOptions) {
     this.#options = options;
-    this.#relayed = options.relayed ?? new RelayedBuffers();
   }
 
   start(): void {
