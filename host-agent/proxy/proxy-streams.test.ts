@@ -1,8 +1,10 @@
 // The proxy multiplexer in-process against a real upstream server: what a connection drop tears
 // down, body frames racing the port lookup, socket congestion, oversized messages, window overruns,
-// and the connection's budget of unacknowledged bytes.
+// the connection's budget of unacknowledged bytes, and a kept-alive upstream connection the server
+// closes as a request goes out on it.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer as createTcpServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { DataKind } from "../../protocol/mux/frames.ts";
@@ -60,6 +62,15 @@ class RecordingTransport implements StreamTransport {
   }
   waitFor(match: (m: AgentMessage) => boolean, what: string): Promise<AgentMessage> {
     return waitUntil(() => this.messages.find(match), what);
+  }
+  /** The stream's answer: its response frame's status, or its abort's reason. */
+  answerOf(stream: number): Promise<number | string> {
+    return waitUntil(() => {
+      const frame = this.frames.find((f) => f.stream === stream);
+      if (frame) return frame.status;
+      const abort = this.messages.find((m) => m.type === "abort" && m.stream === stream);
+      return abort?.type === "abort" ? abort.reason : undefined;
+    }, `stream ${stream}'s answer`);
   }
 }
 
@@ -291,5 +302,81 @@ describe("small responses whole", () => {
     expect(ofStream(transport, 4).map((m) => m.type)).toEqual(["http_response", "end"]);
     expect(ofStream(transport, 4)[0]).not.toHaveProperty("body");
     expect(transport.bytes.get(4)).toBe(2);
+  });
+});
+
+// A kept-alive connection to a container's port that the server closes just as the agent sends the
+// next request on it (a server's idle timeout, 5 s in Node's http and in uvicorn, racing the
+// request): a request that may be sent again is sent again on a new connection, and the client gets
+// its answer, not a 502. The server here closes a connection as its second request arrives, so the
+// race is won every time.
+describe("a kept-alive upstream connection closed as a request is sent on it", () => {
+  const connections: Socket[] = [];
+  let requestsSeen = 0;
+  const server = createTcpServer((socket) => {
+    connections.push(socket);
+    let answered = 0;
+    socket.on("data", (chunk) => {
+      if (!chunk.includes("\r\n\r\n")) return;
+      requestsSeen++;
+      // Its idle timeout fired as the request arrived: closed, unanswered.
+      if (answered === 1) return socket.destroy();
+      answered++;
+      const head = chunk.subarray(0, 5).toString() === "HEAD ";
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n${head ? "" : "ok"}`);
+    });
+  });
+  let closing: Endpoint;
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    closing = { host: "127.0.0.1", port: address.port };
+  });
+  afterAll(() => {
+    for (const socket of connections) socket.destroy();
+    server.close();
+  });
+
+  function setUpClosing() {
+    const { transport, streams } = setUp(async () => closing);
+    streams.serverTakesWholeResponses("frame");
+    return { transport, streams };
+  }
+
+  const request = (stream: number, method: string, hasBody = false): HttpRequestMessage => ({ ...httpRequest(stream, `/${stream}`, hasBody), method });
+
+  /** Stream `first` answered on a new connection, whose socket is then back in the agent's pool. */
+  async function kept(transport: RecordingTransport, streams: ProxyStreams, first: number): Promise<void> {
+    streams.open(request(first, "GET"));
+    expect(await transport.answerOf(first)).toBe(200);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  it("a request that may be sent again is sent on a new connection, once, and answered", async () => {
+    const { transport, streams } = setUpClosing();
+    for (const [first, second, method] of [[1, 2, "GET"], [3, 4, "HEAD"], [5, 6, "DELETE"], [7, 8, "OPTIONS"]] as const) {
+      await kept(transport, streams, first);
+      const before = requestsSeen;
+      streams.open(request(second, method));
+      expect(await transport.answerOf(second), method).toBe(200);
+      expect(requestsSeen - before, method).toBe(2);
+    }
+    expect(streams.openCount).toBe(0);
+  });
+
+  it("a POST, or a request whose body went out, is not sent again: the stream fails, as before", async () => {
+    const { transport, streams } = setUpClosing();
+    await kept(transport, streams, 11);
+    const before = requestsSeen;
+    streams.open(request(12, "POST"));
+    expect(await transport.answerOf(12)).toBe("upstream_unavailable");
+    await kept(transport, streams, 13);
+    streams.open(request(14, "PUT", true));
+    streams.receiveData({ kind: DataKind.body, stream: 14, payload: Buffer.from("body") });
+    streams.receive({ type: "end", stream: 14 });
+    expect(await transport.answerOf(14)).toBe("upstream_unavailable");
+    expect(requestsSeen - before).toBe(3);
   });
 });
