@@ -13,6 +13,8 @@ import type { ShellCommand } from "../../docs/readme-blocks.ts";
 
 /** How long a command the README says Ctrl-C ends runs before the session presses it. */
 const INTERRUPT_AFTER_S = 2;
+/** At most how long the session waits for a background job's first output before it goes on. */
+const BACKGROUND_START_S = 30;
 
 export interface CommandResult {
   command: ShellCommand;
@@ -55,7 +57,15 @@ export class WalkthroughShell {
       ...commands.map((command, n) => {
         const io = `>${quote(file(n, "out"))} 2>${quote(file(n, "err"))} </dev/null`;
         const status = quote(file(n, "status"));
-        if (command.background) return `{ ${command.text}\n} ${io}; echo $! >>${quote(join(this.#dir, "jobs"))}; echo 0 >${status}`;
+        if (command.background) {
+          // A reader types the next command once the job has said it is up (`gpu forward` prints its
+          // address once it listens), not while it is still starting.
+          const said = `[ -s ${quote(file(n, "out"))} ] || [ -s ${quote(file(n, "err"))} ]`;
+          return [
+            `{ ${command.text}\n} ${io}; __p=$!; echo $__p >>${quote(join(this.#dir, "jobs"))}; echo 0 >${status}`,
+            `for __i in $(seq ${BACKGROUND_START_S * 10}); do ${said} && break; kill -0 $__p 2>/dev/null || break; sleep 0.1; done`,
+          ].join("\n");
+        }
         if (command.interrupted) {
           return [
             `{ ${command.text}\n} ${io} & __p=$!`,
