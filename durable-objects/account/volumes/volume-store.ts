@@ -162,7 +162,10 @@ export class VolumeStore {
   private async delete(volume: VolumeRow): Promise<Ok<object> | Failure> {
     const { sql } = this.parts;
     const deleted = this.parts.transaction((): Failure | null => {
-      const [attached] = sql<{ instance_id: string }>`SELECT instance_id FROM volume_attachments WHERE volume_id = ${volume.id} ORDER BY instance_id`;
+      // A live holder is named before one already destroyed: destroying it is the step left to the user.
+      const [attached] = sql<{ instance_id: string }>`
+        SELECT a.instance_id FROM volume_attachments a LEFT JOIN instances i ON i.id = a.instance_id
+        WHERE a.volume_id = ${volume.id} ORDER BY i.status = 'destroyed', a.instance_id`;
       if (attached) return fail("conflict", `volume ${volume.name} is attached to instance ${attached.instance_id}; ${freeingStep(sql, attached.instance_id)}`);
       chargeStorageUntil(sql, this.parts.env, volume.id, clock.now());
       sql`DELETE FROM volume_snapshots WHERE volume_id = ${volume.id}`;

@@ -235,6 +235,25 @@ describe("launch with volumes", () => {
     expect(await storedNames(accountId, volume.id)).toEqual([]);
   });
 
+  it("delete names a live holder before one destroyed and waiting for its host: destroying it is what is left to do", async () => {
+    const { key } = await newAccount();
+    await create(key, { name: "shared", size_gb: 1 });
+    const holders = [await launchOn(agent, key, { volumes: [{ volume_id: "shared", read_only: true }] }),
+      await launchOn(agent, key, { volumes: [{ volume_id: "shared", read_only: true }] })].sort();
+    // The one whose id sorts first is destroyed, so a refusal naming attachments in id order names it.
+    const [first, second] = holders as [string, string];
+    expect((await call("DELETE", `/v1/instances/${first}`, { key })).status).toBe(204);
+    await agent.waitForCommand(first, "destroy");
+
+    refused(await callJson("DELETE", "/v1/volumes/shared", { key }), 409, "conflict", new RegExp(`^volume shared is attached to instance ${second}; destroy that instance first`));
+    agent.report(first, "destroyed");
+    expect((await call("DELETE", `/v1/instances/${second}`, { key })).status).toBe(204);
+    await agent.waitForCommand(second, "destroy");
+    agent.report(second, "destroyed");
+    await until(() => get(key, "shared"), (answer) => answer.body.attachments.length === 0, "the attachments to end");
+    expect((await call("DELETE", "/v1/volumes/shared", { key })).status).toBe(204);
+  });
+
   it("a start refused for its host's GPUs says the volumes can be launched elsewhere", async () => {
     const host = await FakeAgent.online("volume-busy-host", ["h100-80gb"]);
     const { key } = await newAccount();
