@@ -37,7 +37,7 @@ export class HttpProxyStream extends ResponseStream<HttpRequestMessage> {
   }
 
   connect(endpoint: Endpoint | null): void {
-    if (this.closed) return;
+    // A stream closed meanwhile: `fail` and `#send` each do nothing.
     if (!endpoint) return this.fail("upstream_unavailable");
     this.#send(endpoint, upstreamAgent);
   }
