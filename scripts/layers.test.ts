@@ -99,7 +99,7 @@ describe("the layering rule", () => {
       ["workers/dev/dev-main.ts", 'import { createWorker } from "../worker.ts";\nimport { benchRoute } from "./bench-routes.ts";'],
       ["host-agent/dev/dev-main.ts", 'import { runCommandLine } from "../agent-command.ts";\nimport { LocalRuntime } from "./local-runtime.ts";'],
       ["host-agent/proxy/logs-stream.test.ts", 'import { LocalRuntime } from "../dev/local-runtime.ts";'],
-      ["scripts/dev/stack.ts", 'import { freePort } from "../../host-agent/dev/free-port.ts";'],
+      ["scripts/dev/stack.ts", 'import { freeLatePort } from "../../host-agent/dev/free-port.ts";'],
     ]);
     expect(findViolations(tree)).toEqual([
       { file: "workers/main.ts", imports: "workers/dev/bench-routes.ts", rule: expect.stringContaining("production code may not import dev code") },

@@ -3,7 +3,7 @@
 // local runtime. Used by `npm run dev`, the end-to-end tests and the benchmarks.
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { freePort } from "../../host-agent/dev/free-port.ts";
+import { freeLatePort } from "../../host-agent/dev/free-port.ts";
 import { AGENT_NODE_FLAGS } from "../../host-agent/node-flags.ts";
 import { bootstrap, DEV_MACHINES, instanceTokenSecret, type Bootstrap } from "./bootstrap.ts";
 import { buildDashboardIfMissing } from "./dashboard.ts";
@@ -68,7 +68,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", stateDir,
       "--show-interactive-dev-session=false", "--log-level", options.logLevel ?? "warn",
       // wrangler's devtools port otherwise starts at 9229 for every stack: two starting at once collide.
-      "--inspector-port", String(await freePort()),
+      // wrangler binds it seconds later, so it is one no outbound connection takes meanwhile.
+      "--inspector-port", String(await freeLatePort(new Set([options.port]))),
       ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
     ],
     {

@@ -1,11 +1,11 @@
 // The real local stack for end-to-end tests: wrangler dev, real agents, fresh state, free port. API
 // calls go through the typed client (client/), as the CLI's and the dashboard's do.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGpuClient, GpuApiError, ok, type GpuClient, type Instance, type LaunchRequest } from "../../../client/index.ts";
 import { afterAll, beforeAll } from "vitest";
+import { freeLatePort } from "../../../host-agent/dev/free-port.ts";
 import { startStack, type Stack } from "../../../scripts/dev/stack.ts";
 
 export type { Instance };
@@ -124,13 +124,11 @@ export async function poll<T>(probe: () => Promise<T>, accept: (value: T) => boo
   throw new Error(`condition not met in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
 }
 
+/**
+ * A free port for a listener that binds it only later (wrangler dev seconds on, an SSH forward, a dev
+ * server): one from the kernel's ephemeral range can meanwhile become the local end of any outbound
+ * connection, and the listener then fails with "Address already in use".
+ */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
+  return freeLatePort(new Set());
 }
