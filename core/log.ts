@@ -25,7 +25,22 @@ const WRITE: Record<LogLevel, (line: string) => void> = {
   error: (line) => console.error(line),
 };
 
+const RANK: Record<LogLevel, number> = { info: 0, warn: 1, error: 2 };
+let least: LogLevel = "info";
+
+/**
+ * The least level written from now on in this isolate: the LOG_LEVEL var, which each entry (the
+ * Worker's fetch, each object's constructor) hands over as it gets it. Anything but "warn" or "error"
+ * writes every line, so a mistyped setting never silences the log. Where a line below it would only
+ * be thrown away unseen (wrangler dev at `--log-level warn`, every stack ours starts), writing it
+ * still cost the Worker's thread and wrangler's processes (docs/benchmarks.md, eighth round).
+ */
+export function useLogLevel(setting: string | undefined): void {
+  least = setting === "warn" || setting === "error" ? setting : "info";
+}
+
 export function log(level: LogLevel, msg: string, fields: LogFields = {}): void {
+  if (RANK[level] < RANK[least]) return;
   WRITE[level](logLine(level, msg, fields));
 }
 

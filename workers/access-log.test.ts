@@ -1,9 +1,16 @@
 // The access line's shape for each kind of request, and that the Worker writes exactly one per request.
+import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { useLogLevel } from "../core/log.ts";
 import { call } from "../test/support/workerd/api-client.ts";
 import { accessLine } from "./access-log.ts";
+import worker from "./main.ts";
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  useLogLevel(env.LOG_LEVEL);
+});
 
 const KEY = "gpk_acc-abcdefghijklmnop_abcdefghijklmnopqrstuvwxyz234567";
 const SESSION = "gps_acc-qrstuvwxyz234567_abcdefghijklmnopqrstuvwxyz234567";
@@ -78,5 +85,15 @@ describe("the Worker", () => {
       level: "info", msg: "request", request_id: response.headers.get("x-request-id"), account_id: "acc-abcdefghijklmnop",
       method: "GET", path: "/v1/me", status: 401, duration_ms: expect.any(Number),
     }]);
+  });
+
+  it("writes no access line of a request under LOG_LEVEL warn, and writes it again under info", async () => {
+    const info = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const fetchWith = (logLevel: string) =>
+      worker.fetch(new Request("https://api.test/v1/me", { headers: { authorization: `Bearer ${KEY}` } }), { ...env, LOG_LEVEL: logLevel }, createExecutionContext());
+    expect((await fetchWith("warn")).status).toBe(401);
+    expect(info).not.toHaveBeenCalled();
+    expect((await fetchWith("info")).status).toBe(401);
+    expect(info.mock.calls.map(([text]) => JSON.parse(String(text)).msg)).toEqual(["request"]);
   });
 });

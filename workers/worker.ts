@@ -17,6 +17,7 @@ import { devSettingRefusal } from "./http/dev-setting-refusal.ts";
 import { httpsRedirect, withOriginHeaders, withProxiedHeaders } from "./http/security-headers.ts";
 import type { Env } from "../core/env.ts";
 import { ApiError } from "../core/errors.ts";
+import { useLogLevel } from "../core/log.ts";
 import { matchProxyPath, proxyRequest } from "./proxy/proxy.ts";
 import { matchSshPath, sshRequest } from "./proxy/ssh.ts";
 import { matchTerminalPath, terminalRequest } from "./proxy/terminal.ts";
@@ -42,6 +43,7 @@ const api = createApiApp();
 export function createWorker(devRoutes: DevRoutes | null = null, { strongSecrets = false } = {}): Worker {
   return {
     async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+      useLogLevel(env.LOG_LEVEL);
       const startedMs = Date.now();
       const requestId = newRequestId();
       const url = new URL(request.url);

@@ -13,6 +13,7 @@ import { clock, iso } from "../../core/clock.ts";
 import type { Env } from "../../core/env.ts";
 import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import type { Idempotency, LaunchPlan } from "../../core/launch-plan.ts";
+import { useLogLevel } from "../../core/log.ts";
 import type { AuditPage, AuditQuery } from "../contracts/audit.ts";
 import type { AccountInfo, AccountLimitChanges, OperatorAccount } from "../contracts/accounts.ts";
 import type { KeyRequest, ScopeRoles } from "../contracts/api-keys.ts";
@@ -86,6 +87,7 @@ export class AccountDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    useLogLevel(env.LOG_LEVEL);
     const sql = sqlFor(ctx.storage);
     createAccountSchema(sql);
     const transaction = <T,>(fn: () => T): T => ctx.storage.transactionSync(fn);

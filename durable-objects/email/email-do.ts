@@ -16,6 +16,7 @@ import { accountOf, personOf, type Env } from "../../core/env.ts";
 import { fail, type Failure } from "../../core/errors.ts";
 import { newAccountId, newUserId } from "../../core/ids.ts";
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../../core/password-hash.ts";
+import { useLogLevel } from "../../core/log.ts";
 import { personOfLegacyAccount } from "../contracts/members.ts";
 import type { SessionOpened } from "../contracts/persons.ts";
 import { wrongLogin } from "../contracts/refusals.ts";
@@ -62,6 +63,7 @@ export class EmailDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    useLogLevel(env.LOG_LEVEL);
     createEmailSchema(this.sql);
   }
 

@@ -9,6 +9,7 @@ import { fail, type Failure } from "../../core/errors.ts";
 import { clock, iso } from "../../core/clock.ts";
 import { agentTokens } from "../../core/credentials.ts";
 import { machineOf, type Env } from "../../core/env.ts";
+import { useLogLevel } from "../../core/log.ts";
 import type { HeldVolume } from "../../protocol/volumes.ts";
 import type { GpuAvailability, GpuModel, HostVersions, MachineDisk, MachineGpu, MachineState, MachineSummary } from "../contracts/fleet.ts";
 import { sqlFor } from "../sql.ts";
@@ -39,6 +40,7 @@ export class FleetDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    useLogLevel(env.LOG_LEVEL);
     createFleetSchema(this.sql);
   }
 

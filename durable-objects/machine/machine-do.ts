@@ -26,6 +26,7 @@ import { DurableObject } from "cloudflare:workers";
 import { errorResponse, fail, type Failure } from "../../core/errors.ts";
 import type { Env } from "../../core/env.ts";
 import type { InstanceMetrics, MetricsWindow } from "../../core/metrics.ts";
+import { useLogLevel } from "../../core/log.ts";
 import type { ResourceShare } from "../../protocol/resource-share.ts";
 import type { VolumeMount } from "../../protocol/volumes.ts";
 import {
@@ -75,6 +76,7 @@ export class MachineDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    useLogLevel(env.LOG_LEVEL);
     const sql = sqlFor(ctx.storage);
     createMachineSchema(sql);
     this.record = new MachineRecord(sql);

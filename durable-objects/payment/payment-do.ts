@@ -5,6 +5,7 @@
 // and reads it back to route those events.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../core/env.ts";
+import { useLogLevel } from "../../core/log.ts";
 import { sqlFor } from "../sql.ts";
 
 export class PaymentDO extends DurableObject<Env> {
@@ -12,6 +13,7 @@ export class PaymentDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    useLogLevel(env.LOG_LEVEL);
     this.sql`CREATE TABLE IF NOT EXISTS payment (id INTEGER PRIMARY KEY CHECK (id = 1), account_id TEXT NOT NULL, session_id TEXT NOT NULL)`;
   }
 

@@ -9,6 +9,7 @@ import { sessionTokens } from "../../core/credentials.ts";
 import { accountOf, type Env } from "../../core/env.ts";
 import { fail, type Failure, type Ok } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/hash.ts";
+import { useLogLevel } from "../../core/log.ts";
 import type { NewPerson, PersonSession, SessionOpened } from "../contracts/persons.ts";
 import { sqlFor } from "../sql.ts";
 import { actOn, listAccount, listedAccounts, unlistAccount } from "./account-list.ts";
@@ -24,6 +25,7 @@ export class PersonDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    useLogLevel(env.LOG_LEVEL);
     const sql = sqlFor(ctx.storage);
     createPersonSchema(sql);
     this.logins = { sql, transaction: (fn) => ctx.storage.transactionSync(fn), nowMs: () => clock.now() };

@@ -55,7 +55,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const secret = instanceTokenSecret(stateDir);
   // Instance web apps on http://{instance id}-{port}.localhost:PORT, which browsers resolve to this machine.
   // Volumes' presigned URLs name wrangler dev's own S3 endpoint: the production path, locally.
-  const vars = { APPS_DOMAIN: `localhost:${options.port}`, R2_S3_ENDPOINT: localR2Endpoint(baseUrl), ...options.vars };
+  // Lines below wrangler's own level would be thrown away unseen; the Worker does not write them (LOG_LEVEL).
+  const logLevel = options.logLevel ?? "warn";
+  const vars = {
+    APPS_DOMAIN: `localhost:${options.port}`, R2_S3_ENDPOINT: localR2Endpoint(baseUrl), LOG_LEVEL: logLevel === "log" ? "info" : "warn",
+    ...options.vars,
+  };
   const r2 = localR2Credentials(ROOT);
   // wrangler.toml's `secrets.required`: wrangler dev takes them from its environment (a --var is no
   // secret to it, and it would warn that they are missing).
@@ -66,7 +71,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     [
       join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(ROOT, "wrangler.toml"),
       "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", stateDir,
-      "--show-interactive-dev-session=false", "--log-level", options.logLevel ?? "warn",
+      "--show-interactive-dev-session=false", "--log-level", logLevel,
       // wrangler's devtools port otherwise starts at 9229 for every stack: two starting at once collide.
       // wrangler binds it seconds later, so it is one no outbound connection takes meanwhile.
       "--inspector-port", String(await freeLatePort(new Set([options.port]))),
