@@ -141,7 +141,8 @@ export class LocalRuntime implements ContainerRuntime {
   async destroy(instanceId: string): Promise<void> {
     const entry = this.#running.get(instanceId);
     if (entry) await this.#terminate(entry);
-    await rm(this.#dir(instanceId), { recursive: true, force: true });
+    // A terminal's shell outlives its `script` by a moment (local-session.ts) and may write its history then.
+    await rm(this.#dir(instanceId), { recursive: true, force: true, maxRetries: 3 });
   }
 
   async exec(instanceId: string, request: ExecRequest): Promise<ExecProcess | null> {

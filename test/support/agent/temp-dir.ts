@@ -12,8 +12,10 @@ export function useTempDir(prefix: string): { readonly path: string } {
   const dir = { path: "" };
   beforeAll(async () => {
     dir.path = await mkdtemp(join(tmpdir(), prefix));
-    // A cleanup returned by beforeAll runs after every afterAll of the block.
-    return () => rm(dir.path, { recursive: true, force: true });
+    // A cleanup returned by beforeAll runs after every afterAll of the block. A terminal's shell runs in
+    // a session of its own under `script` (host-agent/dev/local-session.ts) and may still write its
+    // history as it exits after `script` has: rm tries again while a folder fills up (ENOTEMPTY).
+    return () => rm(dir.path, { recursive: true, force: true, maxRetries: 3 });
   });
   return dir;
 }
