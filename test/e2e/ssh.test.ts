@@ -148,11 +148,8 @@ describe.skipIf(missingOpenSsh !== null)(`SSH into an instance${missingOpenSsh ?
     // Every target answers from the host, so only a refusal keeps its answer out of the tunnel: a
     // server of the host's on all its addresses (on loopback, a port the instance does not have; on
     // the host's own network address), and the stack's Worker.
-    // No address given: both families where the host has IPv6 (`::`, dual-stack), so the port is free
-    // on ::1 too, which "localhost" may reach first. On 0.0.0.0 alone, another process's listener on ::1
-    // could hold the same port; once, a CI run's "localhost:PORT" got no answer in 10 s.
     const server = createServer((_request, response) => response.end(HOST_ANSWER));
-    await new Promise<void>((resolve) => server.listen(0, resolve));
+    await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
     const port = (server.address() as AddressInfo).port;
     const hostAddress = Object.values(networkInterfaces()).flat().find((address) => address?.family === "IPv4" && !address.internal)?.address;
     const targets = [`localhost:${port}`, `127.0.0.1:${port}`, ...(hostAddress ? [`${hostAddress}:${port}`] : []), stack.baseUrl.replace(/^http:\/\//, "")];
