@@ -39,9 +39,13 @@ export function useLogLevel(setting: string | undefined): void {
   least = setting === "warn" || setting === "error" ? setting : "info";
 }
 
+/** Whether a line of `level` is written: for a caller whose fields cost something to gather. */
+export function writes(level: LogLevel): boolean {
+  return RANK[level] >= RANK[least];
+}
+
 export function log(level: LogLevel, msg: string, fields: LogFields = {}): void {
-  if (RANK[level] < RANK[least]) return;
-  WRITE[level](logLine(level, msg, fields));
+  if (writes(level)) WRITE[level](logLine(level, msg, fields));
 }
 
 /** A thrown value as text for a log field: an Error's message, anything else as a string. */

@@ -4,7 +4,7 @@
 // its machine) its path or app host names. Never a credential. An unexpected error rides along.
 import { agentTokens, apiKeys, bearerToken, instanceTokens, personSessionOwner } from "../core/credentials.ts";
 import { machineIdOfInstance } from "../core/ids.ts";
-import { errorText, log, type LogFields, type LogLevel } from "../core/log.ts";
+import { errorText, log, writes, type LogFields, type LogLevel } from "../core/log.ts";
 import { SESSION_COOKIE } from "./http/browser-session.ts";
 
 /** Longer paths are cut: a client's path is not worth more of a log line. */
@@ -24,6 +24,7 @@ export interface AccessRecord {
 }
 
 export function accessLine({ request, status, durationMs, requestId, unexpected }: AccessRecord): { level: LogLevel; fields: LogFields } {
+  const level = accessLevel(status, unexpected);
   const url = new URL(request.url);
   const fields: LogFields = {
     request_id: requestId,
@@ -33,15 +34,21 @@ export function accessLine({ request, status, durationMs, requestId, unexpected 
     status,
     duration_ms: durationMs,
   };
-  if (unexpected !== undefined) {
-    return { level: "error", fields: { ...fields, error: errorText(unexpected), stack: (unexpected as Error | null)?.stack } };
-  }
-  return { level: status === 500 ? "warn" : "info", fields };
+  if (unexpected !== undefined) return { level, fields: { ...fields, error: errorText(unexpected), stack: (unexpected as Error | null)?.stack } };
+  return { level, fields };
 }
 
 export function logAccess(record: AccessRecord): void {
+  // The line's ids are gathered only for a line that is written: this runs on every request.
+  if (!writes(accessLevel(record.status, record.unexpected))) return;
   const { level, fields } = accessLine(record);
   log(level, "request", fields);
+}
+
+/** An unexpected error is an error; a deliberate 500 a warning; anything else info. */
+function accessLevel(status: number, unexpected: unknown): LogLevel {
+  if (unexpected !== undefined) return "error";
+  return status === 500 ? "warn" : "info";
 }
 
 function idsNamedBy(request: Request, url: URL): LogFields {
