@@ -14,6 +14,8 @@ export const BASELINES = {
   proxied: "(d) proxied",
   /** The same R2 objects read directly with presigned GETs (the volumes suite). */
   objects: "(e) objects",
+  /** A Durable Object relaying each request to a WebSocket peer with none of our code (bench/floor; the ceiling suite). */
+  floor: "(f) bare relay",
 } as const;
 export type BaselineKey = keyof typeof BASELINES;
 

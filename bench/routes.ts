@@ -4,8 +4,8 @@
 // each route that serves what it asks, so ratios compare like with like.
 import type { BaselineKey } from "./results-model.ts";
 
-/** "apps": our proxy as an instance web app's origin (`{id}-{port}.APPS_DOMAIN`), measured beside the path proxy. */
-export type RouteKey = "ours" | "apps" | Exclude<BaselineKey, "noop" | "proxied">;
+/** "apps": our proxy as an instance web app's origin (`{id}-{port}.APPS_DOMAIN`), measured beside the path proxy. The baselines that are no upstream route (the noop route, (d), (e), (f)) are none. */
+export type RouteKey = "ours" | "apps" | Exclude<BaselineKey, "noop" | "proxied" | "objects" | "floor">;
 
 export interface Route {
   key: RouteKey;

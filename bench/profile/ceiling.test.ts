@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ceilingLine, hostCeiling, machineOwner, roundCost, spreadOf, type CeilingRound } from "./ceiling.ts";
+import { ceilingLine, floorOwner, hostCeiling, machineOwner, roundCost, spreadOf, type CeilingRound } from "./ceiling.ts";
 import type { CpuProfile } from "./inspector.ts";
 import { countOwners, type ModuleStart } from "./sample-owners.ts";
 
@@ -24,6 +24,17 @@ describe("the MachineDO's owners", () => {
     expect(machineOwner("durable-objects/sql.ts")).toBeNull();
     expect(machineOwner("protocol/mux/frames.ts")).toBeNull();
     expect(machineOwner("node_modules/zod/v4/core/core.js")).toBeNull();
+  });
+});
+
+describe("baseline (f)'s owners", () => {
+  it("its object is its own; its Worker and wrangler's middleware, named from its config's folder, are the rest", () => {
+    expect(floorOwner("relay-object.ts")).toBe("own");
+    expect(floorOwner("relay-worker.ts")).toBe("other");
+    expect(floorOwner(".wrangler/tmp/bundle-KiojfW/middleware-loader.entry.ts")).toBe("other");
+    expect(floorOwner("../../node_modules/wrangler/templates/middleware/common.ts")).toBe("other");
+    expect(floorOwner("durable-objects/machine/proxy-bridge.ts")).toBeNull();
+    expect(floorOwner("../../node_modules/zod/v4/core/core.js")).toBeNull();
   });
 });
 

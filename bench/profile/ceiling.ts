@@ -23,6 +23,17 @@ export function machineOwner(module: string): Owner | null {
   return WRANGLER_MIDDLEWARE.some((prefix) => module.startsWith(prefix)) ? "other" : null;
 }
 
+/**
+ * Owners in baseline (f)'s isolate (bench/floor): its object is its own; its Worker and wrangler's
+ * middleware are the rest. wrangler bundles it from its config's folder, so the modules are named
+ * from there ("relay-object.ts", "../../node_modules/wrangler/...").
+ */
+export function floorOwner(module: string): Owner | null {
+  if (module === "relay-object.ts") return "own";
+  if (module === "relay-worker.ts") return "other";
+  return WRANGLER_MIDDLEWARE.some((prefix) => module.replace(/^(\.\.\/)+/, "").startsWith(prefix)) ? "other" : null;
+}
+
 export interface CeilingRound {
   /** CPU of the isolate's thread during the unprofiled run, ms. */
   threadCpuMs: number;

@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { startStack, type Stack } from "../../scripts/dev/stack.ts";
 import { freePort, poll } from "../../test/e2e/support/e2e-stack.ts";
 import { callApi, LAUNCH_BODY, type InstanceView } from "../http/api-client.ts";
-import { listProcesses } from "./procfs.ts";
 import { findContainer, type ContainerProcess } from "./upstream-port.ts";
+import { wranglerWorkerds } from "./wrangler-workerds.ts";
 
 export const ADMIN_TOKEN = "bench-admin-token";
 export const CONTAINER_PORT = 8000;
@@ -65,14 +65,12 @@ export async function startBenchStack(options: { echo: boolean; inspectAgents: b
     const agentPid = stack.agents.get("dev-1")!.process.pid!;
     const container = await poll(async () => findContainer(join(stateDir, "agents", "dev-1"), instanceId, CONTAINER_PORT), (found) => found !== null);
     const pids = (): ProcessIds => {
-      const workerd = listProcesses().filter((p) => p.pgid === stack.worker.process.pid && p.comm === "workerd");
-      // The front workerd listens on our port; the Worker's own workerd on a port it picks.
-      const front = workerd.find((p) => new RegExp(`entry=127\\.0\\.0\\.1:${port}(\\s|$)`).test(p.cmdline));
+      const workerd = wranglerWorkerds(stack.worker.process.pid!, port);
       return {
         wranglerGroup: stack.worker.process.pid!,
         agentGroup: agentPid,
-        workerdFront: front?.pid ?? null,
-        workerdWorker: workerd.find((p) => p !== front)?.pid ?? null,
+        workerdFront: workerd.front,
+        workerdWorker: workerd.worker,
         agent: agentPid,
         container: container!.pid,
       };
