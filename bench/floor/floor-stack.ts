@@ -1,15 +1,14 @@
-// Starts baseline (f), the bare relay (relay-object.ts), on its own `wrangler dev` with the settings
-// of the service's stack (scripts/dev/stack.ts: the same Node, log level and no local observability),
-// and its peer; says where it listens and which workerd runs it.
+// Starts baseline (f), the bare relay (relay-object.ts), on its own `wrangler dev`, started as the
+// service's stack starts its own (scripts/dev/wrangler-dev.ts), and its peer; says where it listens
+// and which workerd runs it.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { freeLatePort } from "../../host-agent/dev/free-port.ts";
+import { join } from "node:path";
 import { startChild, type Child } from "../../scripts/dev/processes.ts";
+import { startWranglerDev } from "../../scripts/dev/wrangler-dev.ts";
 import { freePort, poll } from "../../test/e2e/support/e2e-stack.ts";
 import { wranglerWorkerds } from "../stack/wrangler-workerds.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const START_MS = 60_000;
 
 export interface FloorStack {
@@ -30,11 +29,7 @@ export async function startFloorStack(): Promise<FloorStack> {
     rmSync(stateDir, { recursive: true, force: true, maxRetries: 3 });
   };
   try {
-    const wrangler = startChild("floor wrangler", process.execPath, [
-      join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(ROOT, "bench/floor/wrangler.toml"),
-      "--ip", "127.0.0.1", "--port", String(port), "--persist-to", stateDir, "--show-interactive-dev-session=false",
-      "--log-level", "warn", "--inspector-port", String(await freeLatePort(new Set([port]))),
-    ], { X_LOCAL_OBSERVABILITY: "false", ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1" }, false);
+    const wrangler = await startWranglerDev("floor wrangler", { config: "bench/floor/wrangler.toml", port, stateDir, logLevel: "warn" });
     children.push(wrangler);
     await poll(() => fetch(`${base}/ready`).then((r) => r.ok, () => false), Boolean, START_MS);
     const peer = startChild("floor peer", process.execPath, [join(import.meta.dirname, "relay-peer.ts"), `ws://127.0.0.1:${port}/peer`], process.env, false);

@@ -2,6 +2,12 @@
 // started (wrangler runs two workerd processes), and nothing outlives the stack.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+/** wrangler needs Node 22: the project's own (the node@22 devDependency), whatever runs this file. */
+export const PROJECT_NODE = existsSync(join(ROOT, "node_modules/.bin/node")) ? join(ROOT, "node_modules/.bin/node") : process.execPath;
 
 export interface Child {
   name: string;

@@ -1,18 +1,16 @@
 // The whole service on one machine: `wrangler dev` (the Worker, its Durable Objects and the
 // dashboard's files), the idempotent bootstrap, and one real host agent per dev machine on the
 // local runtime. Used by `npm run dev`, the end-to-end tests and the benchmarks.
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { freeLatePort } from "../../host-agent/dev/free-port.ts";
 import { AGENT_NODE_FLAGS } from "../../host-agent/node-flags.ts";
 import { bootstrap, DEV_MACHINES, instanceTokenSecret, type Bootstrap } from "./bootstrap.ts";
 import { buildDashboardIfMissing } from "./dashboard.ts";
 import { localR2Credentials, localR2Endpoint } from "./local-r2.ts";
-import { startChild, type Child } from "./processes.ts";
+import { PROJECT_NODE, startChild, type Child } from "./processes.ts";
+import { startWranglerDev } from "./wrangler-dev.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-// wrangler needs Node 22: the project's own (the node@22 devDependency), whatever runs this file.
-const NODE = existsSync(join(ROOT, "node_modules/.bin/node")) ? join(ROOT, "node_modules/.bin/node") : process.execPath;
 
 export interface StackOptions {
   port: number;
@@ -65,28 +63,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   // wrangler.toml's `secrets.required`: wrangler dev takes them from its environment (a --var is no
   // secret to it, and it would warn that they are missing).
   const secrets = { ADMIN_TOKEN: options.adminToken, INSTANCE_TOKEN_SECRET: secret, R2_ACCESS_KEY_ID: r2.accessKeyId, R2_SECRET_ACCESS_KEY: r2.secretAccessKey };
-  const worker = startChild(
-    "wrangler",
-    NODE,
-    [
-      join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(ROOT, "wrangler.toml"),
-      "--ip", "127.0.0.1", "--port", String(options.port), "--persist-to", stateDir,
-      "--show-interactive-dev-session=false", "--log-level", logLevel,
-      // wrangler's devtools port otherwise starts at 9229 for every stack: two starting at once collide.
-      // wrangler binds it seconds later, so it is one no outbound connection takes meanwhile.
-      "--inspector-port", String(await freeLatePort(new Set([options.port]))),
-      ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
-    ],
-    {
-      // wrangler dev's local observability traces every invocation (each agent frame the MachineDO
-      // takes is one) into SQLite on the Worker's own thread: a third of its CPU per proxied request
-      // and nearly half per MB (docs/benchmarks.md), work no deployed object's thread does. On with
-      // X_LOCAL_OBSERVABILITY=true.
-      X_LOCAL_OBSERVABILITY: "false",
-      ...process.env, ...secrets, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1",
-    },
-    options.echo ?? false,
-  );
+  const worker = await startWranglerDev("wrangler", {
+    config: "wrangler.toml", port: options.port, stateDir, logLevel, vars, env: secrets, echo: options.echo,
+  });
   const agents = new Map<string, Child>();
   const stack: Stack = {
     baseUrl,
@@ -100,7 +79,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const machine = DEV_MACHINES.find((m) => m.name === name)!;
       const agent = startChild(
         name,
-        NODE,
+        PROJECT_NODE,
         [
           ...AGENT_NODE_FLAGS, join(ROOT, "host-agent/dev/dev-main.ts"), "--server", baseUrl, "--token", stack.setup.machines[name]!.token,
           "--runtime", "local", "--gpus", machine.gpus, "--state-dir", join(stateDir, "agents", name),
